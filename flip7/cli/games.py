@@ -1,0 +1,301 @@
+"""Game subcommands: play, sim, round, watch, rules."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
+
+from flip7.cards import CLASSIC, card_label
+from flip7.engine import Engine
+from flip7.events import Event, EventKind, EventLog
+from flip7.policies import REGISTRY, HumanPolicy, parse_policies
+from flip7.policies.base import Policy
+from flip7.rng import derive_seed
+from flip7.rules import BASE_RULESETS, RULES_VERSION, RULESET_DESCRIPTIONS, parse_ruleset
+from flip7.simulate import rotated, simulate
+
+if TYPE_CHECKING:
+    from flip7.cli import Output
+
+
+def _common(p: argparse.ArgumentParser, policies: str | None, seed: int = 1) -> None:
+    from flip7.cli import add_output_options
+
+    if policies is not None:
+        p.add_argument(
+            "-p",
+            "--policies",
+            default=policies,
+            help=f"comma-separated policy specs, one per seat (default: {policies}); see `flip7 rules`",
+        )
+    p.add_argument("--seed", type=int, default=seed, help=f"root seed (default {seed})")
+    p.add_argument(
+        "--ruleset",
+        default="3.1",
+        help="3.1 (default), immediate or legacy, with overrides like '3.1(target=150)'",
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        help="table size; the policy list is repeated to fill it (default: one seat per policy)",
+    )
+    add_output_options(p)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("play", help="play against bots at the terminal")
+    _common(p, "ev,bust:0.25,sum:20", seed=int(time.time()))
+    p.set_defaults(func=cmd_play, tee=False)
+
+    p = sub.add_parser("sim", help="simulate games: win rate and points per round per policy")
+    p.add_argument("-n", "--games", type=int, default=4000, help="games to play (default 4000)")
+    _common(p, "dp,ev,bust:0.25,sum:20")
+    p.set_defaults(func=cmd_sim)
+
+    p = sub.add_parser("round", help="the one-round score distribution of each policy")
+    p.add_argument("-n", "--rounds", type=int, default=20000, help="rounds to play (default 20000)")
+    _common(p, "ev,dp")
+    p.set_defaults(func=cmd_round)
+
+    p = sub.add_parser("watch", help="one game, card by card (a new one, or a logged one)")
+    _common(p, "ev,ev,ev")
+    p.add_argument("--run", help="show a game logged by a tournament run instead")
+    p.add_argument("--game", type=int, default=0, help="game id within --run")
+    p.add_argument("--data", help="tournament data directory (with --run)")
+    p.add_argument("--delay", type=float, default=0.0, help="seconds to pause between cards")
+    p.set_defaults(func=cmd_watch)
+
+    p = sub.add_parser("rules", help="deck, scoring, policies and rulesets")
+    from flip7.cli import add_output_options
+
+    add_output_options(p)
+    p.set_defaults(func=cmd_rules)
+
+
+def lineup_from(args: argparse.Namespace) -> list[Policy]:
+    policies = parse_policies(args.policies)
+    if args.players is not None:
+        if args.players < 1:
+            raise ValueError(f"--players must be >= 1, got {args.players}")
+        specs = [policies[i % len(policies)].spec for i in range(args.players)]
+        policies = parse_policies(specs)
+    return policies
+
+
+def _progress(total: int, label: str):  # type: ignore[no-untyped-def]
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=total, unit=label, file=sys.stderr, disable=not sys.stderr.isatty(), smoothing=0.1
+    )
+
+    def update(done: int) -> None:
+        bar.update(done - bar.n)
+        if done == total:
+            bar.close()
+
+    return update
+
+
+def cmd_sim(args: argparse.Namespace, out: Output) -> int:
+    if args.games < 1:
+        raise ValueError(f"-n/--games must be >= 1, got {args.games}")
+    ruleset = parse_ruleset(args.ruleset)
+    lineup = lineup_from(args)
+    t0 = time.perf_counter()
+    summary = simulate(
+        ruleset, lineup, args.games, args.seed, progress=_progress(args.games, "game")
+    )
+    secs = time.perf_counter() - t0
+    out.print(
+        f"{args.games} games, {len(lineup)} players ({', '.join(p.spec for p in lineup)}), "
+        f"ruleset {ruleset}, seed {args.seed}, seats rotated"
+    )
+    out.print(
+        f"{'policy':<14}{'seats':>7}{'win rate':>16}{'pts/round':>16}{'bust/rnd':>10}{'flip7/rnd':>11}"
+    )
+    for st in sorted(summary.stats.values(), key=lambda s: -s.win_rate):
+        out.print(
+            f"{st.spec:<14}{st.seats:>7}{st.win_rate:>9.1%} ±{st.win_se:>5.1%}"
+            f"{st.ppr:>10.2f} ±{st.ppr_se:>4.2f}{st.busts / st.rounds:>10.1%}{st.flip7s / st.rounds:>11.2%}"
+        )
+    out.print(f"(± is one standard error; {args.games / secs:,.0f} games/s)")
+    return 0
+
+
+def cmd_round(args: argparse.Namespace, out: Output) -> int:
+    if args.rounds < 1:
+        raise ValueError(f"-n/--rounds must be >= 1, got {args.rounds}")
+    ruleset = parse_ruleset(args.ruleset)
+    lineup = lineup_from(args)
+    scores: dict[str, list[int]] = {p.spec: [] for p in lineup}
+    busts = {p.spec: 0 for p in lineup}
+    flips = {p.spec: 0 for p in lineup}
+    update = _progress(args.rounds, "round")
+    for i in range(args.rounds):
+        seats = rotated(lineup, i)
+        engine = Engine(ruleset, seats, derive_seed(args.seed, 0, i), capture=False)
+        engine.play_round()
+        for s, pol in enumerate(seats):
+            scores[pol.spec].append(engine.round_scores[0][s])
+            busts[pol.spec] += engine.busts[s]
+            flips[pol.spec] += engine.flip7s[s]
+        update(i + 1)
+    out.print(
+        f"one round, {args.rounds} deals, {len(lineup)} players ({', '.join(p.spec for p in lineup)}), "
+        f"ruleset {ruleset}, seed {args.seed}, seats rotated"
+    )
+    out.print(
+        f"{'policy':<14}{'n':>8}{'mean':>8}{'±se':>7}{'sd':>7}{'bust':>8}{'flip7':>8}  p10 p50 p90"
+    )
+    for spec, xs in scores.items():
+        n = len(xs)
+        mean = statistics.fmean(xs)
+        sd = statistics.pstdev(xs)
+        q = statistics.quantiles(xs, n=10, method="inclusive") if n > 1 else [xs[0]] * 9
+        out.print(
+            f"{spec:<14}{n:>8}{mean:>8.2f}{sd / math.sqrt(n):>7.2f}{sd:>7.2f}{busts[spec] / n:>8.1%}"
+            f"{flips[spec] / n:>8.2%}  {q[0]:>3.0f} {q[4]:>3.0f} {q[8]:>3.0f}"
+        )
+    out.print("")
+    for spec, xs in scores.items():
+        out.print(f"distribution of {spec} (points, share of rounds):")
+        out.print(histogram(xs))
+    return 0
+
+
+def histogram(xs: list[int], width: int = 10, bar: int = 40) -> str:
+    """A text histogram: busts (0) alone, then bins of `width` points."""
+    n = len(xs)
+    bins: dict[str, int] = {"0": sum(1 for x in xs if x == 0)}
+    top = max(xs)
+    lo = 1
+    while lo <= top:
+        hi = lo + width - 1
+        bins[f"{lo}-{hi}"] = sum(1 for x in xs if lo <= x <= hi)
+        lo = hi + 1
+    peak = max(bins.values()) or 1
+    return "\n".join(
+        f"{label:>8} {count / n:6.1%} {'#' * round(bar * count / peak)}"
+        for label, count in bins.items()
+    )
+
+
+def cmd_watch(args: argparse.Namespace, out: Output) -> int:
+    if args.run:
+        return _watch_logged(args, out)
+    ruleset = parse_ruleset(args.ruleset)
+    lineup = lineup_from(args)
+    names = [f"P{s}:{p.spec}" for s, p in enumerate(lineup)]
+    engine = Engine(ruleset, lineup, args.seed)
+    result = engine.run()
+    out.print(f"one game: {', '.join(names)}; ruleset {ruleset}; seed {args.seed}")
+    _print_events(EventLog(result.events), names, out, args.delay)
+    out.print(f"final: {', '.join(f'{n} {t}' for n, t in zip(names, result.totals, strict=True))}")
+    return 0
+
+
+def _print_events(events: EventLog, names: list[str], out: Output, delay: float) -> None:
+    totals = [0] * len(names)
+    for e in events:
+        line = e.describe(names)
+        if e.kind == EventKind.ROUND_SCORE:
+            totals[e.player] += e.value
+            line += f" (total {totals[e.player]})"
+        out.print(
+            ("    " if e.kind not in (EventKind.ROUND_START, EventKind.GAME_END) else "") + line
+        )
+        if delay and e.kind == EventKind.DRAW:
+            time.sleep(delay)
+
+
+def _watch_logged(args: argparse.Namespace, out: Output) -> int:
+    """A logged game, through whichever package registered a `flip7.logged_games` loader."""
+    loaders = list(entry_points(group="flip7.logged_games"))
+    if not loaders:
+        raise ValueError("--run needs the pipeline package installed (pip install -e .)")
+    game = loaders[0].load()(args.run, args.game, args.data)
+    names = [f"P{s}:{spec}" for s, spec in enumerate(game["policies"])]
+    out.print(
+        f"run {args.run}, game {args.game}: {', '.join(names)}; ruleset {game['ruleset']}; "
+        f"seed {game['seed']}"
+    )
+    _print_events(EventLog(game["events"]), names, out, args.delay)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace, out: Output) -> int:
+    ruleset = parse_ruleset(args.ruleset)
+    bots = lineup_from(args)
+    names = ["you"] + [f"bot{s}:{p.spec}" for s, p in enumerate(bots, 1)]
+    human = HumanPolicy(names=names)
+    human.spec = "human"
+    seen = [0]
+
+    def show(engine: Engine) -> None:
+        events = engine.events
+        while seen[0] < len(events):
+            i = seen[0]
+            e = Event(EventKind(events[i]), *events[i + 1 : i + 5])
+            print(("  " if e.kind != EventKind.ROUND_START else "") + e.describe(names))
+            if e.kind == EventKind.ROUND_END:
+                print(
+                    "  totals: "
+                    + ", ".join(f"{n} {t}" for n, t in zip(names, engine.table.totals, strict=True))
+                )
+            seen[0] += 5
+
+    print(
+        f"Flip 7, ruleset {ruleset}: you against {', '.join(p.spec for p in bots)}. First to {ruleset.target}."
+    )
+    engine = Engine(ruleset, [human, *bots], args.seed, on_event=show)
+    try:
+        result = engine.run()
+    except EOFError:
+        print("\nbye")
+        return 1
+    print(
+        f"{names[result.winner]} win{'s' if result.winner else ''} with {result.totals[result.winner]}."
+    )
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace, out: Output) -> int:
+    deck = CLASSIC
+    out.print(f"Flip 7 (rules version {RULES_VERSION}). The classic deck: {deck.size} cards")
+    nums = [f"{card_label(c)}x{deck.counts[c]}" for c in range(13)]
+    out.print("  numbers:   " + " ".join(nums) + f"  ({sum(deck.counts[:13])} cards)")
+    out.print("  modifiers: +2 +4 +6 +8 +10 x2 (one each)")
+    out.print("  actions:   Freeze x3, Flip Three x3, Second Chance x3")
+    out.print("  past 18 players a second deck is shuffled in")
+    out.print("")
+    out.print(
+        "Scoring: sum of numbers, doubled by x2 (numbers only), plus +N modifiers, plus 15 for a"
+    )
+    out.print("Flip 7 (seven distinct numbers, which ends the round at once). A bust scores 0.")
+    out.print("  3, 8, 11 with +4 = 26; with x2 instead = 44; 5 + 7 with x2 and +10 = 34.")
+    out.print("The game ends after a round in which someone reaches 200; a tie on top plays on.")
+    out.print("")
+    out.print("Rulesets (--ruleset):")
+    for name in BASE_RULESETS:
+        out.print(f"  {name:<10} {RULESET_DESCRIPTIONS[name]}")
+    out.print("  overrides: NAME(target=150,bonus=15,players_per_deck=18,max_rounds=1000)")
+    out.print("")
+    out.print("Policies (-p):")
+    for entry in REGISTRY.values():
+        label = entry.example or entry.name
+        out.print(f"  {label:<11} {entry.help}")
+    out.print("  module:Cls  your own Policy subclass, imported by path (see README)")
+    out.print("")
+    out.print("Shared targeting: Freeze yourself when sitting on 15+ points with a 20%+ bust risk,")
+    out.print(
+        "else freeze whoever is closest to Flip 7; take a Flip Three yourself only with at most"
+    )
+    out.print("2 numbers and under 20% bust risk, else give it to the biggest threat; pass a spare")
+    out.print("Second Chance to whoever is furthest behind.")
+    return 0

@@ -1,0 +1,435 @@
+"""The reference engine for the classic game: one game, start to finish, rule by rule.
+
+The engine drives a game and stops at explicit decision points, which it hands to the seat's
+policy: hit or stay (`Policy.hit`), the receiver of a Freeze or Flip Three
+(`Policy.choose_target`), the receiver of a spare Second Chance (`Policy.choose_recipient`). It
+never asks which policy a seat has. Every rule follows Ruleset Edition 3.1 and the FAQ
+(shared/seeds/000, 003); the `Ruleset` names the few points where texts disagree.
+
+The only randomness is the `CardRng` shuffle, so `(ruleset, policies, seed)` fixes the game and
+the event stream. Events go into one flat int list (see `flip7.events`); pass `capture=False`
+to skip them. `on_event(engine)` is a test hook called after every event.
+
+Readability first: this is the statement of the rules that faster kernels must match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from flip7.cards import CLASSIC, N_CARD_IDS, PLUS_VALUE, Card, Deck
+from flip7.events import DrawHow, EventKind
+from flip7.observation import ACTIVE, BUSTED, FROZEN, STAYED, Observation
+from flip7.rng import CardRng
+from flip7.rules import FlipThreeActions, Ruleset
+
+if TYPE_CHECKING:
+    from flip7.policies.base import Policy
+
+_DRAW = int(EventKind.DRAW)
+_FREEZE = int(Card.FREEZE)
+_FLIP_THREE = int(Card.FLIP_THREE)
+_SC = int(Card.SECOND_CHANCE)
+_TIMES2 = int(Card.TIMES2)
+
+END_NOBODY_ACTIVE, END_FLIP7, END_NO_CARDS = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The outcome of one game. `events` is the flat event buffer (empty if not captured)."""
+
+    seed: int
+    n_players: int
+    winner: int
+    totals: tuple[int, ...]
+    rounds: int
+    round_scores: tuple[tuple[int, ...], ...]
+    events: list[int]
+    busts: tuple[int, ...] = ()
+    flip7s: tuple[int, ...] = ()
+    capped: bool = False
+
+
+def decks_for(n_players: int, ruleset: Ruleset, deck: Deck = CLASSIC) -> Deck:
+    """The deck for a table: one more copy of the deck per `players_per_deck` players."""
+    k = max(1, -(-n_players // ruleset.players_per_deck))
+    return deck.times(k)
+
+
+class PolicyError(RuntimeError):
+    """A policy answered a decision point with something that is not a legal choice."""
+
+
+class Engine:
+    """Plays one game. Construct, then `run()`; state attributes are public for tests."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        policies: Sequence[Policy],
+        seed: int,
+        *,
+        capture: bool = True,
+        deck: Deck = CLASSIC,
+        first_dealer: int = 0,
+        stacked: Sequence[int] | None = None,
+        on_event: Callable[[Engine], None] | None = None,
+    ) -> None:
+        n = len(policies)
+        if n < 1:
+            raise ValueError("a game needs at least one player")
+        if not 0 <= first_dealer < n:
+            raise ValueError(f"first_dealer must be a seat in 0..{n - 1}, got {first_dealer}")
+        self.ruleset = ruleset
+        self.policies = list(policies)
+        self.n = n
+        self.seed = seed
+        self.deck = decks_for(n, ruleset, deck)
+        self.rng = CardRng(seed)
+        self.events: list[int] = []
+        self.capture = capture
+        self.on_event = on_event
+        self.dealer = first_dealer
+        self.round_no = 0
+        self.round_over = False
+        self.end_reason = END_NOBODY_ACTIVE
+        self.flip7_player = -1
+        # The draw pile: the top card is the last element. A stacked deck (tests) is drawn in
+        # the given order, first element first; it is shuffled only when it runs out.
+        if stacked is not None:
+            self.draw_pile = list(reversed(stacked))
+            self.discard_pile: list[int] = []
+            rest = list(self.deck.counts)
+            for c in stacked:
+                rest[c] -= 1
+            if any(r < 0 for r in rest):
+                raise ValueError("stacked deck holds more copies of a card than the deck has")
+            self.discard_pile = [c for c, k in enumerate(rest) for _ in range(k)]
+        else:
+            self.draw_pile = self.rng.shuffle(self.deck.cards())
+            self.discard_pile = []
+        obs = Observation(0)
+        obs.n_players = n
+        obs.target = ruleset.target
+        obs.bonus = ruleset.bonus
+        obs.round = 0
+        obs.mask = [0] * n
+        obs.nsum = [0] * n
+        obs.ncount = [0] * n
+        obs.plus = [0] * n
+        obs.x2 = [False] * n
+        obs.has_sc = [False] * n
+        obs.status = [ACTIVE] * n
+        obs.line = [[] for _ in range(n)]
+        obs.totals = [0] * n
+        obs.visible = [0] * N_CARD_IDS
+        obs.discarded = [0] * N_CARD_IDS
+        for c in self.discard_pile:
+            obs.discarded[c] += 1
+        obs.deck = list(self.deck.counts)
+        obs.deck_size = self.deck.size
+        self.obs = [obs] + [Observation(p, obs) for p in range(1, n)]
+        self.table = obs
+        self.round_scores: list[tuple[int, ...]] = []
+        self.busts = [0] * n
+        self.flip7s = [0] * n
+
+    # -- events -------------------------------------------------------------------------------
+
+    def emit(
+        self, kind: int, player: int = -1, card: int = -1, target: int = -1, value: int = -1
+    ) -> None:
+        if self.capture:
+            self.events += (kind, player, card, target, value)
+        if self.on_event is not None:
+            self.on_event(self)
+
+    # -- the game -----------------------------------------------------------------------------
+
+    def run(self) -> GameResult:
+        """Play rounds until the game ends; return the result."""
+        t = self.table
+        target = self.ruleset.target
+        capped = False
+        while True:
+            self.play_round()
+            best = max(t.totals)
+            if best >= target and t.totals.count(best) == 1:
+                winner = t.totals.index(best)
+                break
+            if self.round_no >= self.ruleset.max_rounds:
+                capped = True
+                winner = t.totals.index(best)
+                self.emit(EventKind.ROUND_CAP, value=self.round_no)
+                break
+        self.emit(EventKind.GAME_END, winner, value=t.totals[winner])
+        return GameResult(
+            self.seed,
+            self.n,
+            winner,
+            tuple(t.totals),
+            self.round_no,
+            tuple(self.round_scores),
+            self.events,
+            tuple(self.busts),
+            tuple(self.flip7s),
+            capped,
+        )
+
+    def play_round(self) -> None:
+        t = self.table
+        n = self.n
+        self.round_no += 1
+        t.round = self.round_no
+        for p in range(n):
+            t.mask[p] = t.nsum[p] = t.ncount[p] = t.plus[p] = 0
+            t.x2[p] = t.has_sc[p] = False
+            t.status[p] = ACTIVE
+            t.line[p].clear()
+        self.round_over = False
+        self.end_reason = END_NOBODY_ACTIVE
+        self.flip7_player = -1
+        self.emit(EventKind.ROUND_START, self.dealer, value=self.round_no)
+        order = [(self.dealer + 1 + i) % n for i in range(n)]
+        status, line, policies, obs = t.status, t.line, self.policies, self.obs
+
+        # The opening deal, in turn order ending with the dealer: only players still active with
+        # no cards in front of them are dealt a card (FAQ: a Flip Three may already have given
+        # someone cards; a frozen player is skipped).
+        for p in order:
+            if self.round_over:
+                break
+            if status[p] == ACTIVE and not line[p]:
+                self.deal(p, DrawHow.DEAL)
+
+        # Hit or stay, in turn order, until nobody is active or the round ends at once.
+        while not self.round_over:
+            anyone = False
+            for p in order:
+                if self.round_over:
+                    break
+                if status[p] != ACTIVE:
+                    continue
+                anyone = True
+                if not line[p]:
+                    self.emit(EventKind.HIT, p, value=1)  # nothing to bank: must hit
+                    self.deal(p, DrawHow.HIT)
+                elif policies[p].hit(obs[p]):
+                    self.emit(EventKind.HIT, p, value=0)
+                    self.deal(p, DrawHow.HIT)
+                else:
+                    status[p] = STAYED
+                    self.emit(EventKind.STAY, p, value=self.points(p))
+            if not anyone:
+                break
+        self.end_round()
+
+    def end_round(self) -> None:
+        t = self.table
+        scores = []
+        for p in range(self.n):
+            s = self.points(p)
+            if p == self.flip7_player:
+                s += self.ruleset.bonus
+            t.totals[p] += s
+            scores.append(s)
+            if t.has_sc[p]:
+                self.emit(EventKind.SC_DISCARDED, p, value=1)
+            self.emit(EventKind.ROUND_SCORE, p, value=s)
+        self.round_scores.append(tuple(scores))
+        self.emit(EventKind.ROUND_END, value=self.end_reason)
+        # Every card of the round is set aside on the discard pile; the deck passes left.
+        for p in range(self.n):
+            for c in t.line[p]:
+                self.discard_pile.append(c)
+                t.discarded[c] += 1
+                t.visible[c] -= 1
+            t.line[p].clear()
+            t.has_sc[p] = False
+        self.dealer = (self.dealer + 1) % self.n
+
+    def points(self, p: int) -> int:
+        """What p banks now: numbers (doubled by x2), plus modifiers; 0 if busted."""
+        t = self.table
+        if t.status[p] == BUSTED:
+            return 0
+        return t.nsum[p] * (2 if t.x2[p] else 1) + t.plus[p]
+
+    # -- cards --------------------------------------------------------------------------------
+
+    def draw(self) -> int:
+        """The top card; reshuffles the discard pile when the draw pile is empty. -1 if no card
+        is left anywhere (every card is in front of a player)."""
+        if not self.draw_pile:
+            if not self.discard_pile:
+                return -1
+            t = self.table
+            self.draw_pile = self.rng.shuffle(self.discard_pile)
+            self.discard_pile = []
+            for c in range(N_CARD_IDS):
+                t.discarded[c] = 0
+            self.emit(EventKind.RESHUFFLE, value=len(self.draw_pile))
+        return self.draw_pile.pop()
+
+    def deal(self, p: int, how: int) -> None:
+        """Deal p one card and resolve it."""
+        c = self.draw()
+        if c < 0:
+            self.end_at_once(END_NO_CARDS)
+            return
+        self.emit(_DRAW, p, c, value=how)
+        self.receive(p, c)
+
+    def end_at_once(self, reason: int) -> None:
+        self.round_over = True
+        self.end_reason = reason
+
+    def place(self, p: int, c: int) -> None:
+        t = self.table
+        t.line[p].append(c)
+        t.visible[c] += 1
+
+    def to_discard(self, c: int) -> None:
+        self.discard_pile.append(c)
+        self.table.discarded[c] += 1
+
+    def receive(self, p: int, c: int) -> None:
+        """Card c, just flipped for p, takes effect."""
+        t = self.table
+        if c <= 13:  # a number
+            if t.mask[p] >> c & 1:
+                if t.has_sc[p]:
+                    # The Second Chance and the duplicate are both discarded; p stays in.
+                    t.has_sc[p] = False
+                    t.line[p].remove(_SC)
+                    t.visible[_SC] -= 1
+                    self.to_discard(_SC)
+                    self.to_discard(c)
+                    self.emit(EventKind.SC_USED, p, c)
+                else:
+                    self.place(p, c)
+                    t.status[p] = BUSTED
+                    self.busts[p] += 1
+                    self.emit(EventKind.BUST, p, c)
+                return
+            self.place(p, c)
+            t.mask[p] |= 1 << c
+            t.nsum[p] += c
+            t.ncount[p] += 1
+            if t.ncount[p] == 7:
+                self.flip7_player = p
+                self.flip7s[p] += 1
+                self.emit(EventKind.FLIP7, p, value=self.ruleset.bonus)
+                self.end_at_once(END_FLIP7)
+        elif c < _FREEZE:  # a modifier
+            self.place(p, c)
+            if c == _TIMES2:
+                t.x2[p] = True
+            else:
+                t.plus[p] += PLUS_VALUE[c]
+        elif c == _SC:
+            self.second_chance(p)
+        else:
+            self.play_action(p, c)
+
+    def second_chance(self, p: int) -> None:
+        """Keep it, or pass the spare to an active player without one, or discard it."""
+        t = self.table
+        if not t.has_sc[p]:
+            t.has_sc[p] = True
+            self.place(p, _SC)
+            self.emit(EventKind.SC_KEPT, p)
+            return
+        candidates = [
+            q for q in range(self.n) if q != p and t.status[q] == ACTIVE and not t.has_sc[q]
+        ]
+        if not candidates:
+            self.to_discard(_SC)
+            self.emit(EventKind.SC_DISCARDED, p, value=0)
+            return
+        q = candidates[0]
+        if len(candidates) > 1:
+            q = self.policies[p].choose_recipient(self.obs[p], candidates)
+            self.check_choice(p, q, candidates, "choose_recipient")
+        t.has_sc[q] = True
+        self.place(q, _SC)
+        self.emit(EventKind.SC_PASSED, p, target=q)
+
+    def play_action(self, chooser: int, c: int) -> None:
+        """`chooser` gives a Freeze or Flip Three to an active player (themself included)."""
+        t = self.table
+        candidates = [q for q in range(self.n) if t.status[q] == ACTIVE]
+        if not candidates:
+            self.to_discard(c)
+            self.emit(EventKind.ACTION_DROPPED, chooser, c)
+            return
+        q = candidates[0]
+        if len(candidates) > 1:
+            q = self.policies[chooser].choose_target(self.obs[chooser], c, candidates)
+            self.check_choice(chooser, q, candidates, "choose_target")
+        self.place(q, c)
+        self.emit(EventKind.ACTION_PLAYED, chooser, c, q)
+        if c == _FREEZE:
+            t.status[q] = FROZEN
+            self.emit(EventKind.FREEZE, q, value=self.points(q))
+        else:
+            self.flip_three(q)
+
+    def flip_three(self, p: int) -> None:
+        """p flips three cards, stopping early on a bust or a Flip 7.
+
+        A Second Chance takes effect at once. A Freeze or Flip Three waits until the three are
+        flipped and is dropped if p busted (3.1), played at once (`immediate`), or played even
+        after a bust (`legacy`). A duplicate cancelled by a Second Chance still counts.
+        """
+        t = self.table
+        mode = self.ruleset.flip_three_actions
+        pending: list[int] = []
+        for _ in range(3):
+            c = self.draw()
+            if c < 0:
+                self.end_at_once(END_NO_CARDS)
+                return
+            self.emit(_DRAW, p, c, value=DrawHow.FLIP_THREE)
+            if (c == _FREEZE or c == _FLIP_THREE) and mode != FlipThreeActions.IMMEDIATE:
+                self.place(p, c)
+                pending.append(c)
+                self.emit(EventKind.ACTION_DEFERRED, p, c)
+            else:
+                self.receive(p, c)
+            if self.round_over or t.status[p] != ACTIVE:
+                break
+        if self.round_over:
+            return  # a Flip 7 ends the round at once: pending actions stay unresolved
+        busted = t.status[p] == BUSTED
+        for c in pending:
+            if busted and mode == FlipThreeActions.DEFERRED:
+                self.emit(EventKind.ACTION_DROPPED, p, c)  # stays in front of p until round end
+                continue
+            t.line[p].remove(c)
+            t.visible[c] -= 1
+            self.play_action(p, c)
+            if self.round_over:
+                return
+
+    def check_choice(self, p: int, choice: int, candidates: list[int], what: str) -> None:
+        if choice not in candidates:
+            raise PolicyError(
+                f"policy {self.policies[p]!r} at seat {p} answered {what} with {choice!r}; "
+                f"legal choices were {candidates}"
+            )
+
+
+def play_game(
+    ruleset: Ruleset,
+    policies: Sequence[Policy],
+    seed: int,
+    *,
+    capture: bool = True,
+    first_dealer: int = 0,
+) -> GameResult:
+    """Play one game from a seed (the convenience entry point)."""
+    return Engine(ruleset, policies, seed, capture=capture, first_dealer=first_dealer).run()

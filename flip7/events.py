@@ -1,0 +1,210 @@
+"""Events: every card that leaves the deck, every decision and every rule consequence.
+
+An event is five small integers `(kind, player, card, target, value)`; -1 means "not used". The
+engine appends them to one flat list (no per-event objects); `EventLog` views that buffer as
+columns or as readable records. The meaning of each column per kind:
+
+kind            player          card        target      value
+ROUND_START     dealer          -           -           round number (1-based)
+DRAW            receiver        card        -           how: 0 deal, 1 hit, 2 flip three
+HIT             player          -           -           1 if forced (no cards), else 0
+STAY            player          -           -           points banked
+ACTION_PLAYED   chooser         action      receiver    -
+ACTION_DEFERRED player          action      -           -       (set aside during a Flip Three)
+ACTION_DROPPED  player          action      -           -       (bust, or nobody active)
+FREEZE          frozen player   -           -           points banked
+SC_KEPT         player          -           -           -
+SC_PASSED       giver           -           receiver    -
+SC_DISCARDED    player          -           -           0 spare nobody could take, 1 round end
+SC_USED         player          duplicate   -           -
+BUST            player          duplicate   -           -
+FLIP7           player          -           -           bonus
+RESHUFFLE       -               -           -           cards shuffled into the new draw pile
+ROUND_SCORE     player          -           -           round score
+ROUND_END       -               -           -           0 nobody active, 1 Flip 7, 2 no cards left
+ROUND_CAP       -               -           -           rounds played (game stopped by max_rounds)
+GAME_END        winner          -           -           winner's total
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from flip7.cards import PLUS_VALUE, Card, card_label, is_number
+
+FIELDS = ("kind", "player", "card", "target", "value")
+WIDTH = len(FIELDS)
+
+
+class EventKind(enum.IntEnum):
+    ROUND_START = 0
+    DRAW = 1
+    HIT = 2
+    STAY = 3
+    ACTION_PLAYED = 4
+    ACTION_DEFERRED = 5
+    ACTION_DROPPED = 6
+    FREEZE = 7
+    SC_KEPT = 8
+    SC_PASSED = 9
+    SC_DISCARDED = 10
+    SC_USED = 11
+    BUST = 12
+    FLIP7 = 13
+    RESHUFFLE = 14
+    ROUND_SCORE = 15
+    ROUND_END = 16
+    ROUND_CAP = 17
+    GAME_END = 18
+
+
+class DrawHow(enum.IntEnum):
+    DEAL = 0
+    HIT = 1
+    FLIP_THREE = 2
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event as a readable record (for watch, replay and tests; not used in the hot loop)."""
+
+    kind: EventKind
+    player: int
+    card: int
+    target: int
+    value: int
+
+    def describe(self, names: Sequence[str] | None = None) -> str:
+        """One line of English, e.g. 'P2 draws 7 (hit)'."""
+
+        def who(p: int) -> str:
+            return names[p] if names is not None else f"P{p}"
+
+        k, p, c, t, v = self.kind, self.player, self.card, self.target, self.value
+        if k == EventKind.ROUND_START:
+            return f"-- round {v}, dealer {who(p)} --"
+        if k == EventKind.DRAW:
+            return f"{who(p)} draws {card_label(c)} ({DrawHow(v).name.lower().replace('_', ' ')})"
+        if k == EventKind.HIT:
+            return f"{who(p)} hits" + (" (no cards, must hit)" if v else "")
+        if k == EventKind.STAY:
+            return f"{who(p)} stays with {v}"
+        if k == EventKind.ACTION_PLAYED:
+            return f"{who(p)} plays {card_label(c)} on {who(t)}"
+        if k == EventKind.ACTION_DEFERRED:
+            return f"{who(p)} sets {card_label(c)} aside until the Flip Three is done"
+        if k == EventKind.ACTION_DROPPED:
+            return f"{card_label(c)} of {who(p)} is dropped"
+        if k == EventKind.FREEZE:
+            return f"{who(p)} is frozen with {v}"
+        if k == EventKind.SC_KEPT:
+            return f"{who(p)} keeps a Second Chance"
+        if k == EventKind.SC_PASSED:
+            return f"{who(p)} passes a spare Second Chance to {who(t)}"
+        if k == EventKind.SC_DISCARDED:
+            why = "unused at round end" if v else "nobody can take it"
+            return f"{who(p)} discards a Second Chance ({why})"
+        if k == EventKind.SC_USED:
+            return f"{who(p)} uses a Second Chance on a duplicate {c}"
+        if k == EventKind.BUST:
+            return f"{who(p)} busts on a duplicate {c}"
+        if k == EventKind.FLIP7:
+            return f"{who(p)} FLIPS 7! (+{v})"
+        if k == EventKind.RESHUFFLE:
+            return f"the discard pile ({v} cards) is reshuffled into a new deck"
+        if k == EventKind.ROUND_SCORE:
+            return f"{who(p)} scores {v}"
+        if k == EventKind.ROUND_END:
+            return ["round over: nobody active", "round over: Flip 7", "round over: no cards left"][
+                v
+            ]
+        if k == EventKind.ROUND_CAP:
+            return f"game stopped after {v} rounds (max_rounds)"
+        if k == EventKind.GAME_END:
+            return f"{who(p)} wins with {v}"
+        raise AssertionError(k)
+
+
+class EventLog:
+    """A view over a flat event buffer [k, p, c, t, v, k, p, ...]."""
+
+    def __init__(self, flat: Sequence[int]) -> None:
+        if len(flat) % WIDTH:
+            raise ValueError(f"event buffer length {len(flat)} is not a multiple of {WIDTH}")
+        self.flat = flat
+
+    def __len__(self) -> int:
+        return len(self.flat) // WIDTH
+
+    def __iter__(self) -> Iterator[Event]:
+        f = self.flat
+        for i in range(0, len(f), WIDTH):
+            yield Event(EventKind(f[i]), f[i + 1], f[i + 2], f[i + 3], f[i + 4])
+
+    def columns(self) -> dict[str, list[int]]:
+        """The buffer as five columns (slices of the flat list)."""
+        return {name: list(self.flat[i::WIDTH]) for i, name in enumerate(FIELDS)}
+
+
+@dataclass
+class Rebuilt:
+    """Scores reconstructed from events alone."""
+
+    round_scores: list[list[int]]  # [round][player]
+    totals: list[int]
+    winner: int
+
+
+def rebuild_scores(events: Sequence[Event] | EventLog, n_players: int, bonus: int = 15) -> Rebuilt:
+    """Rebuild every round score, the totals and the winner from events, without the engine.
+
+    A line is rebuilt from DRAW events (numbers and modifiers land in the drawer's row; action
+    cards do not score), SC_USED (the duplicate is not added), BUST (scores 0) and FLIP7.
+    """
+    rounds: list[list[int]] = []
+    totals = [0] * n_players
+    winner = -1
+    nums: list[set[int]] = [set() for _ in range(n_players)]
+    plus = [0] * n_players
+    x2 = [False] * n_players
+    busted = [False] * n_players
+    flip7 = [False] * n_players
+    pending_dup: list[int | None] = [None] * n_players
+    for e in events:
+        k, p = e.kind, e.player
+        if k == EventKind.ROUND_START:
+            nums = [set() for _ in range(n_players)]
+            plus = [0] * n_players
+            x2 = [False] * n_players
+            busted = [False] * n_players
+            flip7 = [False] * n_players
+            pending_dup = [None] * n_players
+        elif k == EventKind.DRAW:
+            c = e.card
+            if is_number(c):
+                if c in nums[p]:
+                    pending_dup[p] = c  # resolved by SC_USED or BUST next
+                else:
+                    nums[p].add(c)
+            elif c == Card.TIMES2:
+                x2[p] = True
+            else:
+                plus[p] += PLUS_VALUE[c]
+        elif k == EventKind.BUST:
+            busted[p] = True
+        elif k == EventKind.FLIP7:
+            flip7[p] = True
+        elif k == EventKind.ROUND_END:
+            scores = []
+            for q in range(n_players):
+                s = 0
+                if not busted[q]:
+                    s = sum(nums[q]) * (2 if x2[q] else 1) + plus[q] + (bonus if flip7[q] else 0)
+                scores.append(s)
+                totals[q] += s
+            rounds.append(scores)
+        elif k == EventKind.GAME_END:
+            winner = p
+    return Rebuilt(rounds, totals, winner)

@@ -1,0 +1,204 @@
+"""Policies and their registry: specs like `sum:20`, `bust:0.25`, `ev`, or `mypkg.mine:MyPolicy`.
+
+A built-in spec is `name` or `name:ARG`. Anything else containing a colon is an import path
+`module:attribute`, where the attribute is a `Policy` subclass or a zero-argument factory;
+`module:attribute:ARG` passes ARG (a string) to it. New built-ins register with
+`register_policy` (the solver's `dp` policy does).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flip7.policies.base import Policy
+from flip7.policies.ev import EndgamePolicy, EVPolicy
+from flip7.policies.human import HumanPolicy
+from flip7.policies.thresholds import BustPolicy, CountPolicy, SumPolicy
+
+
+class PolicySpecError(ValueError):
+    """A policy spec that names no policy or carries a bad argument."""
+
+
+@dataclass(frozen=True)
+class PolicyEntry:
+    name: str
+    make: Callable[[str | None], Policy]
+    help: str
+    arg: str | None = None  # what ARG means, or None if the policy takes none
+    example: str | None = None
+
+
+REGISTRY: dict[str, PolicyEntry] = {}
+
+
+def register_policy(entry: PolicyEntry) -> None:
+    """Add a built-in policy to the registry (name must be new)."""
+    if entry.name in REGISTRY:
+        raise ValueError(f"policy {entry.name!r} is already registered")
+    REGISTRY[entry.name] = entry
+
+
+def _int_arg(name: str, lo: int, hi: int) -> Callable[[str | None], int]:
+    def parse(arg: str | None) -> int:
+        try:
+            value = int(arg)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise PolicySpecError(
+                f"policy {name}:N needs an integer N in {lo}..{hi}, got {arg!r} (e.g. {name}:{lo + (hi - lo) // 4})"
+            ) from None
+        if not lo <= value <= hi:
+            raise PolicySpecError(f"policy {name}:N needs N in {lo}..{hi}, got {value}")
+        return value
+
+    return parse
+
+
+def _prob_arg(name: str) -> Callable[[str | None], float]:
+    def parse(arg: str | None) -> float:
+        try:
+            value = float(arg)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise PolicySpecError(
+                f"policy {name}:P needs a probability P in [0, 1], got {arg!r} (e.g. {name}:0.25)"
+            ) from None
+        if not 0.0 <= value <= 1.0:
+            raise PolicySpecError(f"policy {name}:P needs P in [0, 1], got {value}")
+        return value
+
+    return parse
+
+
+def _no_arg(name: str, make: Callable[[], Policy]) -> Callable[[str | None], Policy]:
+    def build(arg: str | None) -> Policy:
+        if arg is not None:
+            raise PolicySpecError(f"policy {name!r} takes no argument, got {name}:{arg}")
+        return make()
+
+    return build
+
+
+_sum, _count = _int_arg("sum", 0, 200), _int_arg("count", 0, 7)
+_bust, _bustc = _prob_arg("bust"), _prob_arg("bustc")
+
+for _entry in (
+    PolicyEntry(
+        "sum", lambda a: SumPolicy(_sum(a)), "hit until your numbers total N or more", "N", "sum:20"
+    ),
+    PolicyEntry(
+        "count",
+        lambda a: CountPolicy(_count(a)),
+        "hit until you hold N distinct numbers",
+        "N",
+        "count:4",
+    ),
+    PolicyEntry(
+        "bust",
+        lambda a: BustPolicy(_bust(a)),
+        "hit while the chance of a duplicate (cards on the table removed) is under P",
+        "P",
+        "bust:0.25",
+    ),
+    PolicyEntry(
+        "bustc",
+        lambda a: BustPolicy(_bustc(a), counting=True),
+        "bust:P counting the discard pile exactly",
+        "P",
+        "bustc:0.25",
+    ),
+    PolicyEntry(
+        "ev",
+        _no_arg("ev", EVPolicy),
+        "hit when one more card then stopping beats stopping (one-step lookahead)",
+    ),
+    PolicyEntry(
+        "evc",
+        _no_arg("evc", lambda: EVPolicy(counting=True)),
+        "ev with perfect card counting (the discard pile too)",
+    ),
+    PolicyEntry(
+        "endgame",
+        _no_arg("endgame", EndgamePolicy),
+        "ev, but once someone is within 60 of the target: gamble when trailing, coast when ahead",
+    ),
+    PolicyEntry("human", _no_arg("human", HumanPolicy), "you, at the terminal (flip7 play)"),
+):
+    register_policy(_entry)
+
+
+def valid_specs() -> str:
+    """A one-line list of what parse_policy accepts."""
+    names = [e.example or e.name for e in REGISTRY.values()]
+    return ", ".join(names) + ", or an import path module:Class"
+
+
+def parse_policy(spec: str) -> Policy:
+    """Build a policy from its spec; PolicySpecError names what is valid."""
+    spec = spec.strip()
+    name, sep, arg = spec.partition(":")
+    entry = REGISTRY.get(name)
+    if entry is not None:
+        if entry.arg is not None and not sep:
+            raise PolicySpecError(
+                f"policy {name!r} needs an argument {entry.arg}, e.g. {entry.example}"
+            )
+        policy = entry.make(arg if sep else None)
+    elif (
+        sep
+        and all(part.isidentifier() for part in name.split("."))
+        and arg.split(":")[0].isidentifier()
+    ):
+        policy = _import_policy(spec)
+    else:
+        raise PolicySpecError(f"unknown policy {spec!r}; valid: {valid_specs()}")
+    policy.spec = spec
+    return policy
+
+
+def _import_policy(spec: str) -> Policy:
+    module_name, _, rest = spec.partition(":")
+    attr, _, arg = rest.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise PolicySpecError(
+            f"policy {spec!r}: cannot import module {module_name!r} ({exc})"
+        ) from None
+    factory = getattr(module, attr, None)
+    if factory is None:
+        raise PolicySpecError(f"policy {spec!r}: module {module_name!r} has no attribute {attr!r}")
+    policy = factory(arg) if arg else factory()
+    if not isinstance(policy, Policy):
+        raise PolicySpecError(
+            f"policy {spec!r}: {attr} built a {type(policy).__name__}, not a flip7 Policy subclass"
+        )
+    return policy
+
+
+def parse_policies(specs: str | list[str]) -> list[Policy]:
+    """Comma-separated specs (or a list) to policies."""
+    items = specs.split(",") if isinstance(specs, str) else specs
+    items = [s for s in (i.strip() for i in items) if s]
+    if not items:
+        raise PolicySpecError(f"no policy given; valid: {valid_specs()}")
+    return [parse_policy(s) for s in items]
+
+
+__all__ = [
+    "REGISTRY",
+    "BustPolicy",
+    "CountPolicy",
+    "EVPolicy",
+    "EndgamePolicy",
+    "HumanPolicy",
+    "Policy",
+    "PolicyEntry",
+    "PolicySpecError",
+    "SumPolicy",
+    "parse_policies",
+    "parse_policy",
+    "register_policy",
+    "valid_specs",
+]
