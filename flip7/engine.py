@@ -51,6 +51,10 @@ class GameResult:
     busts: tuple[int, ...] = ()
     flip7s: tuple[int, ...] = ()
     capped: bool = False
+    #: Per round: the dealer, every seat's status at round end, the Flip 7 seat (or -1).
+    round_dealers: tuple[int, ...] = ()
+    round_status: tuple[tuple[int, ...], ...] = ()
+    round_flip7: tuple[int, ...] = ()
 
 
 def decks_for(n_players: int, ruleset: Ruleset, deck: Deck = CLASSIC) -> Deck:
@@ -136,6 +140,9 @@ class Engine:
         self.round_scores: list[tuple[int, ...]] = []
         self.busts = [0] * n
         self.flip7s = [0] * n
+        self.round_dealers: list[int] = []
+        self.round_status: list[tuple[int, ...]] = []
+        self.round_flip7: list[int] = []
 
     # -- events -------------------------------------------------------------------------------
 
@@ -177,6 +184,9 @@ class Engine:
             tuple(self.busts),
             tuple(self.flip7s),
             capped,
+            tuple(self.round_dealers),
+            tuple(self.round_status),
+            tuple(self.round_flip7),
         )
 
     def play_round(self) -> None:
@@ -240,6 +250,9 @@ class Engine:
                 self.emit(EventKind.SC_DISCARDED, p, value=1)
             self.emit(EventKind.ROUND_SCORE, p, value=s)
         self.round_scores.append(tuple(scores))
+        self.round_dealers.append(self.dealer)
+        self.round_status.append(tuple(t.status))
+        self.round_flip7.append(self.flip7_player)
         self.emit(EventKind.ROUND_END, value=self.end_reason)
         # Every card of the round is set aside on the discard pile; the deck passes left.
         for p in range(self.n):
