@@ -67,7 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module.register(sub)
     for ep in sorted(entry_points(group="flip7.commands"), key=lambda e: e.name):
-        ep.load()(sub)
+        try:
+            register = ep.load()
+        except (ImportError, AttributeError) as exc:  # a package missing its extras, say
+            print(f"flip7: commands of {ep.name!r} unavailable ({exc})", file=sys.stderr)
+            continue
+        register(sub)
     return parser
 
 
