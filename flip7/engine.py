@@ -101,6 +101,9 @@ class Engine:
         self.round_over = False
         self.end_reason = END_NOBODY_ACTIVE
         self.flip7_player = -1
+        #: The card just drawn and not yet placed or discarded (-1 if none): the DRAW event
+        #: fires when a card leaves the deck, before it lands, so the census counts it here.
+        self.in_hand = -1
         # The draw pile: the top card is the last element. A stacked deck (tests) is drawn in
         # the given order, first element first; it is shuffled only when it runs out.
         if stacked is not None:
@@ -293,6 +296,7 @@ class Engine:
         if c < 0:
             self.end_at_once(END_NO_CARDS)
             return
+        self.in_hand = c
         self.emit(_DRAW, p, c, value=how)
         self.receive(p, c)
 
@@ -304,10 +308,12 @@ class Engine:
         t = self.table
         t.line[p].append(c)
         t.visible[c] += 1
+        self.in_hand = -1
 
     def to_discard(self, c: int) -> None:
         self.discard_pile.append(c)
         self.table.discarded[c] += 1
+        self.in_hand = -1
 
     def receive(self, p: int, c: int) -> None:
         """Card c, just flipped for p, takes effect."""
@@ -406,6 +412,7 @@ class Engine:
             if c < 0:
                 self.end_at_once(END_NO_CARDS)
                 return
+            self.in_hand = c
             self.emit(_DRAW, p, c, value=DrawHow.FLIP_THREE)
             if (c == _FREEZE or c == _FLIP_THREE) and mode != FlipThreeActions.IMMEDIATE:
                 self.place(p, c)

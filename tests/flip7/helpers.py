@@ -1,0 +1,78 @@
+"""Stacked decks and scripted policies for rule tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from flip7.cards import Card
+from flip7.engine import Engine
+from flip7.events import Event, EventKind, EventLog
+from flip7.observation import Observation
+from flip7.policies.base import Policy
+from flip7.rules import Ruleset, parse_ruleset
+
+F, F3, SC = int(Card.FREEZE), int(Card.FLIP_THREE), int(Card.SECOND_CHANCE)
+P2, P4, P6, P8, P10, X2 = (
+    int(c) for c in (Card.PLUS2, Card.PLUS4, Card.PLUS6, Card.PLUS8, Card.PLUS10, Card.TIMES2)
+)
+
+
+class Scripted(Policy):
+    """Hits `hits` times then stays; answers targets/recipients from lists (then defaults to
+    the first candidate). Records every candidates list it was offered."""
+
+    def __init__(
+        self, hits: int = 0, targets: Sequence[int] = (), recipients: Sequence[int] = ()
+    ) -> None:
+        self.hits_left = hits
+        self.targets = list(targets)
+        self.recipients = list(recipients)
+        self.offered_targets: list[list[int]] = []
+        self.offered_recipients: list[list[int]] = []
+        self.spec = "scripted"
+
+    def hit(self, obs: Observation) -> bool:
+        if self.hits_left > 0:
+            self.hits_left -= 1
+            return True
+        return False
+
+    def choose_target(self, obs: Observation, card: int, candidates: Sequence[int]) -> int:
+        self.offered_targets.append(list(candidates))
+        return self.targets.pop(0) if self.targets else candidates[0]
+
+    def choose_recipient(self, obs: Observation, candidates: Sequence[int]) -> int:
+        self.offered_recipients.append(list(candidates))
+        return self.recipients.pop(0) if self.recipients else candidates[0]
+
+
+def stacked_engine(
+    policies: Sequence[Policy],
+    cards: Sequence[int],
+    *,
+    ruleset: str | Ruleset = "3.1",
+    dealer: int | None = None,
+) -> Engine:
+    """An engine whose draw pile starts with `cards` (first card first). The dealer defaults to
+    the last seat, so seat 0 is dealt first and acts first."""
+    n = len(policies)
+    return Engine(
+        parse_ruleset(ruleset),
+        policies,
+        seed=1,
+        stacked=cards,
+        first_dealer=n - 1 if dealer is None else dealer,
+    )
+
+
+def events(engine: Engine) -> list[Event]:
+    return list(EventLog(engine.events))
+
+
+def of_kind(engine: Engine, *kinds: EventKind) -> list[Event]:
+    return [e for e in events(engine) if e.kind in kinds]
+
+
+def draws(engine: Engine) -> list[tuple[int, int, int]]:
+    """(player, card, how) of every DRAW event."""
+    return [(e.player, e.card, e.value) for e in of_kind(engine, EventKind.DRAW)]
