@@ -28,7 +28,22 @@ from flip7.rules import FlipThreeActions, Ruleset
 if TYPE_CHECKING:
     from flip7.policies.base import Policy
 
-_DRAW = int(EventKind.DRAW)
+# Event kinds and draw reasons as plain ints for the hot path (see flip7.events).
+_ROUND_START, _DRAW, _HIT, _STAY = (
+    int(EventKind[k]) for k in ("ROUND_START", "DRAW", "HIT", "STAY")
+)
+_ACTION_PLAYED, _ACTION_DEFERRED, _ACTION_DROPPED, _FREEZE_EV = (
+    int(EventKind[k]) for k in ("ACTION_PLAYED", "ACTION_DEFERRED", "ACTION_DROPPED", "FREEZE")
+)
+_SC_KEPT, _SC_PASSED, _SC_DISCARDED, _SC_USED = (
+    int(EventKind[k]) for k in ("SC_KEPT", "SC_PASSED", "SC_DISCARDED", "SC_USED")
+)
+_BUST, _FLIP7, _RESHUFFLE, _ROUND_SCORE, _ROUND_END, _ROUND_CAP, _GAME_END = (
+    int(EventKind[k])
+    for k in ("BUST", "FLIP7", "RESHUFFLE", "ROUND_SCORE", "ROUND_END", "ROUND_CAP", "GAME_END")
+)
+_HOW_DEAL, _HOW_HIT, _HOW_FLIP_THREE = int(DrawHow.DEAL), int(DrawHow.HIT), int(DrawHow.FLIP_THREE)
+_NO_CARDS = [0] * N_CARD_IDS
 _FREEZE = int(Card.FREEZE)
 _FLIP_THREE = int(Card.FLIP_THREE)
 _SC = int(Card.SECOND_CHANCE)
@@ -146,16 +161,25 @@ class Engine:
         self.round_dealers: list[int] = []
         self.round_status: list[tuple[int, ...]] = []
         self.round_flip7: list[int] = []
+        self._bind_emit()
 
     # -- events -------------------------------------------------------------------------------
 
-    def emit(
-        self, kind: int, player: int = -1, card: int = -1, target: int = -1, value: int = -1
-    ) -> None:
-        if self.capture:
-            self.events += (kind, player, card, target, value)
-        if self.on_event is not None:
-            self.on_event(self)
+    def _bind_emit(self) -> None:
+        """`emit((kind, player, card, target, value))` appends one event. Without a hook it is
+        the buffer's own `extend` (no Python frame per event); with capture off, the buffer is
+        cleared at the end of each round."""
+        hook = self.on_event
+        extend = self.events.extend
+        if hook is None:
+            self.emit: Callable[[tuple[int, int, int, int, int]], None] = extend
+            return
+
+        def emit(event: tuple[int, int, int, int, int]) -> None:
+            extend(event)
+            hook(self)
+
+        self.emit = emit
 
     # -- the game -----------------------------------------------------------------------------
 
@@ -173,9 +197,11 @@ class Engine:
             if self.round_no >= self.ruleset.max_rounds:
                 capped = True
                 winner = t.totals.index(best)
-                self.emit(EventKind.ROUND_CAP, value=self.round_no)
+                self.emit((_ROUND_CAP, -1, -1, -1, self.round_no))
                 break
-        self.emit(EventKind.GAME_END, winner, value=t.totals[winner])
+        self.emit((_GAME_END, winner, -1, -1, t.totals[winner]))
+        if not self.capture:
+            self.events.clear()
         return GameResult(
             self.seed,
             self.n,
@@ -193,6 +219,7 @@ class Engine:
         )
 
     def play_round(self) -> None:
+        """One round: the opening deal, then laps of hit-or-stay, then scoring."""
         t = self.table
         n = self.n
         self.round_no += 1
@@ -205,7 +232,8 @@ class Engine:
         self.round_over = False
         self.end_reason = END_NOBODY_ACTIVE
         self.flip7_player = -1
-        self.emit(EventKind.ROUND_START, self.dealer, value=self.round_no)
+        emit = self.emit
+        emit((_ROUND_START, self.dealer, -1, -1, self.round_no))
         order = [(self.dealer + 1 + i) % n for i in range(n)]
         status, line, policies, obs = t.status, t.line, self.policies, self.obs
 
@@ -216,56 +244,62 @@ class Engine:
             if self.round_over:
                 break
             if status[p] == ACTIVE and not line[p]:
-                self.deal(p, DrawHow.DEAL)
+                self.deal(p, _HOW_DEAL)
 
         # Hit or stay, in turn order, until nobody is active or the round ends at once.
         while not self.round_over:
             anyone = False
             for p in order:
-                if self.round_over:
-                    break
                 if status[p] != ACTIVE:
                     continue
                 anyone = True
                 if not line[p]:
-                    self.emit(EventKind.HIT, p, value=1)  # nothing to bank: must hit
-                    self.deal(p, DrawHow.HIT)
+                    emit((_HIT, p, -1, -1, 1))  # nothing to bank: must hit
+                    self.deal(p, _HOW_HIT)
                 elif policies[p].hit(obs[p]):
-                    self.emit(EventKind.HIT, p, value=0)
-                    self.deal(p, DrawHow.HIT)
+                    emit((_HIT, p, -1, -1, 0))
+                    self.deal(p, _HOW_HIT)
                 else:
                     status[p] = STAYED
-                    self.emit(EventKind.STAY, p, value=self.points(p))
+                    emit((_STAY, p, -1, -1, self.points(p)))
+                if self.round_over:
+                    break
             if not anyone:
                 break
         self.end_round()
 
     def end_round(self) -> None:
+        """Score the round, set every card aside on the discard pile, pass the deck left."""
         t = self.table
+        emit = self.emit
+        bonus = self.ruleset.bonus
         scores = []
         for p in range(self.n):
             s = self.points(p)
             if p == self.flip7_player:
-                s += self.ruleset.bonus
+                s += bonus
             t.totals[p] += s
             scores.append(s)
             if t.has_sc[p]:
-                self.emit(EventKind.SC_DISCARDED, p, value=1)
-            self.emit(EventKind.ROUND_SCORE, p, value=s)
+                emit((_SC_DISCARDED, p, -1, -1, 1))
+            emit((_ROUND_SCORE, p, -1, -1, s))
         self.round_scores.append(tuple(scores))
         self.round_dealers.append(self.dealer)
         self.round_status.append(tuple(t.status))
         self.round_flip7.append(self.flip7_player)
-        self.emit(EventKind.ROUND_END, value=self.end_reason)
-        # Every card of the round is set aside on the discard pile; the deck passes left.
+        emit((_ROUND_END, -1, -1, -1, self.end_reason))
+        discarded, pile = t.discarded, self.discard_pile
         for p in range(self.n):
-            for c in t.line[p]:
-                self.discard_pile.append(c)
-                t.discarded[c] += 1
-                t.visible[c] -= 1
-            t.line[p].clear()
+            cards = t.line[p]
+            pile += cards
+            for c in cards:
+                discarded[c] += 1
+            cards.clear()
             t.has_sc[p] = False
+        t.visible[:] = _NO_CARDS  # nothing is left in front of anyone
         self.dealer = (self.dealer + 1) % self.n
+        if not self.capture:
+            self.events.clear()
 
     def points(self, p: int) -> int:
         """What p banks now: numbers (doubled by x2), plus modifiers; 0 if busted."""
@@ -285,19 +319,18 @@ class Engine:
             t = self.table
             self.draw_pile = self.rng.shuffle(self.discard_pile)
             self.discard_pile = []
-            for c in range(N_CARD_IDS):
-                t.discarded[c] = 0
-            self.emit(EventKind.RESHUFFLE, value=len(self.draw_pile))
+            t.discarded[:] = _NO_CARDS
+            self.emit((_RESHUFFLE, -1, -1, -1, len(self.draw_pile)))
         return self.draw_pile.pop()
 
     def deal(self, p: int, how: int) -> None:
         """Deal p one card and resolve it."""
-        c = self.draw()
+        c = self.draw_pile.pop() if self.draw_pile else self.draw()
         if c < 0:
             self.end_at_once(END_NO_CARDS)
             return
         self.in_hand = c
-        self.emit(_DRAW, p, c, value=how)
+        self.emit((_DRAW, p, c, -1, how))
         self.receive(p, c)
 
     def end_at_once(self, reason: int) -> None:
@@ -305,6 +338,7 @@ class Engine:
         self.end_reason = reason
 
     def place(self, p: int, c: int) -> None:
+        """Card c lands in front of p."""
         t = self.table
         t.line[p].append(c)
         t.visible[c] += 1
@@ -327,12 +361,12 @@ class Engine:
                     t.visible[_SC] -= 1
                     self.to_discard(_SC)
                     self.to_discard(c)
-                    self.emit(EventKind.SC_USED, p, c)
+                    self.emit((_SC_USED, p, c, -1, -1))
                 else:
                     self.place(p, c)
                     t.status[p] = BUSTED
                     self.busts[p] += 1
-                    self.emit(EventKind.BUST, p, c)
+                    self.emit((_BUST, p, c, -1, -1))
                 return
             self.place(p, c)
             t.mask[p] |= 1 << c
@@ -341,7 +375,7 @@ class Engine:
             if t.ncount[p] == 7:
                 self.flip7_player = p
                 self.flip7s[p] += 1
-                self.emit(EventKind.FLIP7, p, value=self.ruleset.bonus)
+                self.emit((_FLIP7, p, -1, -1, self.ruleset.bonus))
                 self.end_at_once(END_FLIP7)
         elif c < _FREEZE:  # a modifier
             self.place(p, c)
@@ -360,14 +394,14 @@ class Engine:
         if not t.has_sc[p]:
             t.has_sc[p] = True
             self.place(p, _SC)
-            self.emit(EventKind.SC_KEPT, p)
+            self.emit((_SC_KEPT, p, -1, -1, -1))
             return
         candidates = [
             q for q in range(self.n) if q != p and t.status[q] == ACTIVE and not t.has_sc[q]
         ]
         if not candidates:
             self.to_discard(_SC)
-            self.emit(EventKind.SC_DISCARDED, p, value=0)
+            self.emit((_SC_DISCARDED, p, -1, -1, 0))
             return
         q = candidates[0]
         if len(candidates) > 1:
@@ -375,7 +409,7 @@ class Engine:
             self.check_choice(p, q, candidates, "choose_recipient")
         t.has_sc[q] = True
         self.place(q, _SC)
-        self.emit(EventKind.SC_PASSED, p, target=q)
+        self.emit((_SC_PASSED, p, -1, q, -1))
 
     def play_action(self, chooser: int, c: int) -> None:
         """`chooser` gives a Freeze or Flip Three to an active player (themself included)."""
@@ -383,17 +417,17 @@ class Engine:
         candidates = [q for q in range(self.n) if t.status[q] == ACTIVE]
         if not candidates:
             self.to_discard(c)
-            self.emit(EventKind.ACTION_DROPPED, chooser, c)
+            self.emit((_ACTION_DROPPED, chooser, c, -1, -1))
             return
         q = candidates[0]
         if len(candidates) > 1:
             q = self.policies[chooser].choose_target(self.obs[chooser], c, candidates)
             self.check_choice(chooser, q, candidates, "choose_target")
         self.place(q, c)
-        self.emit(EventKind.ACTION_PLAYED, chooser, c, q)
+        self.emit((_ACTION_PLAYED, chooser, c, q, -1))
         if c == _FREEZE:
             t.status[q] = FROZEN
-            self.emit(EventKind.FREEZE, q, value=self.points(q))
+            self.emit((_FREEZE_EV, q, -1, -1, self.points(q)))
         else:
             self.flip_three(q)
 
@@ -413,11 +447,11 @@ class Engine:
                 self.end_at_once(END_NO_CARDS)
                 return
             self.in_hand = c
-            self.emit(_DRAW, p, c, value=DrawHow.FLIP_THREE)
+            self.emit((_DRAW, p, c, -1, _HOW_FLIP_THREE))
             if (c == _FREEZE or c == _FLIP_THREE) and mode != FlipThreeActions.IMMEDIATE:
                 self.place(p, c)
                 pending.append(c)
-                self.emit(EventKind.ACTION_DEFERRED, p, c)
+                self.emit((_ACTION_DEFERRED, p, c, -1, -1))
             else:
                 self.receive(p, c)
             if self.round_over or t.status[p] != ACTIVE:
@@ -427,7 +461,7 @@ class Engine:
         busted = t.status[p] == BUSTED
         for c in pending:
             if busted and mode == FlipThreeActions.DEFERRED:
-                self.emit(EventKind.ACTION_DROPPED, p, c)  # stays in front of p until round end
+                self.emit((_ACTION_DROPPED, p, c, -1, -1))  # stays in front of p until round end
                 continue
             t.line[p].remove(c)
             t.visible[c] -= 1
