@@ -38,9 +38,23 @@ class Card(enum.IntEnum):
     FREEZE = 20
     FLIP_THREE = 21
     SECOND_CHANCE = 22
+    # "With a Vengeance" (seeds/004). Its plain numbers reuse N0..N13; N0 is The Zero there.
+    UNLUCKY_7 = 23
+    LUCKY_13 = 24
+    DIV2 = 25
+    MINUS2 = 26
+    MINUS4 = 27
+    MINUS6 = 28
+    MINUS8 = 29
+    MINUS10 = 30
+    JUST_ONE_MORE = 31
+    FLIP_FOUR = 32
+    STEAL = 33
+    SWAP = 34
+    DISCARD = 35
 
 
-N_CARD_IDS = 23
+N_CARD_IDS = 36
 MAX_NUMBER = 13
 
 #: The bonus a modifier id adds (0 for x2 and non-modifiers).
@@ -59,13 +73,21 @@ def is_number(card: int) -> bool:
 
 
 def is_modifier(card: int) -> bool:
-    """True for +2..+10 and x2."""
-    return Card.PLUS2 <= card <= Card.TIMES2
+    """True for +2..+10 and x2, and Vengeance's /2 and -2..-10."""
+    return Card.PLUS2 <= card <= Card.TIMES2 or Card.DIV2 <= card <= Card.MINUS10
 
 
 def is_action(card: int) -> bool:
-    """True for Freeze, Flip Three and Second Chance."""
-    return Card.FREEZE <= card <= Card.SECOND_CHANCE
+    """True for Freeze, Flip Three, Second Chance and Vengeance's five actions."""
+    return Card.FREEZE <= card <= Card.SECOND_CHANCE or card >= Card.JUST_ONE_MORE
+
+
+def face_value(card: int) -> int:
+    """The number a number card counts as (the Unlucky 7 is a 7, the Lucky 13 a 13); -1 if
+    the card is not a number."""
+    if card <= MAX_NUMBER:
+        return card
+    return {Card.UNLUCKY_7: 7, Card.LUCKY_13: 13}.get(Card(card), -1)
 
 
 _LABELS = {
@@ -78,6 +100,19 @@ _LABELS = {
     Card.FREEZE: "Freeze",
     Card.FLIP_THREE: "Flip Three",
     Card.SECOND_CHANCE: "Second Chance",
+    Card.UNLUCKY_7: "Unlucky 7",
+    Card.LUCKY_13: "Lucky 13",
+    Card.DIV2: "/2",
+    Card.MINUS2: "-2",
+    Card.MINUS4: "-4",
+    Card.MINUS6: "-6",
+    Card.MINUS8: "-8",
+    Card.MINUS10: "-10",
+    Card.JUST_ONE_MORE: "Just One More",
+    Card.FLIP_FOUR: "Flip Four",
+    Card.STEAL: "Steal",
+    Card.SWAP: "Swap",
+    Card.DISCARD: "Discard",
 }
 
 

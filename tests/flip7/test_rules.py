@@ -23,10 +23,10 @@ def test_classic_deck_is_the_publishers_94_cards():
 
 def test_deck_validation():
     """A deck declaration with the wrong length or negative counts is refused."""
-    with pytest.raises(ValueError, match="need 23 counts"):
+    with pytest.raises(ValueError, match="need 36 counts"):
         Deck("bad", (1, 2))
     with pytest.raises(ValueError, match=">= 0"):
-        Deck("bad", (-1,) + (0,) * 22)
+        Deck("bad", (-1,) + (0,) * 35)
 
 
 def test_rulesets_parse_with_overrides_and_print_back():
