@@ -55,6 +55,10 @@ class Card(enum.IntEnum):
 
 
 N_CARD_IDS = 36
+
+#: Not a card: what a Vengeance Brutal-mode Flip 7 offers to `Policy.choose_target` (choose
+#: yourself for +15, or another seat to take 15 from them).
+FLIP7_CHOICE = -7
 MAX_NUMBER = 13
 
 #: The bonus a modifier id adds (0 for x2 and non-modifiers).

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from flip7.cards import CLASSIC, N_CARD_IDS, PLUS_VALUE, Card, Deck
 from flip7.events import DrawHow, EventKind
-from flip7.observation import ACTIVE, BUSTED, FROZEN, STAYED, Observation
+from flip7.observation import ACTIVE, BUSTED, CLASSIC_RULES, FROZEN, STAYED, Observation
 from flip7.rng import CardRng
 from flip7.rules import FlipThreeActions, Ruleset
 
@@ -119,6 +119,8 @@ class Engine:
         #: The card just drawn and not yet placed or discarded (-1 if none): the DRAW event
         #: fires when a card leaves the deck, before it lands, so the census counts it here.
         self.in_hand = -1
+        #: Cards set aside in front of players but not in anyone's row (Vengeance's Flip Four).
+        self.aside: list[int] = []
         # The draw pile: the top card is the last element. A stacked deck (tests) is drawn in
         # the given order, first element first; it is shuffled only when it runs out.
         if stacked is not None:
@@ -153,6 +155,13 @@ class Engine:
             obs.discarded[c] += 1
         obs.deck = list(self.deck.counts)
         obs.deck_size = self.deck.size
+        obs.variant = CLASSIC_RULES
+        obs.minus = [0] * n
+        obs.div2 = [0] * n
+        obs.zero = [False] * n
+        obs.lucky = [False] * n
+        obs.thirteens = [0] * n
+        obs.brutal = False
         self.obs = [obs] + [Observation(p, obs) for p in range(1, n)]
         self.table = obs
         self.round_scores: list[tuple[int, ...]] = []
@@ -235,7 +244,7 @@ class Engine:
         emit = self.emit
         emit((_ROUND_START, self.dealer, -1, -1, self.round_no))
         order = [(self.dealer + 1 + i) % n for i in range(n)]
-        status, line, policies, obs = t.status, t.line, self.policies, self.obs
+        status, line, policies, obs, zero = t.status, t.line, self.policies, self.obs, t.zero
 
         # The opening deal, in turn order ending with the dealer: only players still active with
         # no cards in front of them are dealt a card (FAQ: a Flip Three may already have given
@@ -253,8 +262,9 @@ class Engine:
                 if status[p] != ACTIVE:
                     continue
                 anyone = True
-                if not line[p]:
-                    emit((_HIT, p, -1, -1, 1))  # nothing to bank: must hit
+                if not line[p] or zero[p]:
+                    # Nothing to bank (or, in Vengeance, holding The Zero): must hit.
+                    emit((_HIT, p, -1, -1, 1 if not line[p] else 2))
                     self.deal(p, _HOW_HIT)
                 elif policies[p].hit(obs[p]):
                     emit((_HIT, p, -1, -1, 0))
@@ -278,6 +288,7 @@ class Engine:
             s = self.points(p)
             if p == self.flip7_player:
                 s += bonus
+            s = self.adjust_score(p, s)
             t.totals[p] += s
             scores.append(s)
             if t.has_sc[p]:
@@ -289,17 +300,20 @@ class Engine:
         self.round_flip7.append(self.flip7_player)
         emit((_ROUND_END, -1, -1, -1, self.end_reason))
         discarded, pile = t.discarded, self.discard_pile
-        for p in range(self.n):
-            cards = t.line[p]
+        for cards in [*t.line, self.aside]:
             pile += cards
             for c in cards:
                 discarded[c] += 1
             cards.clear()
-            t.has_sc[p] = False
+        t.has_sc[:] = [False] * self.n
         t.visible[:] = _NO_CARDS  # nothing is left in front of anyone
         self.dealer = (self.dealer + 1) % self.n
         if not self.capture:
             self.events.clear()
+
+    def adjust_score(self, p: int, score: int) -> int:
+        """A variant's last word on a round score (the classic game has none)."""
+        return score
 
     def points(self, p: int) -> int:
         """What p banks now: numbers (doubled by x2), plus modifiers; 0 if busted."""

@@ -24,6 +24,15 @@ ROUND_SCORE     player          -           -           round score
 ROUND_END       -               -           -           0 nobody active, 1 Flip 7, 2 no cards left
 ROUND_CAP       -               -           -           rounds played (game stopped by max_rounds)
 GAME_END        winner          -           -           winner's total
+-- "With a Vengeance" only --
+MODIFIER_GIVEN  giver           modifier    receiver    -
+CARD_MOVED      from            card        to          0 Steal, 1 Swap
+CARD_DISCARDED  owner           card        chooser     0 Discard action, 1 Unlucky 7 wipe
+FORCED_STAY     player          -           -           points banked (after Just One More)
+FLIP7_PENALTY   flipper         -           victim      points taken (Brutal mode)
+
+DRAW's `how` is also 3 for Just One More and 4 for Flip Four. In Vengeance, ACTION_PLAYED's
+receiver is -1 for Steal, Swap and Discard (the moves say who was affected).
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ import enum
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from flip7.cards import PLUS_VALUE, Card, card_label, is_number
+from flip7.cards import PLUS_VALUE, Card, card_label, face_value, is_number
 
 FIELDS = ("kind", "player", "card", "target", "value")
 WIDTH = len(FIELDS)
@@ -58,12 +67,19 @@ class EventKind(enum.IntEnum):
     ROUND_END = 16
     ROUND_CAP = 17
     GAME_END = 18
+    MODIFIER_GIVEN = 19
+    CARD_MOVED = 20
+    CARD_DISCARDED = 21
+    FORCED_STAY = 22
+    FLIP7_PENALTY = 23
 
 
 class DrawHow(enum.IntEnum):
     DEAL = 0
     HIT = 1
     FLIP_THREE = 2
+    JUST_ONE_MORE = 3
+    FLIP_FOUR = 4
 
 
 @dataclass(frozen=True)
@@ -88,11 +104,13 @@ class Event:
         if k == EventKind.DRAW:
             return f"{who(p)} draws {card_label(c)} ({DrawHow(v).name.lower().replace('_', ' ')})"
         if k == EventKind.HIT:
-            return f"{who(p)} hits" + (" (no cards, must hit)" if v else "")
+            return (
+                f"{who(p)} hits" + ["", " (no cards, must hit)", " (holds The Zero, must hit)"][v]
+            )
         if k == EventKind.STAY:
             return f"{who(p)} stays with {v}"
         if k == EventKind.ACTION_PLAYED:
-            return f"{who(p)} plays {card_label(c)} on {who(t)}"
+            return f"{who(p)} plays {card_label(c)}" + (f" on {who(t)}" if t >= 0 else "")
         if k == EventKind.ACTION_DEFERRED:
             return f"{who(p)} sets {card_label(c)} aside until the Flip Three is done"
         if k == EventKind.ACTION_DROPPED:
@@ -124,6 +142,17 @@ class Event:
             return f"game stopped after {v} rounds (max_rounds)"
         if k == EventKind.GAME_END:
             return f"{who(p)} wins with {v}"
+        if k == EventKind.MODIFIER_GIVEN:
+            return f"{who(p)} gives {card_label(c)} to {who(t)}"
+        if k == EventKind.CARD_MOVED:
+            return f"{card_label(c)} moves from {who(p)} to {who(t)} ({['steal', 'swap'][v]})"
+        if k == EventKind.CARD_DISCARDED:
+            why = f"Discard by {who(t)}" if v == 0 else "Unlucky 7"
+            return f"{who(p)} loses {card_label(c)} ({why})"
+        if k == EventKind.FORCED_STAY:
+            return f"{who(p)} must stay with {v}"
+        if k == EventKind.FLIP7_PENALTY:
+            return f"{who(p)} takes {v} points from {who(t)} instead of the bonus"
         raise AssertionError(k)
 
 
@@ -202,6 +231,62 @@ def rebuild_scores(events: Sequence[Event] | EventLog, n_players: int, bonus: in
                 s = 0
                 if not busted[q]:
                     s = sum(nums[q]) * (2 if x2[q] else 1) + plus[q] + (bonus if flip7[q] else 0)
+                scores.append(s)
+                totals[q] += s
+            rounds.append(scores)
+        elif k == EventKind.GAME_END:
+            winner = p
+    return Rebuilt(rounds, totals, winner)
+
+
+def rebuild_vengeance_scores(
+    events: Sequence[Event] | EventLog, n_players: int, bonus: int = 15, brutal: bool = False
+) -> Rebuilt:
+    """The Vengeance counterpart of `rebuild_scores`: rows are rebuilt from DRAW (numbers land
+    in the drawer's row), MODIFIER_GIVEN, CARD_MOVED and CARD_DISCARDED; BUST, FLIP7 and
+    FLIP7_PENALTY settle the score (flip7.scoring.vengeance_row_points)."""
+    from flip7.scoring import vengeance_row_points
+
+    rounds: list[list[int]] = []
+    totals = [0] * n_players
+    winner = -1
+    rows: list[list[int]] = [[] for _ in range(n_players)]
+    busted = [False] * n_players
+    flipped = [-1] * n_players  # -1 no Flip 7, else the bonus taken (0 if given as a penalty)
+    penalty = [0] * n_players
+    for e in events:
+        k, p = e.kind, e.player
+        if k == EventKind.ROUND_START:
+            rows = [[] for _ in range(n_players)]
+            busted = [False] * n_players
+            flipped = [-1] * n_players
+            penalty = [0] * n_players
+        elif k == EventKind.DRAW and face_value(e.card) >= 0:
+            rows[p].append(e.card)
+        elif k == EventKind.MODIFIER_GIVEN:
+            rows[e.target].append(e.card)
+        elif k == EventKind.CARD_MOVED:
+            rows[p].remove(e.card)
+            rows[e.target].append(e.card)
+        elif k == EventKind.CARD_DISCARDED:
+            rows[p].remove(e.card)
+        elif k == EventKind.BUST:
+            busted[p] = True
+        elif k == EventKind.FLIP7:
+            flipped[p] = e.value
+        elif k == EventKind.FLIP7_PENALTY:
+            penalty[e.target] += e.value
+        elif k == EventKind.ROUND_END:
+            scores = []
+            for q in range(n_players):
+                if busted[q]:
+                    minus = vengeance_row_points(
+                        [c for c in rows[q] if face_value(c) < 0], False, True
+                    )
+                    s = minus if brutal else 0
+                else:
+                    s = vengeance_row_points(rows[q], flipped[q] >= 0, brutal) + max(flipped[q], 0)
+                s -= penalty[q]
                 scores.append(s)
                 totals[q] += s
             rounds.append(scores)

@@ -9,6 +9,10 @@ numbers), `ncount[p]` (distinct numbers), `plus[p]` (sum of +N modifiers), `x2[p
 `status[p]` (ACTIVE, STAYED, FROZEN, BUSTED), `line[p]` (every card in front of p, in order),
 `totals[p]` (banked game score). `visible[c]` counts card c on the table this round,
 `discarded[c]` counts it in the discard pile, `deck[c]` in the whole deck.
+
+"With a Vengeance" (`variant == VENGEANCE`) adds `minus[p]` (sum of -N modifiers), `div2[p]`
+(count of /2), `zero[p]` (holds The Zero), `lucky[p]` (holds the Lucky 13), `thirteens[p]` (13s
+held) and `brutal`; there `ncount[p]` counts number cards (a Lucky pair of 13s counts twice).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 from flip7.cards import N_CARD_IDS, Card
 
 ACTIVE, STAYED, FROZEN, BUSTED = 0, 1, 2, 3
+CLASSIC_RULES, VENGEANCE_RULES = 0, 1
 STATUS_NAMES = ("active", "stayed", "frozen", "busted")
 
 
@@ -41,6 +46,13 @@ class Observation:
         "discarded",
         "deck",
         "deck_size",
+        "variant",
+        "minus",
+        "div2",
+        "zero",
+        "lucky",
+        "thirteens",
+        "brutal",
     )
 
     def __init__(self, seat: int, table: Observation | None = None) -> None:

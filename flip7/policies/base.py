@@ -10,6 +10,7 @@ Shared targeting (the heuristics of the simulator in seeds/002):
 - Flip Three: yourself only when your row is short (at most 2 numbers) and safe (bust risk under
   `SAFE`); otherwise the biggest threat (highest total plus points showing).
 - Spare Second Chance: whoever is furthest behind (lowest total).
+Vengeance's decisions use flip7.policies.vengeance.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 
 from flip7.cards import Card
 from flip7.observation import BUSTED, Observation
+from flip7.policies import vengeance
 
 FREEZE_SELF_POINTS = 15
 DANGER = 0.2
@@ -26,6 +28,8 @@ SAFE = 0.2
 
 def points(obs: Observation, p: int) -> int:
     """What seat p banks by staying now (0 if busted, no Flip 7 bonus)."""
+    if obs.variant:
+        return vengeance.points(obs, p)
     if obs.status[p] == BUSTED:
         return 0
     return obs.nsum[p] * (2 if obs.x2[p] else 1) + obs.plus[p]
@@ -33,6 +37,8 @@ def points(obs: Observation, p: int) -> int:
 
 def bust_risk(obs: Observation, p: int, counting: bool) -> float:
     """Chance the next card is a number p already shows, over the cards p cannot see."""
+    if obs.variant:
+        return vengeance.bust_risk(obs, p, counting)
     deck, vis = obs.deck, obs.visible
     m = obs.mask[p]
     total = obs.deck_size - sum(vis)
@@ -71,6 +77,8 @@ class Policy:
     def choose_target(self, obs: Observation, card: int, candidates: Sequence[int]) -> int:
         """Who receives a Freeze or Flip Three you flipped (one of `candidates`, the active
         players, yourself included when you are active)."""
+        if card != Card.FREEZE and card != Card.FLIP_THREE:
+            return vengeance.choose_target(obs, card, candidates, self.counting)
         me = obs.seat
         others = [q for q in candidates if q != me]
         if card == Card.FREEZE:
@@ -91,6 +99,11 @@ class Policy:
     def choose_recipient(self, obs: Observation, candidates: Sequence[int]) -> int:
         """Who receives your spare Second Chance: whoever is furthest behind."""
         return min(candidates, key=lambda q: (obs.totals[q], q))
+
+    def choose_move(self, obs: Observation, card: int, options: Sequence[tuple[int, ...]]) -> int:
+        """Vengeance: the index of the Steal `(victim, card)`, Swap `(a, card_a, b, card_b)` or
+        Discard `(victim, card)` option to play."""
+        return vengeance.choose_move(obs, card, options, self.counting)
 
     def __repr__(self) -> str:
         return self.spec

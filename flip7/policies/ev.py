@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from flip7.cards import PLUS_VALUE, Card
 from flip7.observation import Observation
+from flip7.policies import vengeance
 from flip7.policies.base import Policy, bust_risk, points
 
 _TIMES2 = int(Card.TIMES2)
@@ -17,6 +18,8 @@ _TIMES2 = int(Card.TIMES2)
 
 def hit_value(obs: Observation, p: int, counting: bool) -> tuple[float, int]:
     """(expected points after one more card then staying, points if staying now)."""
+    if obs.variant:
+        return vengeance.hit_value(obs, p, counting)
     deck, vis, dis = obs.deck, obs.visible, obs.discarded
     mask, nsum, plus, x2 = obs.mask[p], obs.nsum[p], obs.plus[p], obs.x2[p]
     mult = 2 if x2 else 1

@@ -22,13 +22,19 @@ class Scripted(Policy):
     the first candidate). Records every candidates list it was offered."""
 
     def __init__(
-        self, hits: int = 0, targets: Sequence[int] = (), recipients: Sequence[int] = ()
+        self,
+        hits: int = 0,
+        targets: Sequence[int] = (),
+        recipients: Sequence[int] = (),
+        moves: Sequence[tuple[int, ...]] = (),
     ) -> None:
         self.hits_left = hits
         self.targets = list(targets)
         self.recipients = list(recipients)
+        self.moves = list(moves)
         self.offered_targets: list[list[int]] = []
         self.offered_recipients: list[list[int]] = []
+        self.offered_moves: list[list[tuple[int, ...]]] = []
         self.spec = "scripted"
 
     def hit(self, obs: Observation) -> bool:
@@ -44,6 +50,11 @@ class Scripted(Policy):
     def choose_recipient(self, obs: Observation, candidates: Sequence[int]) -> int:
         self.offered_recipients.append(list(candidates))
         return self.recipients.pop(0) if self.recipients else candidates[0]
+
+    def choose_move(self, obs: Observation, card: int, options: Sequence[tuple[int, ...]]) -> int:
+        """Plays the next scripted move (a tuple that must be among the options), else option 0."""
+        self.offered_moves.append(list(options))
+        return list(options).index(self.moves.pop(0)) if self.moves else 0
 
 
 def stacked_engine(
@@ -62,6 +73,27 @@ def stacked_engine(
         seed=1,
         stacked=cards,
         first_dealer=n - 1 if dealer is None else dealer,
+    )
+
+
+def vengeance_engine(
+    policies: Sequence[Policy],
+    cards: Sequence[int],
+    *,
+    variant: str = "vengeance",
+    ruleset: str = "3.1",
+) -> Engine:
+    """A Vengeance engine with a stacked draw pile; the dealer is the last seat."""
+    from flip7.variants import parse_variant
+    from flip7.vengeance import VengeanceEngine
+
+    return VengeanceEngine(
+        parse_ruleset(ruleset),
+        policies,
+        seed=1,
+        variant=parse_variant(variant),
+        stacked=cards,
+        first_dealer=len(policies) - 1,
     )
 
 
