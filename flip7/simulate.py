@@ -11,10 +11,10 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from flip7.engine import Engine
 from flip7.policies.base import Policy
 from flip7.rng import derive_seed
 from flip7.rules import Ruleset
+from flip7.variants import CLASSIC_VARIANT, Variant
 
 
 @dataclass
@@ -78,6 +78,7 @@ def simulate(
     rotate: bool = True,
     keep_round_scores: bool = False,
     progress: Callable[[int], None] | None = None,
+    variant: Variant = CLASSIC_VARIANT,
 ) -> SimSummary:
     """Play n_games games and aggregate win rate, points per round, busts and Flip 7s."""
     n = len(lineup)
@@ -87,7 +88,7 @@ def simulate(
         summary.round_scores.setdefault(pol.spec, [])
     for i in range(n_games):
         seats = rotated(lineup, i) if rotate else list(lineup)
-        engine = Engine(ruleset, seats, derive_seed(root_seed, cell, i), capture=False)
+        engine = variant.new_engine(ruleset, seats, derive_seed(root_seed, cell, i), capture=False)
         result = engine.run()
         for s, pol in enumerate(seats):
             st = summary.stats[pol.spec]

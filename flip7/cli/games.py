@@ -10,7 +10,7 @@ import time
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
-from flip7.cards import CLASSIC, card_label
+from flip7.cards import CLASSIC, Card, card_label
 from flip7.engine import Engine
 from flip7.events import Event, EventKind, EventLog
 from flip7.policies import REGISTRY, HumanPolicy, parse_policies
@@ -18,6 +18,7 @@ from flip7.policies.base import Policy
 from flip7.rng import derive_seed
 from flip7.rules import BASE_RULESETS, RULES_VERSION, RULESET_DESCRIPTIONS, parse_ruleset
 from flip7.simulate import rotated, simulate
+from flip7.variants import Variant, parse_variant
 
 if TYPE_CHECKING:
     from flip7.cli import Output
@@ -38,6 +39,11 @@ def _common(p: argparse.ArgumentParser, policies: str | None, seed: int = 1) -> 
         "--ruleset",
         default="3.1",
         help="3.1 (default), immediate or legacy, with overrides like '3.1(target=150)'",
+    )
+    p.add_argument(
+        "--variant",
+        default="classic",
+        help="classic (default) or vengeance, e.g. 'vengeance(deck=alt,brutal=1)'",
     )
     p.add_argument(
         "--players",
@@ -73,6 +79,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("rules", help="deck, scoring, policies and rulesets")
     from flip7.cli import add_output_options
 
+    p.add_argument(
+        "--variant",
+        default="classic",
+        help="classic (default) or vengeance, e.g. 'vengeance(deck=alt)': print that deck and rules",
+    )
     add_output_options(p)
     p.set_defaults(func=cmd_rules)
 
@@ -108,13 +119,19 @@ def cmd_sim(args: argparse.Namespace, out: Output) -> int:
     ruleset = parse_ruleset(args.ruleset)
     lineup = lineup_from(args)
     t0 = time.perf_counter()
+    variant = parse_variant(args.variant)
     summary = simulate(
-        ruleset, lineup, args.games, args.seed, progress=_progress(args.games, "game")
+        ruleset,
+        lineup,
+        args.games,
+        args.seed,
+        progress=_progress(args.games, "game"),
+        variant=variant,
     )
     secs = time.perf_counter() - t0
     out.print(
         f"{args.games} games, {len(lineup)} players ({', '.join(p.spec for p in lineup)}), "
-        f"ruleset {ruleset}, seed {args.seed}, seats rotated"
+        f"ruleset {ruleset}, variant {variant}, seed {args.seed}, seats rotated"
     )
     out.print(
         f"{'policy':<14}{'seats':>7}{'win rate':>16}{'pts/round':>16}{'bust/rnd':>10}{'flip7/rnd':>11}"
@@ -133,13 +150,14 @@ def cmd_round(args: argparse.Namespace, out: Output) -> int:
         raise ValueError(f"-n/--rounds must be >= 1, got {args.rounds}")
     ruleset = parse_ruleset(args.ruleset)
     lineup = lineup_from(args)
+    variant = parse_variant(args.variant)
     scores: dict[str, list[int]] = {p.spec: [] for p in lineup}
     busts = {p.spec: 0 for p in lineup}
     flips = {p.spec: 0 for p in lineup}
     update = _progress(args.rounds, "round")
     for i in range(args.rounds):
         seats = rotated(lineup, i)
-        engine = Engine(ruleset, seats, derive_seed(args.seed, 0, i), capture=False)
+        engine = variant.new_engine(ruleset, seats, derive_seed(args.seed, 0, i), capture=False)
         engine.play_round()
         for s, pol in enumerate(seats):
             scores[pol.spec].append(engine.round_scores[0][s])
@@ -192,7 +210,7 @@ def cmd_watch(args: argparse.Namespace, out: Output) -> int:
     ruleset = parse_ruleset(args.ruleset)
     lineup = lineup_from(args)
     names = [f"P{s}:{p.spec}" for s, p in enumerate(lineup)]
-    engine = Engine(ruleset, lineup, args.seed)
+    engine = parse_variant(args.variant).new_engine(ruleset, lineup, args.seed)
     result = engine.run()
     out.print(f"one game: {', '.join(names)}; ruleset {ruleset}; seed {args.seed}")
     _print_events(EventLog(result.events), names, out, args.delay)
@@ -253,7 +271,8 @@ def cmd_play(args: argparse.Namespace, out: Output) -> int:
     print(
         f"Flip 7, ruleset {ruleset}: you against {', '.join(p.spec for p in bots)}. First to {ruleset.target}."
     )
-    engine = Engine(ruleset, [human, *bots], args.seed, on_event=show)
+    variant = parse_variant(args.variant)
+    engine = variant.new_engine(ruleset, [human, *bots], args.seed, on_event=show)
     try:
         result = engine.run()
     except EOFError:
@@ -266,6 +285,9 @@ def cmd_play(args: argparse.Namespace, out: Output) -> int:
 
 
 def cmd_rules(args: argparse.Namespace, out: Output) -> int:
+    variant = parse_variant(args.variant)
+    if variant.name == "vengeance":
+        return _vengeance_rules(variant, out)
     deck = CLASSIC
     out.print(f"Flip 7 (rules version {RULES_VERSION}). The classic deck: {deck.size} cards")
     nums = [f"{card_label(c)}x{deck.counts[c]}" for c in range(13)]
@@ -298,4 +320,32 @@ def cmd_rules(args: argparse.Namespace, out: Output) -> int:
     )
     out.print("2 numbers and under 20% bust risk, else give it to the biggest threat; pass a spare")
     out.print("Second Chance to whoever is furthest behind.")
+    return 0
+
+
+def _vengeance_rules(variant: Variant, out: Output) -> int:
+    from flip7.policies import vengeance as vp
+
+    deck = variant.deck
+    out.print(
+        f"Flip 7 With a Vengeance ({variant}). The deck in use: {deck.name}, {deck.size} cards"
+    )
+    for label, ids in (
+        ("numbers", list(range(14)) + [Card.UNLUCKY_7, Card.LUCKY_13]),
+        ("modifiers", list(range(Card.DIV2, Card.MINUS10 + 1))),
+        ("actions", list(range(Card.JUST_ONE_MORE, Card.DISCARD + 1))),
+    ):
+        items = [f"{card_label(c)}x{deck.counts[c]}" for c in ids if deck.counts[c]]
+        total = sum(deck.counts[c] for c in ids)
+        out.print(f"  {label + ':':<10} " + " ".join(items) + f"  ({total} cards)")
+    out.print("  (0 is The Zero; decks: default, alt, or your own [deck] table in a spec)")
+    out.print("")
+    import flip7.vengeance as rules_text
+
+    for line in (rules_text.__doc__ or "").strip().splitlines()[2:]:
+        out.print(line)
+    out.print("")
+    out.print("How the built-in policies play it:")
+    for line in (vp.__doc__ or "").strip().splitlines():
+        out.print("  " + line if line else "")
     return 0

@@ -101,3 +101,25 @@ def test_play_against_bots_with_scripted_input(tmp_path):
     assert "Please type h (hit) or s (stay)." in proc.stdout
     assert "Bust risk" in proc.stdout and "one more card is worth" in proc.stdout
     assert " with " in proc.stdout.splitlines()[-1]
+
+
+def test_rules_prints_the_vengeance_deck_in_use(capsys):
+    """flip7 rules --variant vengeance: the deck in use (default 108, or the alt split)."""
+    code, out, _ = run(capsys, "rules", "--variant", "vengeance", "--no-file")
+    assert code == 0 and "108 cards" in out and "Lucky 13x1" in out and "Stealx2" in out
+    code, out, _ = run(capsys, "rules", "--variant", "vengeance(deck=alt)", "--no-file")
+    assert code == 0 and "-10x2" in out and "Stealx1" in out
+
+
+def test_sim_plays_the_vengeance_variant(capsys):
+    """flip7 sim --variant vengeance runs the Vengeance engine."""
+    code, out, _ = run(
+        capsys, "sim", "-n", "20", "-p", "ev,sum:20", "--variant", "vengeance", "--no-file"
+    )
+    assert code == 0 and "variant vengeance" in out
+
+
+def test_bad_variant_is_a_clear_error(capsys):
+    """An unknown variant: exit 2 and what is valid."""
+    code, _, err = run(capsys, "sim", "-n", "5", "--variant", "revenge", "--no-file")
+    assert code == 2 and "valid: classic, vengeance" in err
