@@ -121,5 +121,5 @@ def test_sim_plays_the_vengeance_variant(capsys):
 
 def test_bad_variant_is_a_clear_error(capsys):
     """An unknown variant: exit 2 and what is valid."""
-    code, _, err = run(capsys, "sim", "-n", "5", "--variant", "revenge", "--no-file")
+    code, _, err = run(capsys, "sim", "-n", "5", "-p", "ev", "--variant", "revenge", "--no-file")
     assert code == 2 and "valid: classic, vengeance" in err
