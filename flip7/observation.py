@@ -55,6 +55,32 @@ class Observation:
         "brutal",
     )
 
+    seat: int
+    n_players: int
+    target: int
+    bonus: int
+    round: int
+    mask: list[int]
+    nsum: list[int]
+    ncount: list[int]
+    plus: list[int]
+    x2: list[bool]
+    has_sc: list[bool]
+    status: list[int]
+    line: list[list[int]]
+    totals: list[int]
+    visible: list[int]
+    discarded: list[int]
+    deck: list[int]
+    deck_size: int
+    variant: int
+    minus: list[int]
+    div2: list[int]
+    zero: list[bool]
+    lucky: list[bool]
+    thirteens: list[int]
+    brutal: bool
+
     def __init__(self, seat: int, table: Observation | None = None) -> None:
         self.seat = seat
         if table is not None:  # share every list with another seat's view
