@@ -14,6 +14,7 @@ from flip7.policies import vengeance
 from flip7.policies.base import Policy, bust_risk, points
 
 _TIMES2 = int(Card.TIMES2)
+_CLASSIC_END = int(Card.SECOND_CHANCE) + 1
 
 
 def hit_value(obs: Observation, p: int, counting: bool) -> tuple[float, int]:
@@ -40,7 +41,7 @@ def hit_value(obs: Observation, p: int, counting: bool) -> tuple[float, int]:
             if seventh:
                 v += obs.bonus
             acc += u * v
-    for c in range(14, len(deck)):
+    for c in range(14, _CLASSIC_END):  # a classic deck holds no Vengeance cards
         u = deck[c] - vis[c] - (dis[c] if counting else 0)
         if u <= 0:
             continue
