@@ -8,6 +8,7 @@ first dealer seat 0. So rows never depend on shard size, worker count or cluster
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -57,77 +58,132 @@ def game_seed(root_seed: int, pair: int, index: int) -> int:
 
 
 def simulate_shard(task: ShardTask) -> dict[str, pa.Table]:
-    """Play the shard's games; return the `events`, `rounds` and `games` tables."""
+    """Play the shard's games; return the `events`, `rounds` and `games` tables.
+
+    The loop only plays games and appends each result's buffers to flat lists; every row of the
+    three tables is then built with numpy in one pass (no per-row Python work), which keeps the
+    cost of the tables small next to the engine's.
+    """
     ruleset = parse_ruleset(task.ruleset)
     base = parse_policies(list(task.lineup))
     n = task.n_players
-    flat: list[int] = []
-    ev_counts: list[int] = []
-    r_cols: dict[str, list[int]] = {
-        k: [] for k in ("game", "round", "seat", "dealer", "score", "total", "status")
-    }
-    r_policy: list[str] = []
-    r_flip7: list[bool] = []
-    g_cols: dict[str, list[int]] = {
-        k: [] for k in ("game", "seat", "cell_game", "seed", "rounds", "total", "rank", "events")
-    }
-    g_policy: list[str] = []
-    g_lineup: list[str] = []
-    g_winner: list[bool] = []
+    k = task.n_games
+    flat: list[int] = []  # every game's event buffer, concatenated
+    ev_counts: list[int] = []  # events per game
+    n_rounds: list[int] = []  # rounds per game
+    r_scores: list[int] = []  # [round][seat] of every game, flattened
+    r_status: list[int] = []  # likewise
+    r_dealer: list[int] = []  # per round
+    r_flip7: list[int] = []  # per round: the Flip 7 seat or -1
+    g_totals: list[int] = []  # [game][seat], flattened
+    g_winner: list[int] = []  # per game
     g_capped: list[bool] = []
+    seeds: list[int] = []
+    chain = itertools.chain.from_iterable
     for i in range(task.start, task.stop):
-        seats = rotated(base, i) if task.rotate else list(base)
-        specs = [p.spec for p in seats]
+        seats = rotated(base, i) if task.rotate else base
         seed = game_seed(task.root_seed, task.pair, i)
-        game_id = task.game_offset + i
         result = Engine(ruleset, seats, seed, capture=task.capture_events).run()
-        n_ev = len(result.events) // WIDTH
         flat += result.events
-        ev_counts.append(n_ev)
-        totals = [0] * n
-        for r, scores in enumerate(result.round_scores, 1):
-            status = result.round_status[r - 1]
-            f7 = result.round_flip7[r - 1]
-            dealer = result.round_dealers[r - 1]
-            for s in range(n):
-                totals[s] += scores[s]
-                r_cols["game"].append(game_id)
-                r_cols["round"].append(r)
-                r_cols["seat"].append(s)
-                r_cols["dealer"].append(dealer)
-                r_cols["score"].append(scores[s])
-                r_cols["total"].append(totals[s])
-                r_cols["status"].append(status[s])
-                r_policy.append(specs[s])
-                r_flip7.append(f7 == s)
-        lineup = ",".join(specs)
-        for s in range(n):
-            better = sum(1 for t in result.totals if t > result.totals[s])
-            g_cols["game"].append(game_id)
-            g_cols["seat"].append(s)
-            g_cols["cell_game"].append(i)
-            g_cols["seed"].append(seed)
-            g_cols["rounds"].append(result.rounds)
-            g_cols["total"].append(result.totals[s])
-            g_cols["rank"].append(better + 1)
-            g_cols["events"].append(n_ev)
-            g_policy.append(specs[s])
-            g_lineup.append(lineup)
-            g_winner.append(result.winner == s)
-            g_capped.append(result.capped)
+        ev_counts.append(len(result.events) // WIDTH)
+        n_rounds.append(result.rounds)
+        r_scores += chain(result.round_scores)
+        r_status += chain(result.round_status)
+        r_dealer += result.round_dealers
+        r_flip7 += result.round_flip7
+        g_totals += result.totals
+        g_winner.append(result.winner)
+        g_capped.append(result.capped)
+        seeds.append(seed)
+
+    game_ids = np.arange(
+        task.game_offset + task.start, task.game_offset + task.stop, dtype=np.int64
+    )
+    rounds_arr = np.asarray(n_rounds, dtype=np.int64)
+    seat_of_row = np.tile(np.arange(n, dtype=np.int8), k)
+    # Seat s of game i holds base policy (s - i) mod n when seats rotate (flip7.simulate.rotated).
+    shift = (
+        np.arange(task.start, task.stop, dtype=np.int64) % n
+        if task.rotate
+        else np.zeros(k, np.int64)
+    )
+    specs = [p.spec for p in base]
+    policy_names, base_to_name = np.unique(np.asarray(specs, dtype=object), return_inverse=True)
+    names = [str(s) for s in policy_names]
+
+    # games: one row per (game, seat).
+    g_base = (np.tile(np.arange(n), k) - np.repeat(shift, n)) % n
+    totals = np.asarray(g_totals, dtype=np.int32).reshape(k, n)
+    rank = (totals[:, None, :] > totals[:, :, None]).sum(axis=2) + 1  # ties share the better rank
+    lineups = {r: ",".join(specs[(s - r) % n] for s in range(n)) for r in set(shift.tolist())}
+    lineup_keys = sorted(lineups)
+    lineup_idx = np.searchsorted(np.asarray(lineup_keys, dtype=np.int64), shift)
+    games = _games_table(
+        task,
+        {
+            "game": np.repeat(game_ids, n),
+            "seat": seat_of_row,
+            "policy": _dict(base_to_name[g_base], names),
+            "cell_game": np.repeat(np.arange(task.start, task.stop, dtype=np.int32), n),
+            "lineup": _dict(np.repeat(lineup_idx, n), [lineups[r] for r in lineup_keys]),
+            "seed": np.repeat(np.asarray(seeds, dtype=np.int64), n),
+            "rounds": np.repeat(rounds_arr.astype(np.int16), n),
+            "total": totals.reshape(-1),
+            "rank": rank.reshape(-1).astype(np.int8),
+            "winner": seat_of_row == np.repeat(np.asarray(g_winner, dtype=np.int8), n),
+            "capped": np.repeat(np.asarray(g_capped, dtype=np.bool_), n),
+            "events": np.repeat(np.asarray(ev_counts, dtype=np.int32), n),
+        },
+    )
+
+    # rounds: one row per (game, round, seat), in that order.
+    total_rounds = int(rounds_arr.sum())
+    game_of_round = np.repeat(np.arange(k), rounds_arr)
+    first_round = np.cumsum(rounds_arr) - rounds_arr  # index of each game's first round
+    round_no = np.arange(total_rounds, dtype=np.int64) - first_round[game_of_round] + 1
+    scores = np.asarray(r_scores, dtype=np.int32).reshape(total_rounds, n)
+    running = np.cumsum(scores, axis=0)  # game totals: a cumulative sum restarted per game
+    before = np.zeros((k, n), dtype=np.int32)
+    starts = first_round[rounds_arr > 0]
+    before[rounds_arr > 0] = running[starts] - scores[starts]
+    game_totals = running - before[game_of_round]
+    status = np.asarray(r_status, dtype=np.int8)
+    r_seat = np.tile(np.arange(n, dtype=np.int8), total_rounds)
+    r_base = (r_seat - np.repeat(shift[game_of_round], n)) % n
+    rounds = _rounds_table(
+        task.shard,
+        {
+            "game": np.repeat(game_ids[game_of_round], n),
+            "round": np.repeat(round_no.astype(np.int16), n),
+            "seat": r_seat,
+            "policy": _dict(base_to_name[r_base], names),
+            "dealer": np.repeat(np.asarray(r_dealer, dtype=np.int8), n),
+            "score": scores.reshape(-1).astype(np.int16),
+            "total": game_totals.reshape(-1),
+            "busted": status == BUSTED,
+            "flip7": r_seat == np.repeat(np.asarray(r_flip7, dtype=np.int8), n),
+            "status": status,
+        },
+    )
     return {
         "events": events_table(task.shard, flat, ev_counts, task.game_offset + task.start),
-        "rounds": _rounds_table(task.shard, r_cols, r_policy, r_flip7),
-        "games": _games_table(task, g_cols, g_policy, g_lineup, g_winner, g_capped),
+        "rounds": rounds,
+        "games": games,
     }
 
 
 def events_table(
-    shard: int, flat: Sequence[int], counts: Sequence[int], first_game: int
+    shard: int, flat: Sequence[int] | np.ndarray, counts: Sequence[int], first_game: int
 ) -> pa.Table:
     """Flat event buffers of consecutive games -> the `events` table (vectorised, no per-row
-    Python objects): game ids, per-game sequence numbers and round numbers are derived."""
-    arr = np.asarray(flat, dtype=np.int16).reshape(-1, WIDTH)
+    Python objects): game ids, per-game sequence numbers and round numbers are derived.
+    `flat` may be a list of ints (the reference engine's buffers) or an integer array."""
+    if isinstance(flat, np.ndarray):
+        arr = flat.astype(np.int16, copy=False).reshape(-1, WIDTH)
+    else:
+        # The fastest list -> array path measured here (about 14 ns per int, a fifth of the
+        # pipeline's overhead over the engine).
+        arr = np.fromiter(flat, dtype=np.int16, count=len(flat)).reshape(-1, WIDTH)
     counts_arr = np.asarray(counts, dtype=np.int64)
     total = int(counts_arr.sum())
     games = np.repeat(np.arange(first_game, first_game + len(counts), dtype=np.int64), counts_arr)
@@ -157,70 +213,42 @@ def events_table(
     )
 
 
-def _dict_array(values: list[str]) -> pa.Array:
-    return (
-        pa.array(values, type=pa.string())
-        .dictionary_encode()
-        .cast(pa.dictionary(pa.int32(), pa.string()))
+def _dict(indices: np.ndarray, names: list[str]) -> pa.DictionaryArray:
+    """A dictionary-encoded string column from int indices into `names`."""
+    return pa.DictionaryArray.from_arrays(
+        pa.array(indices.astype(np.int32)), pa.array(names, type=pa.string())
     )
 
 
-def _rounds_table(
-    shard: int, cols: dict[str, list[int]], policy: list[str], flip7: list[bool]
-) -> pa.Table:
-    n = len(policy)
-    status = np.asarray(cols["status"], dtype=np.int8)
-    return pa.table(
-        {
-            "shard": pa.array(np.full(n, shard, dtype=np.int32)),
-            "game": pa.array(np.asarray(cols["game"], dtype=np.int64)),
-            "round": pa.array(np.asarray(cols["round"], dtype=np.int16)),
-            "seat": pa.array(np.asarray(cols["seat"], dtype=np.int8)),
-            "policy": _dict_array(policy),
-            "dealer": pa.array(np.asarray(cols["dealer"], dtype=np.int8)),
-            "score": pa.array(np.asarray(cols["score"], dtype=np.int16)),
-            "total": pa.array(np.asarray(cols["total"], dtype=np.int32)),
-            "busted": pa.array(status == BUSTED),
-            "flip7": pa.array(flip7, type=pa.bool_()),
-            "status": pa.array(status),
-        },
-        schema=ROUNDS,
-    )
+def _const(value: str, n: int) -> pa.DictionaryArray:
+    return _dict(np.zeros(n, dtype=np.int32), [value])
 
 
-def _games_table(
-    task: ShardTask,
-    cols: dict[str, list[int]],
-    policy: list[str],
-    lineup: list[str],
-    winner: list[bool],
-    capped: list[bool],
-) -> pa.Table:
-    n = len(policy)
+def _rounds_table(shard: int, cols: dict[str, np.ndarray | pa.Array]) -> pa.Table:
+    n = len(cols["game"])
+    return pa.table({"shard": pa.array(np.full(n, shard, dtype=np.int32)), **cols}, schema=ROUNDS)
 
-    def const(value: str) -> pa.Array:
-        return _dict_array([value] * n)
 
-    return pa.table(
-        {
-            "shard": pa.array(np.full(n, task.shard, dtype=np.int32)),
-            "game": pa.array(np.asarray(cols["game"], dtype=np.int64)),
-            "seat": pa.array(np.asarray(cols["seat"], dtype=np.int8)),
-            "policy": _dict_array(policy),
-            "cell": pa.array(np.full(n, task.cell, dtype=np.int32)),
-            "cell_game": pa.array(np.asarray(cols["cell_game"], dtype=np.int32)),
-            "pair": pa.array(np.full(n, task.pair, dtype=np.int32)),
-            "lineup": _dict_array(lineup),
-            "ruleset": const(task.ruleset),
-            "variant": const(task.variant),
-            "seed": pa.array(np.asarray(cols["seed"], dtype=np.int64)),
-            "first_dealer": pa.array(np.zeros(n, dtype=np.int8)),
-            "rounds": pa.array(np.asarray(cols["rounds"], dtype=np.int16)),
-            "total": pa.array(np.asarray(cols["total"], dtype=np.int32)),
-            "rank": pa.array(np.asarray(cols["rank"], dtype=np.int8)),
-            "winner": pa.array(winner, type=pa.bool_()),
-            "capped": pa.array(capped, type=pa.bool_()),
-            "events": pa.array(np.asarray(cols["events"], dtype=np.int32)),
-        },
-        schema=GAMES,
-    )
+def _games_table(task: ShardTask, cols: dict[str, np.ndarray | pa.Array]) -> pa.Table:
+    n = len(cols["game"])
+    order = {
+        "shard": np.full(n, task.shard, dtype=np.int32),
+        "game": cols["game"],
+        "seat": cols["seat"],
+        "policy": cols["policy"],
+        "cell": np.full(n, task.cell, dtype=np.int32),
+        "cell_game": cols["cell_game"],
+        "pair": np.full(n, task.pair, dtype=np.int32),
+        "lineup": cols["lineup"],
+        "ruleset": _const(task.ruleset, n),
+        "variant": _const(task.variant, n),
+        "seed": cols["seed"],
+        "first_dealer": np.zeros(n, dtype=np.int8),
+        "rounds": cols["rounds"],
+        "total": cols["total"],
+        "rank": cols["rank"],
+        "winner": cols["winner"],
+        "capped": cols["capped"],
+        "events": cols["events"],
+    }
+    return pa.table(order, schema=GAMES)

@@ -1,0 +1,246 @@
+"""`flip7 tournament run|status|list` and `flip7 replay`, registered through `flip7.commands`."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from pipeline.lake import Lake, default_root, normalize_root
+from pipeline.plan import make_plan
+from pipeline.replay import compare, describe_event, load_logged_game, resimulate
+from pipeline.run import DEFAULT_RETRIES, run_tournament
+from pipeline.spec import load_spec
+from pipeline.summary import format_summary, read_games, summarize
+
+if TYPE_CHECKING:
+    from flip7.cli import Output
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from flip7.cli import add_output_options
+
+    p = sub.add_parser("tournament", help="run tournaments on Ray; list and inspect runs")
+    tsub = p.add_subparsers(dest="tournament_command", metavar="ACTION", required=True)
+
+    r = tsub.add_parser("run", help="run a tournament spec (TOML) on a local Ray or a cluster")
+    r.add_argument("spec", metavar="SPEC", help="the tournament spec, e.g. experiments/demo.toml")
+    r.add_argument(
+        "--address",
+        help="join an existing Ray cluster: auto, HOST:PORT or ray://HOST:PORT "
+        "(default: start a local Ray just for this run)",
+    )
+    r.add_argument(
+        "--out",
+        metavar="URI",
+        help="data root: a directory or any pyarrow filesystem URI such as s3://bucket/prefix "
+        "(default: the spec's `out`, else $FLIP7_DATA, else ./data)",
+    )
+    r.add_argument("--resume", action="store_true", help="finish a run: only missing shards run")
+    r.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="multiply games per cell by F for a quick look (the run is then named NAME-xF)",
+    )
+    r.add_argument(
+        "--num-cpus",
+        type=int,
+        metavar="N",
+        help="CPUs for the local Ray (default: all); on a cluster, at most N tasks at a time",
+    )
+    r.add_argument("--run", metavar="NAME", help="run name (default: the spec's name)")
+    r.add_argument(
+        "--overwrite", action="store_true", help="delete an existing run of this name first"
+    )
+    r.add_argument(
+        "--retries",
+        type=int,
+        default=DEFAULT_RETRIES,
+        metavar="N",
+        help=f"retries per shard after a worker dies or an I/O error (default {DEFAULT_RETRIES})",
+    )
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_output_options(r)
+    r.set_defaults(func=cmd_run)
+
+    s = tsub.add_parser("status", help="one run: its plan, progress, row counts and summary")
+    s.add_argument("run", metavar="RUN")
+    _data_option(s)
+    s.set_defaults(func=cmd_status, tee=False)
+
+    ls = tsub.add_parser("list", help="the runs in the data root")
+    _data_option(ls)
+    ls.set_defaults(func=cmd_list, tee=False)
+
+    rp = sub.add_parser(
+        "replay", help="re-simulate a logged game from its seed and compare it event by event"
+    )
+    rp.add_argument("run", metavar="RUN")
+    rp.add_argument("game", metavar="GAME", type=int, help="game id within the run")
+    _data_option(rp)
+    rp.set_defaults(func=cmd_replay, tee=False)
+
+
+def _data_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", metavar="URI", help="data root (default: $FLIP7_DATA, else ./data)")
+
+
+def cmd_run(args: argparse.Namespace, out: Output) -> int:
+    spec = load_spec(args.spec)  # every spec error surfaces here, before Ray starts
+    plan = make_plan(spec, run=args.run, scale=args.scale)
+    root = args.out or spec.out or default_root()
+    sizes = sorted({c.players for c in plan.cells})
+    out.print(
+        f"tournament {plan.run}: {len(plan.cells)} cells, {len(plan.shards)} shards, "
+        f"{plan.games:,} games at {', '.join(map(str, sizes))} players; ruleset {spec.ruleset}, "
+        f"variant {spec.variant}, seed {spec.seed}"
+        + (f", scale {args.scale:g}" if args.scale != 1.0 else "")
+    )
+    where = f"Ray at {args.address}" if args.address else "a local Ray"
+    out.print(f"writing to {normalize_root(root)} on {where}")
+    report = run_tournament(
+        plan,
+        root,
+        address=args.address,
+        num_cpus=args.num_cpus,
+        resume=args.resume,
+        overwrite=args.overwrite,
+        retries=args.retries,
+        progress=not args.no_progress,
+    )
+    if not report.ran and not report.failed:
+        out.print(f"run {plan.run} is already complete: nothing to do (--overwrite runs it again)")
+    else:
+        rate = report.games / report.seconds if report.seconds else 0.0
+        out.print(
+            f"ran {len(report.ran)} shards ({len(report.skipped)} already done): "
+            f"{report.games:,} games, {report.events:,} events in {report.seconds:.1f} s "
+            f"({rate:,.0f} games/s; Ray start {report.ray_seconds:.1f} s)"
+        )
+    lake = Lake.open(root)
+    manifest = lake.load_manifest(plan.run)
+    out.print("")
+    for line in format_summary(summarize(read_games(lake, manifest))):
+        out.print(line)
+    if report.failed:
+        first = min(report.failed)
+        out.print("")
+        out.print(
+            f"FAILED: {len(report.failed)} shard(s); shard {first}: {report.failed[first]}. "
+            f"Fix the cause, then: flip7 tournament run {args.spec} --resume"
+            + _resume_flags(args, plan.run)
+        )
+        return 1
+    out.print("")
+    for line in next_steps(plan.run, root):
+        out.print(line)
+    return 0
+
+
+def _resume_flags(args: argparse.Namespace, run: str) -> str:
+    flags = ""
+    if args.out:
+        flags += f" --out {args.out}"
+    if args.scale != 1.0:
+        flags += f" --scale {args.scale:g}"
+    if args.run:
+        flags += f" --run {run}"
+    return flags
+
+
+def next_steps(run: str, root: str) -> list[str]:
+    """How to look at a finished run: SQL, the dashboard, one game."""
+    data = "" if normalize_root(root) == normalize_root(default_root()) else f" --data {root}"
+    games = f"{normalize_root(root)}/games/**/*.parquet"
+    return [
+        "Next:",
+        f"  flip7 sql{data}          # SQL over the lake (DuckDB); e.g.",
+        f'  flip7 sql{data} "SELECT players, policy, avg(winner::int) AS win_rate, count(*) AS n '
+        f"FROM read_parquet('{games}', hive_partitioning=true) WHERE run = '{run}' "
+        'GROUP BY ALL ORDER BY ALL"',
+        f"  flip7 dashboard{data}    # the dashboard (Streamlit, on 127.0.0.1)",
+        f"  flip7 watch --run {run} --game 0{data}    # one logged game, card by card",
+        f"  flip7 replay {run} 0{data}    # re-simulate it from its seed and compare",
+    ]
+
+
+def cmd_status(args: argparse.Namespace, out: Output) -> int:
+    lake = Lake.open(args.data or default_root())
+    m = lake.load_manifest(args.run)
+    shards = m["shards"]
+    done_games = sum(s["games"] for s in shards.values())
+    rows = {t: sum(s["rows"][t] for s in shards.values()) for t in ("events", "rounds", "games")}
+    secs = sum(s["seconds"] for s in shards.values())
+    out.print(
+        f"run {m['run']}: {m['status']}; created {m['created']}, updated {m.get('updated', '?')}"
+    )
+    out.print(
+        f"  ruleset {m['ruleset']}, variant {m['variant']}, seed {m['seed']}; schema "
+        f"v{m['schema_version']}, rules v{m['rules_version']}, package {m['package_version']}"
+    )
+    out.print(
+        f"  shards {len(shards)}/{m['planned_shards']}, games {done_games:,}/{m['planned_games']:,}; "
+        f"rows: events {rows['events']:,}, rounds {rows['rounds']:,}, games {rows['games']:,}; "
+        f"{secs:,.1f} task-seconds"
+    )
+    if m.get("error"):
+        out.print(f"  error: {m['error']}")
+    if m["status"] != "complete":
+        spec = f"{lake.run_dir(m['run'])}/spec.toml"
+        flags = f" --run {m['run']}" if m["run"] != m.get("name", m["run"]) else ""
+        if m.get("scale", 1.0) != 1.0:
+            flags += f" --scale {m['scale']:g}"
+        out.print(
+            "  (if no driver is running any more, finish it with: "
+            f"flip7 tournament run {spec} --resume --out {lake.uri}{flags})"
+        )
+    out.print("  cells:")
+    for c in m["cells"]:
+        out.print(
+            f"    {c['cell']:>3}  {c['players']:>2} players  pair {c['pair']:>3}  "
+            f"{c['games']:>9,} games from id {c['game_offset']:<9,} {','.join(c['lineup'])}"
+        )
+    out.print("")
+    for line in format_summary(summarize(read_games(lake, m))):
+        out.print(line)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, out: Output) -> int:
+    lake = Lake.open(args.data or default_root())
+    runs = lake.runs()
+    if not runs:
+        out.print(f"no runs under {lake.uri}")
+        return 0
+    out.print(f"runs under {lake.uri}:")
+    out.print(f"{'run':<28}{'status':<10}{'shards':>12}{'games':>22}  created")
+    for name in runs:
+        m: dict[str, Any] = lake.load_manifest(name)
+        done = sum(s["games"] for s in m["shards"].values())
+        out.print(
+            f"{name:<28}{m['status']:<10}{len(m['shards']):>6}/{m['planned_shards']:<5}"
+            f"{done:>11,}/{m['planned_games']:<10,}  {m['created']}"
+        )
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace, out: Output) -> int:
+    game = load_logged_game(args.run, args.game, args.data)
+    replayed = resimulate(game)
+    result = compare(game["events"], replayed)
+    names = [f"P{s}:{spec}" for s, spec in enumerate(game["policies"])]
+    head = (
+        f"run {args.run}, game {args.game} (shard {game['shard']}, seed {game['seed']}, "
+        f"ruleset {game['ruleset']}, seats {', '.join(game['policies'])})"
+    )
+    if result.equal:
+        out.print(f"{head}: replay matches the log, all {result.logged} events")
+        return 0
+    i = result.first_difference
+    assert i is not None
+    out.print(f"{head}: replay DIFFERS from the log at event {i}")
+    out.print(f"  logged:   {describe_event(game['events'], i, names)}")
+    out.print(f"  replayed: {describe_event(replayed, i, names)}")
+    out.print(f"  ({result.logged} events logged, {result.replayed} replayed)")
+    return 1

@@ -1,0 +1,105 @@
+"""The plan: a spec expanded into cells (field size x line-up) and cells cut into shards.
+
+Cells are numbered in spec order (line-ups, then their field sizes). Game ids are unique within a
+run: cell game_offset + index in the cell. A cell's `pair` is the cell number of the first cell
+of its common-random-number group (its own number when unpaired), so game i of every cell in a
+group gets the same seed, `derive_seed(root_seed, pair, i)`. Shards are contiguous game ranges of
+one cell, numbered in cell order; the rows a game produces never depend on how it is sharded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pipeline.shard import ShardTask
+from pipeline.spec import Spec
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One field size x line-up, as the manifest records it."""
+
+    cell: int
+    players: int
+    lineup: tuple[str, ...]
+    pair: int
+    games: int
+    game_offset: int
+    label: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cell": self.cell,
+            "players": self.players,
+            "lineup": list(self.lineup),
+            "pair": self.pair,
+            "games": self.games,
+            "game_offset": self.game_offset,
+            "label": self.label,
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a run will do; `shards[i].shard == i`."""
+
+    run: str
+    spec: Spec
+    scale: float
+    cells: tuple[Cell, ...]
+    shards: tuple[ShardTask, ...]
+
+    @property
+    def games(self) -> int:
+        return sum(c.games for c in self.cells)
+
+
+def scaled_games(games: int, scale: float) -> int:
+    """Games per cell under --scale (at least one game)."""
+    return max(1, round(games * scale))
+
+
+def default_run_name(spec: Spec, scale: float = 1.0) -> str:
+    """The spec's name, with `-x<scale>` when scaled, so a quick look never clobbers the real run."""
+    return spec.name if scale == 1.0 else f"{spec.name}-x{scale:g}"
+
+
+def make_plan(spec: Spec, *, run: str | None = None, scale: float = 1.0) -> Plan:
+    """Expand the spec into cells and shards (pure; no I/O)."""
+    if not scale > 0:
+        raise ValueError(f"--scale must be > 0, got {scale}")
+    run = run or default_run_name(spec, scale)
+    cells: list[Cell] = []
+    pair_of: dict[tuple[str, int], int] = {}
+    offset = 0
+    for lu in spec.lineups:
+        games = scaled_games(lu.games, scale)
+        for layout in lu.layouts:
+            n = len(layout)
+            number = len(cells)
+            pair = number
+            if lu.pair is not None:
+                pair = pair_of.setdefault((lu.pair, n), number)
+            cells.append(Cell(number, n, layout, pair, games, offset, lu.label))
+            offset += games
+    shards: list[ShardTask] = []
+    for c in cells:
+        for start in range(0, c.games, spec.shard_size):
+            shards.append(
+                ShardTask(
+                    run=run,
+                    shard=len(shards),
+                    cell=c.cell,
+                    pair=c.pair,
+                    lineup=c.lineup,
+                    ruleset=spec.ruleset,
+                    variant=spec.variant,
+                    root_seed=spec.seed,
+                    rotate=spec.rotate,
+                    game_offset=c.game_offset,
+                    start=start,
+                    stop=min(start + spec.shard_size, c.games),
+                )
+            )
+    return Plan(run, spec, scale, tuple(cells), tuple(shards))

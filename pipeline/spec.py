@@ -1,0 +1,324 @@
+"""The tournament spec: a TOML file, parsed and fully validated before anything launches.
+
+A spec names the run, its seed, ruleset and variant, and a list of line-ups. A line-up is either
+an explicit seat list (`seats = ["ev", "ev", "bust:0.25"]`, field size = its length) or an equal
+mix of policies expanded to one or more field sizes (`mix = ["ev", "bust:0.25"]`,
+`players = [2, 4, 6]`: seat s plays mix[s % len(mix)]). Line-ups that share a `pair` label are
+played on common random numbers: at each field size, game i of every such line-up gets the same
+seed, hence the same shuffles. Every error names the field (`lineups[1].mix[0]`) and what would
+be valid; `load_spec` raises ValueError (or FileNotFoundError) and never starts Ray.
+
+See docs/pipeline.md for the full format.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flip7.policies import PolicySpecError, parse_policy
+from flip7.rules import parse_ruleset
+
+#: The card-game variants a tournament can play. Only the classic 94-card game exists today; the
+#: "With a Vengeance" variant (issue 7) adds its name here once the engine can play it, and
+#: `pipeline.shard` passes the variant on to the engine.
+VARIANTS: tuple[str, ...] = ("classic",)
+
+MIN_PLAYERS = 2
+#: One classic deck serves up to 18 players (flip7.rules.Ruleset.players_per_deck).
+MAX_PLAYERS = 18
+#: Event values (e.g. a winner's total) are stored as int16: keep targets far below 32767.
+MAX_TARGET = 10_000
+MAX_GAMES = 2**31 - 1  # cell_game is an int32 column
+DEFAULT_SHARD_SIZE = 1000
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_TOP_KEYS = {
+    "name": "run name (letters, digits, '.', '_' or '-')",
+    "description": "free text",
+    "seed": "root seed, an integer >= 0",
+    "ruleset": "a ruleset spec such as '3.1' or '3.1(target=150)'",
+    "variant": f"one of {', '.join(VARIANTS)}",
+    "games": "games per cell (default for every line-up)",
+    "players": "default field sizes for mix line-ups",
+    "rotate": "rotate seats game by game (true/false)",
+    "shard_size": "games per shard (one Ray task)",
+    "out": "output location (a directory or any pyarrow filesystem URI)",
+    "lineups": "the line-ups, as [[lineups]] tables",
+}
+_LINEUP_KEYS = {
+    "name": "a label for the line-up",
+    "seats": "explicit policies, one per seat",
+    "mix": "policies in an equal mix, expanded to each field size",
+    "players": "field sizes (with mix; with seats it must equal the seat count)",
+    "games": "games per cell for this line-up",
+    "pair": "a label: line-ups with the same label share shuffles (common random numbers)",
+}
+
+
+@dataclass(frozen=True)
+class LineupSpec:
+    """One [[lineups]] entry, validated. `seats` lists the seat layout per field size."""
+
+    label: str
+    layouts: tuple[tuple[str, ...], ...]  # one seat list per field size
+    games: int
+    pair: str | None
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A validated tournament spec. `text` is the file as given (saved next to the manifest)."""
+
+    name: str
+    seed: int
+    ruleset: str  # canonical ruleset spec
+    variant: str
+    rotate: bool
+    shard_size: int
+    out: str | None
+    lineups: tuple[LineupSpec, ...]
+    description: str = ""
+    text: str = ""
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a spec file; errors start with the file name."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"tournament spec {str(path)!r} not found")
+    text = path.read_text(encoding="utf-8")
+    try:
+        return parse_spec(text)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def parse_spec(text: str) -> Spec:
+    """Parse and validate spec text (TOML)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"not valid TOML: {exc}") from None
+    _check_keys(data, _TOP_KEYS, "")
+    name = _get(data, "name", str, "")
+    if not _NAME.match(name):
+        raise ValueError(
+            f"name: {name!r} is not a valid run name; use 1-64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    seed = _get(data, "seed", int, "")
+    if not 0 <= seed < 2**63:
+        raise ValueError(f"seed: must be an integer in [0, 2**63), got {seed}")
+    ruleset_text = _get(data, "ruleset", str, "", "3.1")
+    try:
+        ruleset = parse_ruleset(ruleset_text)
+    except ValueError as exc:
+        raise ValueError(f"ruleset: {exc}") from None
+    if ruleset.target > MAX_TARGET:
+        raise ValueError(
+            f"ruleset: target {ruleset.target} is too large for the event log (int16 values); "
+            f"use a target <= {MAX_TARGET}"
+        )
+    variant = _get(data, "variant", str, "", "classic")
+    if variant not in VARIANTS:
+        raise ValueError(f"variant: unknown variant {variant!r}; valid: {', '.join(VARIANTS)}")
+    rotate = _get(data, "rotate", bool, "", True)
+    shard_size = _get(data, "shard_size", int, "", DEFAULT_SHARD_SIZE)
+    if shard_size < 1:
+        raise ValueError(f"shard_size: must be >= 1, got {shard_size}")
+    out = _get(data, "out", str, "", None)
+    description = _get(data, "description", str, "", "")
+    default_games = _get(data, "games", int, "", None)
+    default_players = _players(data.get("players"), "players") if "players" in data else None
+    raw = data.get("lineups")
+    if not isinstance(raw, list) or not raw or not all(isinstance(x, dict) for x in raw):
+        raise ValueError(
+            "lineups: missing; add one or more [[lineups]] tables, each with "
+            "seats = [...] (one policy per seat) or mix = [...] with players = [...]"
+        )
+    lineups = tuple(
+        _lineup(item, f"lineups[{i}]", default_games, default_players) for i, item in enumerate(raw)
+    )
+    _check_pairs(lineups)
+    return Spec(
+        name=name,
+        seed=seed,
+        ruleset=ruleset.spec,
+        variant=variant,
+        rotate=rotate,
+        shard_size=shard_size,
+        out=out,
+        lineups=lineups,
+        description=description,
+        text=text,
+    )
+
+
+def _check_keys(data: dict[str, Any], valid: dict[str, str], where: str) -> None:
+    for key in data:
+        if key not in valid:
+            close = difflib.get_close_matches(key, list(valid), n=1)
+            guess = f" (did you mean {close[0]}?)" if close else ""
+            raise ValueError(
+                f"{where}{key}: unknown field{guess}; valid fields: {', '.join(valid)}"
+            )
+
+
+_MISSING = object()
+
+
+def _get(data: dict[str, Any], key: str, kind: type, where: str, default: Any = _MISSING) -> Any:
+    """data[key] checked against `kind` (bool is not an int here); default if absent."""
+    if key not in data:
+        if default is _MISSING:
+            raise ValueError(f"{where}{key}: missing; expected {_what(kind, key, where)}")
+        return default
+    value = data[key]
+    ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    if not ok:
+        raise ValueError(
+            f"{where}{key}: expected {_what(kind, key, where)}, got {type(value).__name__} {value!r}"
+        )
+    return value
+
+
+def _what(kind: type, key: str, where: str) -> str:
+    table = _LINEUP_KEYS if where else _TOP_KEYS
+    names = {int: "an integer", str: "a string", bool: "true or false", list: "a list"}
+    desc = table.get(key)
+    return names.get(kind, kind.__name__) + (f": {desc}" if desc else "")
+
+
+def _players(value: Any, where: str) -> tuple[int, ...]:
+    """A field size or a list of them, each within [MIN_PLAYERS, MAX_PLAYERS]."""
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise ValueError(f"{where}: empty; give one or more field sizes, e.g. [2, 4, 6]")
+    sizes: list[int] = []
+    for n in items:
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise ValueError(f"{where}: field sizes must be integers, got {n!r}")
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ValueError(
+                f"{where}: impossible field size {n}; valid: {MIN_PLAYERS} to {MAX_PLAYERS} players"
+            )
+        if n in sizes:
+            raise ValueError(f"{where}: field size {n} is listed twice")
+        sizes.append(n)
+    return tuple(sizes)
+
+
+def _policy_list(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise ValueError(
+            f"{where}: expected a non-empty list of policy specs, e.g. ['ev', 'bust:0.25']"
+        )
+    specs: list[str] = []
+    for j, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ValueError(f"{where}[{j}]: expected a policy spec string, got {item!r}")
+        specs.append(check_policy(item, f"{where}[{j}]"))
+    return tuple(specs)
+
+
+def check_policy(spec: str, where: str) -> str:
+    """The policy's canonical spec, or a ValueError naming `where` and what is valid."""
+    try:
+        policy = parse_policy(spec)
+    except PolicySpecError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    if policy.spec.split(":")[0] == "human":
+        raise ValueError(
+            f"{where}: policy 'human' needs a person at the terminal and cannot play a tournament; "
+            "see `flip7 rules` for the others"
+        )
+    return policy.spec
+
+
+def _lineup(
+    item: dict[str, Any],
+    where: str,
+    default_games: int | None,
+    default_players: tuple[int, ...] | None,
+) -> LineupSpec:
+    prefix = f"{where}."
+    _check_keys(item, _LINEUP_KEYS, prefix)
+    has_seats, has_mix = "seats" in item, "mix" in item
+    if has_seats == has_mix:
+        raise ValueError(
+            f"{where}: give exactly one of seats = [...] (one policy per seat) or "
+            "mix = [...] (an equal mix, with players = [...])"
+        )
+    if has_seats:
+        seats = _policy_list(item["seats"], f"{prefix}seats")
+        if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
+            raise ValueError(
+                f"{prefix}seats: impossible field size {len(seats)}; "
+                f"valid: {MIN_PLAYERS} to {MAX_PLAYERS} seats"
+            )
+        if "players" in item and _players(item["players"], f"{prefix}players") != (len(seats),):
+            raise ValueError(
+                f"{prefix}players: {item['players']!r} does not match the {len(seats)} seats listed; "
+                "drop players or use mix = [...] to expand to several field sizes"
+            )
+        layouts: tuple[tuple[str, ...], ...] = (seats,)
+        label = _get(item, "name", str, prefix, ",".join(seats))
+    else:
+        mix = _policy_list(item["mix"], f"{prefix}mix")
+        if "players" in item:
+            sizes = _players(item["players"], f"{prefix}players")
+        elif default_players is not None:
+            sizes = default_players
+        else:
+            raise ValueError(
+                f"{prefix}players: missing; a mix needs field sizes, e.g. players = [2, 4, 6] "
+                "(here or at the top level)"
+            )
+        k = len(mix)
+        for n in sizes:
+            if n % k:
+                valid = [m for m in range(MIN_PLAYERS, MAX_PLAYERS + 1) if m % k == 0]
+                raise ValueError(
+                    f"{prefix}players: {n} players cannot seat an equal mix of {k} policies "
+                    f"({', '.join(mix)}); valid field sizes for this mix: "
+                    f"{', '.join(map(str, valid)) or 'none (too many policies)'}"
+                )
+        layouts = tuple(tuple(mix[s % k] for s in range(n)) for n in sizes)
+        label = _get(item, "name", str, prefix, "mix " + ",".join(mix))
+    games = _get(item, "games", int, prefix, default_games)
+    if games is None:
+        raise ValueError(f"{prefix}games: missing; set games = N here or at the top level")
+    if not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"{prefix}games: must be in 1..{MAX_GAMES}, got {games}")
+    pair = _get(item, "pair", str, prefix, None)
+    if pair is not None and not pair:
+        raise ValueError(f"{prefix}pair: must be a non-empty label")
+    return LineupSpec(label, layouts, games, pair)
+
+
+def _check_pairs(lineups: tuple[LineupSpec, ...]) -> None:
+    """At each field size, a pair label must group two or more line-ups with equal games."""
+    groups: dict[tuple[str, int], list[int]] = {}
+    for i, lu in enumerate(lineups):
+        if lu.pair is not None:
+            for layout in lu.layouts:
+                groups.setdefault((lu.pair, len(layout)), []).append(i)
+    for (label, n), members in groups.items():
+        if len(members) < 2:
+            raise ValueError(
+                f"lineups[{members[0]}].pair: pair {label!r} has no other line-up at {n} players; "
+                "common random numbers compare two or more line-ups of one field size that "
+                "share a pair label"
+            )
+        first = lineups[members[0]]
+        for j in members[1:]:
+            if lineups[j].games != first.games:
+                raise ValueError(
+                    f"lineups[{j}].games: pair {label!r} needs equal games in every line-up "
+                    f"({first.games} in lineups[{members[0]}], {lineups[j].games} here)"
+                )

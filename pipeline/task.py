@@ -1,0 +1,69 @@
+"""One shard, end to end: simulate its games and write its three Parquet files.
+
+`run_shard` is what a Ray task runs (pipeline.run) and what the process-pool scaling benchmark
+runs (benchmarks/scaling.py), so both measure the same work. It imports no Ray.
+
+Fault injection for tests (`FLIP7_FAULT`, read by the driver and passed to every task):
+- `kill:SHARD:MARKER`: the worker running SHARD dies (os._exit) after committing its events file
+  and before the other two, once: MARKER (a file path) records that it happened.
+- `delay:SECONDS`: every shard sleeps first, so that a test can interrupt a run midway.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from pipeline.lake import TABLE_ORDER, WRITE_OPTIONS, Lake
+from pipeline.shard import ShardTask, simulate_shard
+
+FAULT_ENV = "FLIP7_FAULT"
+
+
+def run_shard(task: ShardTask, root: str, fault: str | None = None) -> dict[str, Any]:
+    """Simulate and write one shard; return its row counts, seconds and where it ran."""
+    t0 = time.perf_counter()
+    kill_after_events = _apply_fault(fault, task.shard)
+    lake = Lake.open(root)
+    tables = simulate_shard(task)
+    for name in TABLE_ORDER:
+        path = lake.shard_path(name, task.run, task.n_players, task.shard)
+        lake.write_parquet(path, tables[name], WRITE_OPTIONS[name])
+        if kill_after_events and name == "events":
+            os._exit(17)  # a worker crash mid-shard: events committed, rounds and games not
+    return {
+        "shard": task.shard,
+        "rows": {name: tables[name].num_rows for name in TABLE_ORDER},
+        "seconds": round(time.perf_counter() - t0, 4),
+        "node": _node_id(),
+    }
+
+
+def _apply_fault(fault: str | None, shard: int) -> bool:
+    """Sleep for `delay:`; True when this attempt of `shard` must die mid-write (`kill:`)."""
+    if not fault:
+        return False
+    kind, _, rest = fault.partition(":")
+    if kind == "delay":
+        time.sleep(float(rest))
+        return False
+    if kind == "kill":
+        target, _, marker = rest.partition(":")
+        if int(target) == shard and marker and not os.path.exists(marker):
+            with open(marker, "w") as f:
+                f.write(f"killed shard {shard} in pid {os.getpid()}\n")
+            return True
+        return False
+    raise ValueError(f"{FAULT_ENV}={fault!r}: expected kill:SHARD:MARKER or delay:SECONDS")
+
+
+def _node_id() -> str:
+    """The Ray node this runs on ('' outside Ray), without importing Ray when it is absent."""
+    import sys
+
+    ray = sys.modules.get("ray")
+    if ray is None or not ray.is_initialized():
+        return ""
+    node: str = ray.get_runtime_context().get_node_id()
+    return node

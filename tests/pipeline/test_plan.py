@@ -1,0 +1,61 @@
+"""The plan: cells, game ids, common-random-number pairs and shards, without Ray."""
+
+from __future__ import annotations
+
+from pipeline.plan import make_plan
+from pipeline.spec import parse_spec
+from tests.pipeline.helpers import small_plan
+
+
+def test_game_ids_are_contiguous_and_unique() -> None:
+    """Cell i's games take ids [game_offset, game_offset + games), one block after another."""
+    plan = small_plan()
+    offset = 0
+    for cell in plan.cells:
+        assert cell.game_offset == offset
+        offset += cell.games
+    assert plan.games == offset == 480
+
+
+def test_shards_cover_each_cell_exactly_once() -> None:
+    """Shards are numbered 0..n-1 and tile every cell's game range without overlap."""
+    plan = small_plan(shard_size=70)
+    assert [t.shard for t in plan.shards] == list(range(len(plan.shards)))
+    for cell in plan.cells:
+        ranges = sorted((t.start, t.stop) for t in plan.shards if t.cell == cell.cell)
+        covered = [i for start, stop in ranges for i in range(start, stop)]
+        assert covered == list(range(cell.games))
+        assert all(stop - start <= 70 for start, stop in ranges)
+
+
+def test_pairs_share_a_pair_id_and_nothing_else_does() -> None:
+    """Paired line-ups get one pair id (its first cell's number); unpaired cells their own."""
+    plan = small_plan()
+    mix, ev, evc = plan.cells
+    assert mix.pair == mix.cell
+    assert ev.pair == evc.pair == ev.cell != mix.pair
+
+
+def test_pairs_group_by_field_size() -> None:
+    """One pair label used at two field sizes makes two groups, one per size."""
+    spec = parse_spec(
+        'name = "p"\nseed = 3\ngames = 4\n'
+        '[[lineups]]\nseats = ["ev", "ev"]\npair = "a"\n'
+        '[[lineups]]\nseats = ["evc", "ev"]\npair = "a"\n'
+        '[[lineups]]\nseats = ["ev", "ev", "ev"]\npair = "a"\n'
+        '[[lineups]]\nseats = ["evc", "ev", "ev"]\npair = "a"\n'
+    )
+    pairs = [c.pair for c in make_plan(spec).cells]
+    assert pairs == [0, 0, 2, 2]
+
+
+def test_scale_changes_games_and_the_default_run_name() -> None:
+    """--scale multiplies games per cell (at least 1) and names the run NAME-xF."""
+    plan = small_plan()
+    spec = plan.spec
+    half = make_plan(spec, scale=0.5)
+    assert [c.games for c in half.cells] == [c.games // 2 for c in plan.cells]
+    assert half.run == "t-x0.5"
+    tiny = make_plan(spec, scale=1e-6, run="quick")
+    assert [c.games for c in tiny.cells] == [1, 1, 1] and tiny.run == "quick"
+    assert all(t.run == "quick" for t in tiny.shards)
