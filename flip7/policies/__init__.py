@@ -128,6 +128,22 @@ for _entry in (
     register_policy(_entry)
 
 
+def _dp(arg: str | None) -> Policy:
+    """dp[:MODEL]: imported on first use, so `import flip7` never loads the solver."""
+    from flip7.policies.dp import DPPolicy
+
+    return DPPolicy(arg or "basic")
+
+
+register_policy(
+    PolicyEntry(
+        "dp",
+        _dp,
+        "the exact solo optimum, one table lookup (dp:real, dp:full: other solver models)",
+    )
+)
+
+
 def valid_specs() -> str:
     """A one-line list of what parse_policy accepts."""
     names = [e.example or e.name for e in REGISTRY.values()]

@@ -1,0 +1,158 @@
+"""The solver's subcommands: solve (and solve --all), advice, odds."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flip7.cli import Output
+
+
+def _model_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--model",
+        default="basic",
+        help="basic (default: seeds/002's 88-card model, the saved duplicate stays in the deck), "
+        "real (the saved duplicate is discarded), full (all 94 cards; Freeze and Flip Three "
+        "played on yourself)",
+    )
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from flip7.cli import add_output_options
+
+    p = sub.add_parser("solve", help="the exact optimal solo round; --all: every policy family")
+    _model_option(p)
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="also value every policy family exactly (sum:N, count:N, bust:P, ev)",
+    )
+    p.add_argument("--rebuild-cache", action="store_true", help="rewrite the cached policy table")
+    p.add_argument(
+        "--cache-dir",
+        help="where the policy table lives (default: $FLIP7_CACHE, else ~/.cache/flip7)",
+    )
+    add_output_options(p)
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("advice", help="the optimal policy as a bust-risk rule a person can use")
+    _model_option(p)
+    add_output_options(p)
+    p.set_defaults(func=cmd_advice)
+
+    p = sub.add_parser("odds", help="an odds reference for the table (exact, under a model)")
+    _model_option(p)
+    p.add_argument(
+        "--hand",
+        help="also the odds of one hand, e.g. '3 8 11 +4' (sc: holding a Second Chance)",
+    )
+    add_output_options(p)
+    p.set_defaults(func=cmd_odds)
+
+
+def _header(out: Output, model_name: str) -> tuple[object, float]:
+    """Print the model's assumptions; return (model, seconds to load the kernels)."""
+    from flip7.solver.model import get_model
+    from flip7.solver.solve import kernels
+
+    model = get_model(model_name)
+    for line in textwrap.wrap(model.assumptions(), 100):
+        out.print(line)
+    t0 = time.perf_counter()
+    kernels()
+    return model, time.perf_counter() - t0
+
+
+def cmd_solve(args: argparse.Namespace, out: Output) -> int:
+    import numpy as np
+
+    from flip7.solver.cache import dense_bits, read_table, table_path, write_table
+    from flip7.solver.families import format_rows, policy_rows
+    from flip7.solver.solve import reachable, solve
+
+    start = time.perf_counter()
+    model, load = _header(out, args.model)
+    solution = solve(model)  # type: ignore[arg-type]
+    m = solution.moments
+    out.print(
+        f"optimal solo round: EV {m.ev:.3f}  sd {m.sd:.2f}  bust {m.bust:.1%}  Flip 7 {m.flip7:.2%}"
+    )
+    t0 = time.perf_counter()
+    reach = reachable(solution.space)
+    t_reach = time.perf_counter() - t0
+    extra = (
+        f"; {reach.total:,} with the chance nodes inside a Flip Three"
+        if reach.total != reach.decision
+        else ""
+    )
+    out.print(
+        f"reachable states: {reach.decision / 1e6:.2f}M ({reach.decision:,} decision states of "
+        f"{reach.slots:,} table slots{extra})"
+    )
+    path = table_path(solution.model, args.cache_dir)
+    status = "rebuilt" if args.rebuild_cache else "written"
+    if path.exists() and not args.rebuild_cache:
+        try:
+            cached = read_table(path).as_array()
+            same = np.array_equal(cached, dense_bits(solution.space, solution.hit))
+            status = "up to date" if same else "rewritten: the cached one differed"
+        except ValueError:
+            status = "rewritten: the cached one was unreadable"
+    if status != "up to date":
+        write_table(path, solution.space, solution.hit, {"ev": m.ev})
+    out.print(f"policy table: {path} ({path.stat().st_size:,} bytes, {status})")
+    out.print(
+        f"time: solve {solution.seconds:.2f} s, reachable count {t_reach:.2f} s, "
+        f"kernels loaded in {load:.2f} s"
+    )
+    if args.all:
+        t0 = time.perf_counter()
+        rows = policy_rows(solution)
+        out.print("")
+        out.print(f"Every policy family, exactly (model {model.name}; * best of its family):")  # type: ignore[attr-defined]
+        for line in format_rows(rows):
+            out.print(line)
+        out.print(
+            "bust:P hits while the exact chance that the next card is a duplicate (in the "
+            "model's deck) is under P;"
+        )
+        out.print("ev hits when one more card then staying beats staying (actions neutral).")
+        out.print(f"time: {len(rows) - 1} policies valued in {time.perf_counter() - t0:.2f} s")
+    out.print(f"(total {time.perf_counter() - start:.2f} s)")
+    return 0
+
+
+def cmd_advice(args: argparse.Namespace, out: Output) -> int:
+    from flip7.solver.advice import advise, report
+    from flip7.solver.solve import solve
+
+    start = time.perf_counter()
+    model, _ = _header(out, args.model)
+    out.print("")
+    for line in report(advise(solve(model))):  # type: ignore[arg-type]
+        out.print(line)
+    out.print(f"(total {time.perf_counter() - start:.2f} s)")
+    return 0
+
+
+def cmd_odds(args: argparse.Namespace, out: Output) -> int:
+    from flip7.solver.odds import compute, hand_report, parse_hand, report
+    from flip7.solver.solve import solve
+
+    hand = parse_hand(args.hand) if args.hand is not None else None  # bad input fails first
+    start = time.perf_counter()
+    model, _ = _header(out, args.model)
+    odds = compute(solve(model))  # type: ignore[arg-type]
+    out.print("")
+    if hand is not None:
+        for line in hand_report(odds, hand):
+            out.print(line)
+        out.print("")
+    for line in report(odds):
+        out.print(line)
+    out.print(f"(total {time.perf_counter() - start:.2f} s)")
+    return 0

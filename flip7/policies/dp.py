@@ -1,0 +1,93 @@
+"""dp[:MODEL] — the exact solo optimum of a solver model, looked up in its cached table.
+
+The table (flip7.solver.cache) is built on first use into the cache directory ($FLIP7_CACHE or
+~/.cache/flip7) and read from there afterwards; a decision is one bit test, deterministic.
+MODEL is `basic` (default: seeds/002's model), `real` or `full` (see `flip7 solve --model`).
+
+The policy plays from its own line, as if alone with a full deck minus its own cards:
+- numbers and modifiers shown are read from the observation, Flip Threes from its line;
+- Second Chance state: at a table with others it cannot tell its own discards from theirs, so
+  it uses (drawn = held, used = 0). Alone (one seat) it counts this round's discards, which are
+  all its own: Second Chances drawn = held + discarded, duplicates discarded = numbers
+  discarded. The count starts at its first decision of each round, so it is exact unless a
+  Flip Three on the deal already used a Second Chance.
+- Outside the table (a 13 or any "With a Vengeance" card) it falls back to `ev`, the one-step
+  lookahead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from flip7.cards import Card
+from flip7.observation import Observation
+from flip7.policies import PolicySpecError
+from flip7.policies.base import Policy
+from flip7.policies.ev import EVPolicy
+
+if TYPE_CHECKING:
+    from flip7.solver.model import Model
+
+_MOD_LO, _MOD_HI = int(Card.PLUS2), int(Card.TIMES2)
+_FLIP_THREE = int(Card.FLIP_THREE)
+_SC = int(Card.SECOND_CHANCE)
+_N13 = int(Card.N13)
+
+
+class DPPolicy(Policy):
+    """Hit exactly when the solved table says so (see the module docstring)."""
+
+    def __init__(self, model: str | Model = "basic", cache_dir: str | None = None) -> None:
+        """`model`: a model name, or a `Model` (e.g. a tiny deck in a test)."""
+        from flip7.solver.cache import load_table
+        from flip7.solver.model import get_model
+
+        try:
+            self.model = get_model(model) if isinstance(model, str) else model
+        except ValueError as exc:
+            raise PolicySpecError(f"policy dp:MODEL: {exc}") from None
+        self.table, self.path, _ = load_table(self.model, cache_dir)
+        self.fallback = EVPolicy()
+        self._n_t = self.table.n_t
+        self._none = self.table.sc_index(0, 0, 0)
+        held = (1, 1, 0)  # a deck without Second Chances has no such state
+        self._held = self.table.sc_states.index(held) if held in self.table.sc_states else 0
+        self._obs: Observation | None = None
+        self._round = -1
+        self._base_sc = 0
+        self._base_numbers = 0
+
+    def hit(self, obs: Observation) -> bool:
+        me = obs.seat
+        mask = obs.mask[me]
+        if mask >> _N13 or getattr(obs, "variant", 0):
+            return self.fallback.hit(obs)
+        mods = 0
+        t = 0
+        for c in obs.line[me]:
+            if _MOD_LO <= c <= _MOD_HI:
+                mods |= 1 << (c - _MOD_LO)
+            elif c == _FLIP_THREE:
+                t += 1
+        held = bool(obs.has_sc[me])
+        sc = self._held if held else self._none
+        if obs.n_players == 1:
+            sc = self._solo_sc(obs, held)
+        return self.table.hit(mask, mods, sc, min(t, self._n_t - 1))
+
+    def _solo_sc(self, obs: Observation, held: bool) -> int:
+        """Second Chance state from this round's discards (all our own when alone)."""
+        dis = obs.discarded
+        numbers = sum(dis[: _N13 + 1])
+        if obs is not self._obs or obs.round != self._round:
+            self._obs, self._round = obs, obs.round
+            self._base_sc, self._base_numbers = dis[_SC], numbers
+        spent = dis[_SC] - self._base_sc
+        used = numbers - self._base_numbers
+        key = (spent + held, int(held), used)
+        states = self.table.sc_states
+        if key not in states:
+            key = (key[0], key[1], 0)  # models where a saved duplicate stays in the deck
+            if key not in states:
+                return self._held if held else self._none
+        return states.index(key)

@@ -1,0 +1,82 @@
+"""flip7 solve / advice / odds: what they print, the cache flags, and bad input."""
+
+from __future__ import annotations
+
+import re
+
+from flip7.cli import main
+from flip7.solver.cache import read_table
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_solve_prints_the_headline_and_writes_the_table(capsys, tmp_path):
+    """flip7 solve: 002's figures, the reachable count, and a table in --cache-dir; a second
+    run finds it up to date, --rebuild-cache rewrites it."""
+    code, out, _ = run(capsys, "solve", "--cache-dir", str(tmp_path), "--no-file")
+    assert code == 0
+    assert "EV 22.232  sd 17.47  bust 31.7%  Flip 7 1.55%" in out
+    assert "reachable states: 1.83M (1,834,240 decision states" in out
+    assert "a Second Chance that saves you leaves the duplicate in the deck" in " ".join(
+        out.split()
+    )
+    (path,) = tmp_path.glob("dp-basic-*.bin")
+    assert f"policy table: {path} ({path.stat().st_size:,} bytes, written)" in out
+    assert read_table(path).header["model"] == "basic"
+    _, out, _ = run(capsys, "solve", "--cache-dir", str(tmp_path), "--no-file")
+    assert "up to date" in out
+    _, out, _ = run(capsys, "solve", "--cache-dir", str(tmp_path), "--rebuild-cache", "--no-file")
+    assert "rebuilt" in out
+
+
+def test_solve_all_prints_every_family(capsys, tmp_path):
+    """--all: one row per policy to 002's precision, the rows 002 printed included."""
+    code, out, _ = run(capsys, "solve", "--all", "--cache-dir", str(tmp_path), "--no-file")
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines() if re.match(r"^\S+\s+\d", line)}
+    for name in ("sum:16", "sum:20", "sum:24", "count:3", "count:4", "count:5"):
+        assert name in rows
+    for name in ("bust:0.25", "bust:0.35", "bust:0.45", "ev"):
+        assert name in rows
+    assert re.match(r"optimal\s+22\.232\s+17\.47\s+31\.7%\s+1\.55%", rows["optimal"])
+
+
+def test_solve_tees_to_results(capsys, tmp_path, monkeypatch):
+    """Like every command worth keeping, solve writes what it printed to -o PATH."""
+    target = tmp_path / "solve.txt"
+    code, _, _ = run(capsys, "solve", "--cache-dir", str(tmp_path), "-o", str(target))
+    assert code == 0 and "EV 22.232" in target.read_text()
+
+
+def test_advice_prints_the_rule_and_its_value(capsys):
+    """flip7 advice: a cut-off per count of numbers, and the rule's exact value by the optimum."""
+    code, out, _ = run(capsys, "advice", "--no-file")
+    assert code == 0
+    assert re.search(r"^\s+2\s+hit under \d+%", out, re.M)
+    rule = re.search(r"^this rule\s+(\d+\.\d{3})", out, re.M)
+    optimum = re.search(r"^optimal \(model basic\)\s+(\d+\.\d{3})", out, re.M)
+    assert rule and optimum and float(rule.group(1)) <= float(optimum.group(1))
+    assert "How it was fitted" in out
+
+
+def test_odds_with_a_hand(capsys):
+    """flip7 odds --hand: the hand's bust risk and best move, then the reference tables."""
+    code, out, _ = run(capsys, "odds", "--hand", "3 8 11 +4", "--no-file")
+    assert code == 0
+    assert "bust risk of the next card: 19/90 = 21.1% at the table" in out
+    assert "optimal move: " in out and "Chance of a Flip 7 from each count" in out
+    assert "quantiles 10/25/50/75/90%" in out
+
+
+def test_bad_input_is_one_line_and_exit_2(capsys):
+    """An unknown model or a bad hand: a one-line error naming what is valid, exit code 2."""
+    code, _, err = run(capsys, "solve", "--model", "nope", "--no-file")
+    assert code == 2 and "valid: basic, real, full" in err
+    code, _, err = run(capsys, "odds", "--hand", "3 3", "--no-file")
+    assert code == 2 and "twice is a bust" in err
+    code, _, err = run(capsys, "odds", "--hand", "3 joker", "--no-file")
+    assert code == 2 and "unknown card 'joker'" in err
