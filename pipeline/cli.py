@@ -99,6 +99,11 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     )
     where = f"Ray at {args.address}" if args.address else "a local Ray"
     out.print(f"writing to {normalize_root(root)} on {where}")
+    if args.address and "://" not in normalize_root(root):
+        out.print(
+            "(a local path: every node of the cluster must see it, e.g. a shared mount; "
+            "otherwise use --out s3://... or another shared filesystem URI)"
+        )
     report = run_tournament(
         plan,
         root,

@@ -49,6 +49,7 @@ class RunReport:
     games: int = 0  # games simulated by this invocation
     events: int = 0  # event rows written by this invocation
     seconds: float = 0.0  # from the first submit to the last result
+    cpu_seconds: float = 0.0  # CPU time of this invocation's tasks, summed
     ray_seconds: float = 0.0  # starting or joining Ray
 
 
@@ -229,6 +230,7 @@ def run_tournament(
                     report.nodes[task.shard] = result["node"]
                     report.games += task.n_games
                     report.events += result["rows"]["events"]
+                    report.cpu_seconds += result["cpu_seconds"]
                     if bar is not None:
                         bar.update(task.n_games)
                 if bar is not None and ready:
@@ -275,7 +277,7 @@ def _connect(ray: Any, address: str | None, num_cpus: int | None) -> bool:
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
+    kwargs: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": True}
     if address in (None, "", "local"):
         kwargs.update(address="local", num_cpus=num_cpus, include_dashboard=False)
     else:
@@ -283,7 +285,9 @@ def _connect(ray: Any, address: str | None, num_cpus: int | None) -> bool:
         import pipeline
 
         # Ship this exact code to the cluster, so every node plays the same rules.
-        kwargs.update(address=address, runtime_env={"py_modules": [flip7, pipeline]})
+        # (Caches such as numba's in __pycache__ are machine-specific: not shipped.)
+        env = {"py_modules": [flip7, pipeline], "excludes": ["__pycache__/", "*.pyc"]}
+        kwargs.update(address=address, runtime_env=env)
     ray.init(**kwargs)
     return True
 

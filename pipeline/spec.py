@@ -62,7 +62,7 @@ _LINEUP_KEYS = {
 
 @dataclass(frozen=True)
 class LineupSpec:
-    """One [[lineups]] entry, validated. `seats` lists the seat layout per field size."""
+    """One [[lineups]] entry, validated: one seat layout (policy specs) per field size."""
 
     label: str
     layouts: tuple[tuple[str, ...], ...]  # one seat list per field size

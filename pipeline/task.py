@@ -7,6 +7,7 @@ Fault injection for tests (`FLIP7_FAULT`, read by the driver and passed to every
 - `kill:SHARD:MARKER`: the worker running SHARD dies (os._exit) after committing its events file
   and before the other two, once: MARKER (a file path) records that it happened.
 - `delay:SECONDS`: every shard sleeps first, so that a test can interrupt a run midway.
+- `fail:SHARD`: the task of SHARD raises a RuntimeError (a bug, not retried) before writing.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ FAULT_ENV = "FLIP7_FAULT"
 
 
 def run_shard(task: ShardTask, root: str, fault: str | None = None) -> dict[str, Any]:
-    """Simulate and write one shard; return its row counts, seconds and where it ran."""
-    t0 = time.perf_counter()
+    """Simulate and write one shard; return its row counts, seconds (wall and CPU) and where it
+    ran."""
+    t0, c0 = time.perf_counter(), time.process_time()
     kill_after_events = _apply_fault(fault, task.shard)
     lake = Lake.open(root)
     tables = simulate_shard(task)
@@ -36,12 +38,14 @@ def run_shard(task: ShardTask, root: str, fault: str | None = None) -> dict[str,
         "shard": task.shard,
         "rows": {name: tables[name].num_rows for name in TABLE_ORDER},
         "seconds": round(time.perf_counter() - t0, 4),
+        "cpu_seconds": time.process_time() - c0,  # this process's CPU time (benchmarks)
         "node": _node_id(),
     }
 
 
 def _apply_fault(fault: str | None, shard: int) -> bool:
-    """Sleep for `delay:`; True when this attempt of `shard` must die mid-write (`kill:`)."""
+    """Sleep for `delay:`, raise for `fail:`; True when this attempt of `shard` must die
+    mid-write (`kill:`)."""
     if not fault:
         return False
     kind, _, rest = fault.partition(":")
@@ -55,7 +59,13 @@ def _apply_fault(fault: str | None, shard: int) -> bool:
                 f.write(f"killed shard {shard} in pid {os.getpid()}\n")
             return True
         return False
-    raise ValueError(f"{FAULT_ENV}={fault!r}: expected kill:SHARD:MARKER or delay:SECONDS")
+    if kind == "fail":
+        if int(rest) == shard:
+            raise RuntimeError(f"injected failure in shard {shard} ({FAULT_ENV}={fault})")
+        return False
+    raise ValueError(
+        f"{FAULT_ENV}={fault!r}: expected kill:SHARD:MARKER, delay:SECONDS or fail:SHARD"
+    )
 
 
 def _node_id() -> str:

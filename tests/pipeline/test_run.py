@@ -131,6 +131,25 @@ def test_killed_driver_then_resume(reference: tuple[Path, Plan], tmp_path: Path)
     assert not [p for p in root.rglob("*") if ".tmp-" in p.name]
 
 
+def test_failed_shard_fails_the_run_then_resume_finishes_it(
+    reference: tuple[Path, Plan], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shard that raises (a bug: not retried) leaves the run `failed`, naming the shard and the
+    error, while the other shards finish; --resume then runs that shard alone."""
+    ref_root, plan = reference
+    monkeypatch.setenv(FAULT_ENV, "fail:1")
+    report = run_tournament(plan, str(tmp_path), progress=False)
+    assert report.status == "failed" and list(report.failed) == [1]
+    assert "injected failure in shard 1" in report.failed[1]
+    manifest = Lake.open(str(tmp_path)).load_manifest("t")
+    assert manifest["status"] == "failed" and "shard 1" in manifest["error"]
+    assert "1" not in manifest["shards"] and len(manifest["shards"]) == len(plan.shards) - 1
+    monkeypatch.delenv(FAULT_ENV)
+    report = run_tournament(plan, str(tmp_path), resume=True, progress=False)
+    assert report.ran == [1] and report.status == "complete"
+    assert_same_rows(ref_root, tmp_path)
+
+
 def test_existing_run_is_not_clobbered(reference: tuple[Path, Plan]) -> None:
     """Running a finished run again does nothing; a different plan under its name is refused."""
     ref_root, plan = reference
