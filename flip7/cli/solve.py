@@ -72,7 +72,8 @@ def cmd_solve(args: argparse.Namespace, out: Output) -> int:
 
     from flip7.solver.cache import dense_bits, read_table, table_path, write_table
     from flip7.solver.families import format_rows, policy_rows
-    from flip7.solver.solve import reachable, solve
+    from flip7.solver.model import get_model
+    from flip7.solver.solve import carry_policy, evaluate, reachable, solve
 
     start = time.perf_counter()
     model, load = _header(out, args.model)
@@ -105,6 +106,13 @@ def cmd_solve(args: argparse.Namespace, out: Output) -> int:
     if status != "up to date":
         write_table(path, solution.space, solution.hit, {"ev": m.ev})
     out.print(f"policy table: {path} ({path.stat().st_size:,} bytes, {status})")
+    if solution.model.name != "basic":
+        base = solve(get_model("basic"))
+        carried = evaluate(solution.space, carry_policy(base, solution.space))
+        out.print(
+            f"seeds/002's optimal table (model basic) played under these rules: EV "
+            f"{carried.ev:.3f} (this model's optimum: {m.ev - carried.ev:+.4f} more)"
+        )
     out.print(
         f"time: solve {solution.seconds:.2f} s, reachable count {t_reach:.2f} s, "
         f"kernels loaded in {load:.2f} s"

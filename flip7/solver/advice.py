@@ -169,10 +169,10 @@ def report(advice: Advice) -> list[str]:
         f"  {advice.best_sum[1].ev - advice.optimum.ev:+.3f}",
         "",
         f"The rule plays as the optimum does in {agree:.1%} of the optimal player's decisions.",
-        "How it was fitted: for each cell, every cut-off was",
-        "scored by the points it gives up where it disagrees with the optimum, weighted by how",
-        "often the optimal player meets each state (sum of w(s) * |Q_hit - Q_stay|, exact over",
-        "the state space), over whole-percent cut-offs; the one that gives up least is kept.",
+        "How it was fitted: for each cell (numbers showing, Second Chance or not), every",
+        "whole-percent cut-off was scored by the points it gives up where it disagrees with",
+        "the optimum, weighted by how often the optimal player meets each state: the sum of",
+        "w(s) * |Q_hit(s) - Q_stay(s)|, exact over the state space. The least costly one is kept.",
         "The values above are exact: each rule played as a policy over the whole state space.",
     ]
     return out

@@ -102,7 +102,8 @@ def policy_rows(solution: Solution, grids: dict[str, Iterable[float]] | None = N
         (label(family, p), family, p) for family, params in grids.items() for p in params
     ]
     # The kernel releases the GIL: one thread and one set of work arrays per core.
-    workers = 1 if big else max(1, min(len(os.sched_getaffinity(0)), 4))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    workers = 1 if big else max(1, min(cores or 1, 4))
     sweepers: queue.SimpleQueue[Sweeper] = queue.SimpleQueue()
     for _ in range(workers):
         sweepers.put(Sweeper(space))

@@ -155,8 +155,11 @@ def report(odds: Odds) -> list[str]:
     for kk in range(1, 7):
         sel = stays & (k == kk)
         share = reach[sel].sum()
-        mean = _avg(pts[sel], reach[sel])
-        out.append(f"{kk:>8} numbers: {share:6.1%} of rounds, {mean:5.1f} points")
+        if share > 0:
+            mean = _avg(pts[sel], reach[sel])
+            out.append(f"{kk:>8} numbers: {share:6.1%} of rounds, {mean:5.1f} points")
+        else:
+            out.append(f"{kk:>8} numbers: never")
     out += [
         f"{'':>8} busts:  {sol.moments.bust:6.1%}; Flip 7: {sol.moments.flip7:.2%}",
         "",
@@ -173,11 +176,16 @@ def _avg(x: np.ndarray, w: np.ndarray) -> float:
 
 
 def distribution(dist: np.ndarray, width: int = 10, bar: int = 40) -> list[str]:
-    """The exact score distribution as a histogram plus quantiles and tail chances."""
+    """The exact score distribution as a histogram plus quantiles and tail chances; bins
+    stop once less than 0.1% is left above them."""
     bins = [("0 (bust)", float(dist[0]))]
     top = int(np.flatnonzero(dist > 0).max())
     lo = 1
     while lo <= top:
+        rest = float(dist[lo:].sum())
+        if rest < 0.001:
+            bins.append((f"{lo}-{top}", rest))
+            break
         hi = lo + width - 1
         bins.append((f"{lo}-{hi}", float(dist[lo : hi + 1].sum())))
         lo = hi + 1

@@ -122,6 +122,22 @@ def evaluate(space: Space, hit: np.ndarray, sweeper: Sweeper | None = None) -> M
     return (sweeper or Sweeper(space)).backward(hit, optimize=False)
 
 
+def carry_policy(solution: Solution, space: Space) -> np.ndarray:
+    """`solution`'s policy played in another model's space (same numbers in the deck): each
+    state takes the choice of the state with the same hand, Second Chances drawn and held
+    (and the same Flip Threes drawn, or none where the source has none)."""
+    src = solution.space
+    if not np.array_equal(src.masks, space.masks):
+        raise ValueError("models with different numbers in their decks share no states")
+    hit = solution.hit.reshape(src.dec_shape)
+    out = np.empty(space.dec_shape, np.uint8)
+    for i, (d, h, u) in enumerate(space.sc_states):
+        j = src.sc_index(d, h, u)
+        for t in range(space.n_dec):
+            out[i, :, :, t] = hit[j, :, :, min(t, src.n_dec - 1)]
+    return out.reshape(-1)
+
+
 @dataclass(frozen=True)
 class Occupancy:
     """Where a policy goes: the chance of reaching each decision state, the exact score

@@ -1,0 +1,155 @@
+"""Solver speed: `flip7 solve`, `solve --all`, `advice` and `odds`, as whole commands and
+in-process, with the one-time compilation measured apart.
+
+    python benchmarks/solver.py [--repeats 3] [--model basic] [--check ROUNDS]
+
+1. Compilation: `flip7 solve` with NUMBA_CACHE_DIR pointing at an empty directory (numba
+   compiles the kernels it needs), then again with that cache warm; the difference is the
+   one-time compile. Every other figure runs with a warm cache.
+2. Commands: each one as a fresh process (Python start-up, imports, kernel load, the work,
+   printing), --repeats times: medians of wall time and of the child's CPU time (user + sys).
+   Wall time suffers from other load on the machine; CPU time much less.
+3. In-process: the work itself once the kernels are loaded (medians).
+4. With --check ROUNDS: the engine cross-check. ROUNDS solo rounds of `dp:MODEL` on the model's
+   deck by the reference engine (ruleset 3.1, which discards a saved duplicate: use --model real
+   or full), mean +- standard error next to the solver's exact EV.
+Targets (issue 3): solve under 2 s, solve --all under 30 s; seeds/002 reports about 13 s to
+build its table and about 3 minutes for --all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+TARGETS = {"solve": 2.0, "solve --all": 30.0}
+SEED_002 = {"solve": 13.0, "solve --all": 180.0}
+
+
+def run_command(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, child CPU) seconds of one `flip7 ...` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    cmd = [sys.executable, "-m", "flip7", *args, "--no-file"]
+    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def median_of(fn: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def cross_check(model_name: str, rounds: int) -> None:
+    """The reference engine playing the solved table, solo, against the exact figures."""
+    import math
+
+    from flip7.engine import Engine
+    from flip7.policies.dp import DPPolicy
+    from flip7.rng import derive_seed
+    from flip7.rules import parse_ruleset
+    from flip7.solver import get_model
+
+    model = get_model(model_name)
+    policy = DPPolicy(model_name)
+    ruleset = parse_ruleset("3.1")
+    scores = []
+    busts = flip7s = 0
+    t0 = time.perf_counter()
+    for i in range(rounds):
+        engine = Engine(ruleset, [policy], derive_seed(3, i), capture=False, deck=model.deck)
+        engine.play_round()
+        scores.append(engine.round_scores[0][0])
+        busts += engine.busts[0]
+        flip7s += engine.flip7s[0]
+    secs = time.perf_counter() - t0
+    mean = statistics.fmean(scores)
+    sd = statistics.pstdev(scores)
+    se = sd / math.sqrt(rounds)
+    exact = policy.table.header.get("ev")
+    print(
+        f"engine cross-check, {rounds:,} solo rounds of dp:{model_name} on the {model.deck.size}-card "
+        f"deck ({secs:.1f} s): mean {mean:.3f} +- {se:.3f} (sd {sd:.2f}, bust {busts / rounds:.1%}, "
+        f"Flip 7 {flip7s / rounds:.2%}); solver EV {exact:.3f}: "
+        f"{(mean - float(exact)) / se:+.2f} standard errors"  # type: ignore[arg-type]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--model", default="basic")
+    parser.add_argument("--check", type=int, default=0, metavar="ROUNDS")
+    parser.add_argument("--only-check", action="store_true", help="skip the timings")
+    args = parser.parse_args()
+    if args.check:
+        cross_check(args.model, args.check)
+    if args.only_check:
+        return
+    load = os.getloadavg()[0]
+    print(
+        f"solver benchmark, model {args.model}, {args.repeats} runs each; "
+        f"{os.cpu_count()} CPUs, load average {load:.2f} at start"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, FLIP7_CACHE=os.path.join(tmp, "tables"))
+        cold = dict(env, NUMBA_CACHE_DIR=os.path.join(tmp, "numba"))
+        first, first_cpu = run_command(["solve", "--model", args.model], cold)
+        warm, warm_cpu = run_command(["solve", "--model", args.model], cold)
+        print(
+            f"one-time compilation: first `flip7 solve` {first:.2f} s wall ({first_cpu:.2f} s "
+            f"CPU), then {warm:.2f} s ({warm_cpu:.2f} s CPU): compile ~{first - warm:.1f} s"
+        )
+        print(f"{'command':<22}{'wall':>9}{'CPU':>9}{'target':>9}{'seeds/002':>11}{'speed-up':>10}")
+        for name in ("solve", "solve --all", "advice", "odds"):
+            argv = name.split() + ["--model", args.model]
+            runs = [run_command(argv, env) for _ in range(args.repeats)]
+            wall = statistics.median(w for w, _ in runs)
+            cpu = statistics.median(c for _, c in runs)
+            target = f"< {TARGETS[name]:g} s" if name in TARGETS else "-"
+            ref = SEED_002.get(name)
+            ratio = f"{ref / wall:.0f}x" if ref else "-"
+            ref_s = f"~{ref:g} s" if ref else "-"
+            ok = "" if name not in TARGETS else ("  ok" if wall < TARGETS[name] else "  SLOW")
+            print(f"flip7 {name:<16}{wall:>8.2f}s{cpu:>8.2f}s{target:>9}{ref_s:>11}{ratio:>10}{ok}")
+
+    from flip7.solver import get_model, reachable, solve
+    from flip7.solver.advice import advise
+    from flip7.solver.families import policy_rows
+    from flip7.solver.odds import compute
+
+    model = get_model(args.model)
+    solution = solve(model)  # loads the kernels
+    rows = policy_rows(solution)
+    print("in-process, kernels loaded (medians):")
+    figures = [
+        ("solve()", median_of(lambda: solve(model), args.repeats)),
+        ("reachable()", median_of(lambda: reachable(solution.space), args.repeats)),
+        (
+            f"policy_rows(): {len(rows) - 1} policies",
+            median_of(lambda: policy_rows(solution), args.repeats),
+        ),
+        ("advise()", median_of(lambda: advise(solution), args.repeats)),
+        ("odds compute()", median_of(lambda: compute(solution), args.repeats)),
+    ]
+    for name, secs in figures:
+        print(f"  {name:<34}{secs:>8.3f} s")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
