@@ -19,7 +19,6 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -177,7 +176,6 @@ def run_tournament(
     overwrite: bool = False,
     retries: int = DEFAULT_RETRIES,
     progress: bool = True,
-    on_batch: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunReport:
     """Run (or finish) a plan on Ray; the manifest under `root` records every finished shard."""
     if num_cpus is not None and num_cpus < 1:
@@ -206,7 +204,8 @@ def run_tournament(
         remote = ray.remote(  # type: ignore[call-overload]
             num_cpus=1, max_retries=retries, retry_exceptions=[OSError]
         )(run_shard)
-        window = _window(ray, num_cpus, started)
+        own_local = started and address in (None, "", "local")
+        window = _window(ray, num_cpus, own_local)
         bar = _progress_bar(plan, manifest, progress)
         pending: dict[Any, ShardTask] = {}
         queue = list(reversed(todo))
@@ -241,8 +240,6 @@ def run_tournament(
                         refresh=False,
                     )
                 lake.write_manifest(manifest)
-                if on_batch is not None:
-                    on_batch(manifest)
         except BaseException as exc:
             for ref in pending:
                 ray.cancel(ref, force=True)
@@ -257,17 +254,7 @@ def run_tournament(
     finally:
         if started:
             ray.shutdown()
-    lake.remove_temporaries(plan.run)
-    if report.failed:
-        first = min(report.failed)
-        manifest["status"] = "failed"
-        manifest["error"] = (
-            f"{len(report.failed)} shard(s) failed; shard {first}: " + (report.failed[first])
-        )
-    else:
-        manifest["status"] = "complete"
-        manifest.pop("error", None)
-    lake.write_manifest(manifest)
+    finish(lake, manifest, report.failed)
     report.status = manifest["status"]
     return report
 
@@ -292,10 +279,12 @@ def _connect(ray: Any, address: str | None, num_cpus: int | None) -> bool:
     return True
 
 
-def _window(ray: Any, num_cpus: int | None, started: bool) -> int:
-    """How many tasks to keep in flight: num_cpus exactly when joining an existing Ray with
-    --num-cpus (so it uses no more), else twice the cluster's CPUs (no idle gaps)."""
-    if num_cpus is not None and not started:
+def _window(ray: Any, num_cpus: int | None, own_local: bool) -> int:
+    """How many tasks to keep in flight. On a Ray this run started with num_cpus, Ray itself
+    caps the concurrency; on any other Ray (a cluster, or one this process already had),
+    --num-cpus N means at most N tasks at a time. Otherwise twice the cluster's CPUs, so that
+    no CPU waits for the driver."""
+    if num_cpus is not None and not own_local:
         return num_cpus
     cpus = int(ray.cluster_resources().get("CPU", 1))
     return max(2, 2 * cpus)
