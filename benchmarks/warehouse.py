@@ -1,0 +1,155 @@
+"""Benchmark: `flip7 report` and `flip7 warehouse verify` on a lake of 1M four-player games.
+
+The lake is built once (a multiprocessing pool over `pipeline.shard.simulate_shard`, written in
+the lake layout of lake.md) and cached outside the repo, by default under /tmp/flip7-bench; a
+later run reuses it when its manifest says complete. Then it times `report` and `verify` and
+prints rows/s. Run: `python benchmarks/warehouse.py [--games N] [--root DIR]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from pipeline.schema import SCHEMA_VERSION
+from pipeline.shard import ShardTask, simulate_shard
+
+RUN = "bench"
+SEED = 20240601
+# One common-random-number group of three cells that differ by one counting swap, plus a
+# fourth, separately seeded cell: enough to exercise every mart (pairs, head-to-head, seats).
+CELLS: list[tuple[int, tuple[str, ...]]] = [
+    (0, ("ev", "bust:0.25", "sum:20", "count:4")),
+    (0, ("evc", "bust:0.25", "sum:20", "count:4")),
+    (0, ("ev", "bustc:0.25", "sum:20", "count:4")),
+    (1, ("ev", "ev", "bust:0.25", "bust:0.25")),
+]
+SHARD_GAMES = 5000
+
+
+def _write(table: object, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
+    pq.write_table(table, tmp, compression="zstd", row_group_size=1 << 20)  # type: ignore[arg-type]
+    os.replace(tmp, path)
+
+
+def _run_shard(args: tuple[Path, ShardTask]) -> tuple[int, dict[str, int], float, int, int]:
+    root, task = args
+    t0 = time.perf_counter()
+    tables = simulate_shard(task)
+    for name in ("events", "rounds", "games"):  # games last: the commit marker
+        _write(
+            tables[name],
+            root
+            / name
+            / f"run={task.run}"
+            / f"players={task.n_players}"
+            / f"shard-{task.shard:05d}.parquet",
+        )
+    rows = {k: v.num_rows for k, v in tables.items()}
+    return task.shard, rows, time.perf_counter() - t0, task.start, task.stop
+
+
+def build_lake(root: Path, games: int, procs: int) -> None:
+    """Simulate `games` games (split evenly over CELLS) into root, with a manifest."""
+    per_cell = games // len(CELLS)
+    tasks: list[ShardTask] = []
+    cells = []
+    for cell, (pair, lineup) in enumerate(CELLS):
+        offset = cell * per_cell
+        cells.append(
+            {
+                "cell": cell,
+                "players": len(lineup),
+                "lineup": list(lineup),
+                "pair": pair,
+                "games": per_cell,
+                "game_offset": offset,
+            }
+        )
+        for start in range(0, per_cell, SHARD_GAMES):
+            tasks.append(
+                ShardTask(
+                    RUN,
+                    len(tasks),
+                    cell,
+                    pair,
+                    lineup,
+                    "3.1",
+                    "classic",
+                    SEED,
+                    True,
+                    offset,
+                    start,
+                    min(start + SHARD_GAMES, per_cell),
+                )
+            )
+    manifest: dict[str, object] = {
+        "run": RUN,
+        "schema_version": SCHEMA_VERSION,
+        "package_version": "0.1.0",
+        "rules_version": 1,
+        "ruleset": "3.1",
+        "variant": "classic",
+        "seed": SEED,
+        "created": dt.datetime.now(dt.UTC).isoformat(),
+        "status": "running",
+        "planned_shards": len(tasks),
+        "planned_games": per_cell * len(CELLS),
+        "cells": cells,
+        "shards": {},
+    }
+    mdir = root / "runs" / RUN
+    mdir.mkdir(parents=True, exist_ok=True)
+    shards: dict[str, object] = {}
+    t0 = time.perf_counter()
+    done = 0
+    with mp.Pool(procs) as pool:
+        for shard, rows, secs, start, stop in pool.imap_unordered(
+            _run_shard, [(root, t) for t in tasks]
+        ):
+            task = tasks[shard]
+            shards[str(shard)] = {
+                "cell": task.cell,
+                "start": start,
+                "stop": stop,
+                "games": stop - start,
+                "rows": rows,
+                "seconds": round(secs, 3),
+            }
+            done += stop - start
+            if len(shards) % 10 == 0 or len(shards) == len(tasks):
+                el = time.perf_counter() - t0
+                print(f"  {done} games, {done / el:.0f} games/s", file=sys.stderr, flush=True)
+    manifest["shards"] = shards
+    manifest["status"] = "complete"
+    tmp = mdir / "manifest.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=1))
+    os.replace(tmp, mdir / "manifest.json")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=1_000_000)
+    parser.add_argument("--root", type=Path, default=Path("/tmp/flip7-bench/data"))
+    parser.add_argument("--procs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--build-only", action="store_true")
+    args = parser.parse_args()
+    manifest = args.root / "runs" / RUN / "manifest.json"
+    if not (manifest.exists() and json.loads(manifest.read_text())["status"] == "complete"):
+        print(f"building a lake of {args.games} games in {args.root} ...", file=sys.stderr)
+        build_lake(args.root, args.games, args.procs)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

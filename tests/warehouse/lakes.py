@@ -1,0 +1,153 @@
+"""Small real lakes for the warehouse tests, written exactly as lake.md lays them out.
+
+`write_run` simulates each shard with `pipeline.shard.simulate_shard` and writes its three tables
+(temp name, then rename: events, rounds, games last) under
+`<root>/<table>/run=<run>/players=<n>/shard-<shard:05d>.parquet`, plus `runs/<run>/manifest.json`.
+The session lake has two runs: `t1` mixes CRN-paired cells (a counting swap at 2 players) with
+unpaired 3-player tables; `t2` is a small 3-player run under another ruleset.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from flip7.engine import GameResult
+from pipeline.schema import SCHEMA_VERSION
+from pipeline.shard import ShardTask, simulate_shard
+
+#: run -> (ruleset, seed, games per cell, shard size, [(pair, line-up)]).
+RUNS: dict[str, tuple[str, int, int, int, list[tuple[int, tuple[str, ...]]]]] = {
+    "t1": (
+        "3.1",
+        11,
+        40,
+        15,
+        [
+            (0, ("ev", "bust:0.25")),
+            (0, ("evc", "bust:0.25")),
+            (1, ("ev", "evc", "sum:20")),
+            (2, ("bust:0.25", "bustc:0.25", "count:4")),
+        ],
+    ),
+    "t2": ("legacy", 5, 20, 20, [(0, ("ev", "sum:20", "count:4"))]),
+}
+
+
+@dataclass(frozen=True)
+class Lake:
+    """A lake on disk and the shard tasks that made it."""
+
+    root: Path
+    tasks: dict[str, list[ShardTask]]
+
+
+def write_table(table: pa.Table, path: Path) -> None:
+    """Write like a worker: a temporary name that does not end in .parquet, then rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp-test")
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, path)
+
+
+def shard_path(root: Path, table: str, task: ShardTask) -> Path:
+    return (
+        root
+        / table
+        / f"run={task.run}"
+        / f"players={task.n_players}"
+        / f"shard-{task.shard:05d}.parquet"
+    )
+
+
+def plan(run: str) -> list[ShardTask]:
+    """The shard tasks of one of RUNS."""
+    ruleset, seed, games, size, cells = RUNS[run]
+    tasks = []
+    for cell, (pair, lineup) in enumerate(cells):
+        for start in range(0, games, size):
+            tasks.append(
+                ShardTask(
+                    run,
+                    len(tasks),
+                    cell,
+                    pair,
+                    lineup,
+                    ruleset,
+                    "classic",
+                    seed,
+                    True,
+                    cell * games,
+                    start,
+                    min(start + size, games),
+                )
+            )
+    return tasks
+
+
+def write_run(root: Path, run: str, tasks: Sequence[ShardTask] | None = None) -> list[ShardTask]:
+    """Simulate and write a run's shards (all, or `tasks`) and its manifest (complete)."""
+    ruleset, seed, games, _, cells = RUNS[run]
+    todo = plan(run) if tasks is None else list(tasks)
+    shards = {}
+    for task in todo:
+        tables = simulate_shard(task)
+        for name in ("events", "rounds", "games"):
+            write_table(tables[name], shard_path(root, name, task))
+        shards[str(task.shard)] = {
+            "cell": task.cell,
+            "start": task.start,
+            "stop": task.stop,
+            "games": task.n_games,
+            "rows": {k: v.num_rows for k, v in tables.items()},
+            "seconds": 0.1,
+        }
+    manifest = {
+        "run": run,
+        "schema_version": SCHEMA_VERSION,
+        "package_version": "0.1.0",
+        "rules_version": 1,
+        "ruleset": ruleset,
+        "variant": "classic",
+        "seed": seed,
+        "created": dt.datetime(2025, 1, 2, 3, 4, 5, tzinfo=dt.UTC).isoformat(),
+        "status": "complete" if tasks is None else "running",
+        "planned_shards": len(plan(run)),
+        "planned_games": games * len(cells),
+        "cells": [
+            {
+                "cell": c,
+                "players": len(lineup),
+                "lineup": list(lineup),
+                "pair": pair,
+                "games": games,
+                "game_offset": c * games,
+            }
+            for c, (pair, lineup) in enumerate(cells)
+        ],
+        "shards": shards,
+    }
+    mdir = root / "runs" / run
+    mdir.mkdir(parents=True, exist_ok=True)
+    (mdir / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return todo
+
+
+@dataclass(frozen=True)
+class Played:
+    """One game as the engine plays it, with where the lake should have put it."""
+
+    run: str
+    game: int
+    cell: int
+    cell_game: int
+    pair: int
+    specs: tuple[str, ...]  # policy per seat, after rotation
+    result: GameResult

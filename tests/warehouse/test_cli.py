@@ -1,0 +1,147 @@
+"""`flip7 sql`, `flip7 report` and `flip7 warehouse verify`, run through the flip7 entry point."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flip7.cli import main
+
+from .lakes import Lake, shard_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_sql_prints_a_table(lake: Lake, capsys: pytest.CaptureFixture[str]) -> None:
+    """A query's result as an aligned table with its row count."""
+    code, out, _ = run(
+        capsys, "sql", "SELECT run, games FROM runs ORDER BY run", "--data", str(lake.root)
+    )
+    assert code == 0
+    assert out.splitlines() == ["run  games", "---  -----", "t1     160", "t2      20", "(2 rows)"]
+
+
+def test_sql_over_one_run_and_formats(
+    lake: Lake, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--run limits the views to that run; csv, json and parquet carry the same rows."""
+    q = "SELECT run, policy, wins FROM win_rates ORDER BY policy"
+    base = ["sql", q, "--data", str(lake.root), "--run", "t2"]
+    code, out, _ = run(capsys, *base, "--format", "csv")
+    csv = pd.read_csv(io.StringIO(out))
+    assert code == 0 and set(csv.run) == {"t2"} and len(csv) == 3
+    _, out, _ = run(capsys, *base, "--format", "json")
+    assert [r["policy"] for r in json.loads(out)] == list(csv.policy)
+    target = tmp_path / "wins.parquet"
+    code, out, _ = run(capsys, *base, "--format", "parquet", "-o", str(target))
+    assert code == 0 and out == ""
+    assert pd.read_parquet(target).equals(csv)
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("SELEC 1", "Parser Error: syntax error at or near"),
+        ("SELECT * FROM no_such_table", "Table with name no_such_table does not exist"),
+        ("COPY (SELECT 1) TO 'x.csv'", "COPY statements are not allowed: flip7 sql is read-only"),
+        ("CREATE TABLE x AS SELECT 1", "CREATE statements are not allowed"),
+    ],
+)
+def test_sql_errors_are_one_line(
+    lake: Lake, capsys: pytest.CaptureFixture[str], query: str, message: str
+) -> None:
+    """Bad or writing SQL: exit 2 and one clear line on stderr, no traceback."""
+    code, out, err = run(capsys, "sql", query, "--data", str(lake.root))
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("flip7 sql: error: ") and message in err
+
+
+def test_sql_write_allows_changes_in_memory(lake: Lake, capsys: pytest.CaptureFixture[str]) -> None:
+    """--write lets other statements run (against the in-memory database only)."""
+    code, out, _ = run(
+        capsys,
+        "sql",
+        "CREATE TABLE x AS SELECT 41 AS a; SELECT a + 1 AS b FROM x",
+        "--write",
+        "--data",
+        str(lake.root),
+    )
+    assert code == 0 and "42" in out
+
+
+def test_sql_missing_run(lake: Lake, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run that does not exist is named, with the runs that do."""
+    code, _, err = run(capsys, "sql", "SELECT 1", "--data", str(lake.root), "--run", "t9")
+    assert code == 2 and "no run 't9'" in err and "t1, t2" in err
+
+
+def test_sql_reads_statements_from_a_pipe(
+    lake: Lake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no query and stdin not a terminal, the piped statements run."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("SELECT 6 * 7 AS answer;"))
+    code, out, _ = run(capsys, "sql", "--data", str(lake.root))
+    assert code == 0 and out.split()[:3] == ["answer", "------", "42"]
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_sql_prompt_keeps_going_after_an_error(
+    lake: Lake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interactive prompt: multi-line statements, dot commands, an error that does not end
+    the session, then .quit."""
+    lines: Iterator[str] = iter(
+        [".tables", "SELECT count(*) AS n", "FROM stg_games;", "SELEC 1;", ".quit"]
+    )
+    monkeypatch.setattr("sys.stdin", _Tty())
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
+    code, out, _ = run(capsys, "sql", "--data", str(lake.root))
+    assert code == 0
+    assert "win_rates" in out and "stg_events" in out  # .tables
+    assert "460" in out  # games rows: t1 80 x 2 + 80 x 3 seats, t2 20 x 3
+    assert "error: Parser Error" in out
+
+
+def test_report_shows_the_headline_tables(
+    lake: Lake, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """report RUN prints field size, card counting and the league, with intervals and n, and
+    keeps a copy with -o."""
+    saved = tmp_path / "report.txt"
+    code, out, _ = run(capsys, "report", "t1", "--data", str(lake.root), "-o", str(saved))
+    assert code == 0
+    for heading in ("Field size:", "Card counting:", "Policy comparison:"):
+        assert heading in out
+    assert "evc vs ev" in out and "paired" in out and "unpaired" in out
+    assert "% [" in out and " pp [" in out
+    assert saved.read_text().splitlines()[0] == out.splitlines()[0]
+
+
+def test_report_unknown_run(lake: Lake, capsys: pytest.CaptureFixture[str]) -> None:
+    """An unknown run is a one-line error."""
+    code, _, err = run(capsys, "report", "nope", "--data", str(lake.root), "--no-file")
+    assert code == 2 and "no run 'nope'" in err
+
+
+def test_verify_exit_status(lake_copy: Lake, capsys: pytest.CaptureFixture[str]) -> None:
+    """0 and 'all checks passed' on a clean lake; 1 and the failing check once damaged."""
+    code, out, _ = run(capsys, "warehouse", "verify", "--data", str(lake_copy.root))
+    assert code == 0 and out.splitlines()[-1] == "all checks passed"
+    shard_path(lake_copy.root, "rounds", lake_copy.tasks["t2"][0]).unlink()
+    code, out, _ = run(capsys, "warehouse", "verify", "t2", "--data", str(lake_copy.root))
+    assert code == 1
+    assert "FAIL  committed_files" in out and "rounds file is missing" in out

@@ -1,0 +1,141 @@
+"""The query API the dashboard reads: filters, shapes, the replay timeline, clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import warehouse
+from warehouse import EmptyLakeError, connect, queries
+from warehouse.lake import data_root, snapshot
+
+from .lakes import Lake
+
+
+@pytest.fixture(scope="module")
+def con(lake: Lake) -> duckdb.DuckDBPyConnection:
+    return connect(lake.root)
+
+
+def test_public_names() -> None:
+    """warehouse re-exports exactly its sorted __all__ (STYLE L4)."""
+    assert warehouse.__all__ == sorted(warehouse.__all__)
+    assert {n for n in dir(warehouse) if not n.startswith("_")} >= set(warehouse.__all__)
+
+
+def test_runs_lists_manifest_and_committed_counts(con: duckdb.DuckDBPyConnection) -> None:
+    """One row per run with the manifest's plan and what is committed."""
+    runs = queries.runs(con).set_index("run")
+    assert sorted(runs.index) == ["t1", "t2"]
+    assert runs.loc["t1", "games"] == runs.loc["t1", "planned_games"] == 160
+    assert list(runs.loc["t2", "field_sizes"]) == [3]
+    assert runs.loc["t2", "ruleset"] == "legacy"
+
+
+def test_filters_select_runs_policies_players_and_variant(con: duckdb.DuckDBPyConnection) -> None:
+    """runs, policies, players and variant each narrow the result; None means everything."""
+    everything = queries.win_rates(con)
+    assert set(everything.run) == {"t1", "t2"}
+    assert set(queries.win_rates(con, runs=["t2"]).run) == {"t2"}
+    assert set(queries.win_rates(con, runs="t2").run) == {"t2"}
+    assert set(queries.win_rates(con, policies=["ev"]).policy) == {"ev"}
+    assert set(queries.points_per_round(con, players=2).players) == {2}
+    assert len(queries.rates(con, variant="classic")) == len(everything)
+    assert queries.win_rates(con, variant="no-such-variant").empty
+    assert {"ruleset", "variant", "win_index_lo"} <= set(everything.columns)
+
+
+def test_field_size_puts_win_rate_beside_points(con: duckdb.DuckDBPyConnection) -> None:
+    """field_size joins win_rates and points_per_round row for row."""
+    fs = queries.field_size(con, runs=["t1"]).set_index(["players", "policy"])
+    wr = queries.win_rates(con, runs=["t1"]).set_index(["players", "policy"])
+    ppr = queries.points_per_round(con, runs=["t1"]).set_index(["players", "policy"])
+    assert len(fs) == len(wr) == len(ppr)
+    assert (fs.win_index == wr.win_index.loc[fs.index]).all()
+    assert (fs.points_per_round_se == ppr.se.loc[fs.index]).all()
+
+
+def test_card_counting_and_league(con: duckdb.DuckDBPyConnection) -> None:
+    """t1 holds one paired and two unpaired comparisons; t2 has no counting policy."""
+    cc = queries.card_counting(con)
+    assert sorted(zip(cc.players, cc.counting, cc.method, strict=True)) == [
+        (2, "evc", "paired"),
+        (3, "bustc:0.25", "unpaired"),
+        (3, "evc", "unpaired"),
+    ]
+    lg = queries.league(con, runs=["t2"])
+    assert list(lg.place) == [1, 2, 3] and set(lg.policy) == {"ev", "sum:20", "count:4"}
+
+
+def test_head_to_head_pools_field_sizes(con: duckdb.DuckDBPyConnection) -> None:
+    """With players None, counts are summed over field sizes (here evc meets bust:0.25 at both
+    sizes of t1); with players set, they are that size's alone."""
+    pooled = queries.head_to_head(con, runs=["t1"]).set_index(["policy", "opponent"])
+    by_size = con.execute(
+        "SELECT policy, opponent, sum(meetings) AS m FROM head_to_head WHERE run = 't1' "
+        "GROUP BY ALL"
+    ).df()
+    assert dict(
+        zip(zip(by_size.policy, by_size.opponent, strict=True), by_size.m, strict=True)
+    ) == (pooled.meetings.to_dict())
+    two = queries.head_to_head(con, runs=["t1"], players=2)
+    assert set(two.policy) == {"ev", "evc", "bust:0.25"}
+    row = pooled.loc[("evc", "bust:0.25")]
+    assert row.ahead_share_lo <= row.ahead_share <= row.ahead_share_hi
+
+
+def test_distribution_and_position_effects(con: duckdb.DuckDBPyConnection) -> None:
+    """Shares add up to 1 per policy; seat and dealer effects default to all policies pooled."""
+    dist = queries.round_distribution(con, runs=["t1"], policies=["ev"])
+    assert dist.groupby("players").share.sum().round(12).eq(1).all()
+    seats = queries.seat_effects(con, runs=["t2"])
+    assert list(seats.seat) == [0, 1, 2] and set(seats.policy) == {"*"}
+    pos = queries.dealer_positions(con, runs=["t2"], policy="ev")
+    assert list(pos.position) == [0, 1, 2] and set(pos.policy) == {"ev"}
+
+
+def test_games_and_timeline(con: duckdb.DuckDBPyConnection) -> None:
+    """games lists a run's games in order; game_timeline gives one in seq order."""
+    games = queries.games(con, "t1", limit=5, offset=40)
+    assert list(games.game) == [40, 41, 42, 43, 44]
+    timeline = queries.game_timeline(con, "t1", 41)
+    assert list(timeline.seq) == list(range(len(timeline)))
+    assert timeline.kind_name.iloc[0] == "round_start"
+    assert timeline.kind_name.iloc[-1] == "game_end"
+    assert timeline.player.iloc[-1] == games.set_index("game").winner_seat.loc[41]
+    with pytest.raises(ValueError, match=r"no game 999 in run 't1' \(its games are 0\.\.159\)"):
+        queries.game_timeline(con, "t1", 999)
+
+
+def test_missing_runs_and_empty_lakes_are_clear_errors(lake: Lake, tmp_path: Path) -> None:
+    """An unknown run names the runs there; an empty lake says how to fill it."""
+    with pytest.raises(EmptyLakeError, match=r"no run 'nope' .* \(runs there: t1, t2\)"):
+        connect(lake.root, ["nope"])
+    with pytest.raises(EmptyLakeError, match="flip7 tournament run"):
+        connect(tmp_path)
+
+
+def test_data_root_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--data wins, then $FLIP7_DATA, then ./data."""
+    monkeypatch.delenv("FLIP7_DATA", raising=False)
+    assert data_root() == Path("data")
+    monkeypatch.setenv("FLIP7_DATA", str(tmp_path))
+    assert data_root() == tmp_path
+    assert data_root("elsewhere") == Path("elsewhere")
+
+
+def test_snapshot_ignores_strangers(lake: Lake) -> None:
+    """Only shard-NNNNN.parquet files under run=/players= directories count."""
+    snap = snapshot(lake.root)
+    assert len(snap.shards) == sum(len(t) for t in lake.tasks.values())
+    assert not snap.missing
+
+
+def test_cursors_share_the_views(con: duckdb.DuckDBPyConnection) -> None:
+    """A cursor (another thread's handle on the same database) reads the same views: the file
+    lists are catalog macros, not per-connection variables."""
+    cur = con.cursor()
+    timeline = queries.game_timeline(cur, "t2", 7)
+    assert timeline.equals(queries.game_timeline(con, "t2", 7))

@@ -1,0 +1,170 @@
+"""Data tests and `verify`: a clean lake passes every check; each kind of damage is caught."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from warehouse import connect, verify
+from warehouse.build import sql_files
+from warehouse.cli import describe
+from warehouse.verify import Verification, failing_rows
+
+from .lakes import Lake, plan, shard_path, write_run
+
+
+def failed(v: Verification) -> dict[str, int]:
+    return {c.name: c.failed for c in v.checks if c.failed}
+
+
+def edit(path: Path, column: str, row: int, delta: int) -> None:
+    """Rewrite a Parquet file with `delta` added to one cell (same schema)."""
+    table = pq.read_table(path)
+    values = table[column].to_numpy().copy()
+    values[row] += delta
+    i = table.schema.get_field_index(column)
+    table = table.set_column(i, table.schema.field(i), pa.array(values, table.schema.field(i).type))
+    pq.write_table(table, path, compression="zstd")
+
+
+@pytest.mark.parametrize("name", sorted(sql_files("tests")))
+def test_data_tests_find_nothing_wrong_with_a_clean_lake(lake: Lake, name: str) -> None:
+    """Every sql/tests/assert_*.sql returns zero rows on the freshly written lake."""
+    con = connect(lake.root)
+    assert failing_rows(con, sql_files("tests")[name]) == []
+
+
+def test_verify_passes_a_clean_lake(lake: Lake) -> None:
+    """All checks pass, every shard and event is counted, and the account says so."""
+    v = verify(lake.root, workers=2)
+    assert v.ok, describe(v)
+    assert v.shards == sum(len(t) for t in lake.tasks.values())
+    events = sum(
+        pq.ParquetFile(p).metadata.num_rows for p in lake.root.glob("events/*/*/*.parquet")
+    )
+    assert v.events == events
+    assert describe(v)[-1] == "all checks passed"
+
+
+def test_verify_one_run(lake: Lake) -> None:
+    """verify RUN looks at that run only."""
+    v = verify(lake.root, "t2")
+    assert v.ok and v.runs == ["t2"] and v.shards == len(lake.tasks["t2"])
+
+
+def test_an_edited_round_score_is_caught(lake_copy: Lake) -> None:
+    """A round score changed in the compact table disagrees with the events' rebuild."""
+    task = lake_copy.tasks["t1"][2]
+    path = shard_path(lake_copy.root, "rounds", task)
+    edit(path, "score", 5, 3)
+    v = verify(lake_copy.root)
+    assert failed(v).keys() == {"assert_rounds_match_events", "assert_games_complete"}
+    (example,) = next(c for c in v.checks if c.name == "assert_rounds_match_events").examples
+    row = pq.read_table(path).slice(5, 1).to_pylist()[0]
+    assert (example["game"], example["round"], example["seat"]) == (
+        row["game"],
+        row["round"],
+        row["seat"],
+    )
+    assert "rebuilt from events" in str(example["problem"])
+
+
+def test_an_edited_event_is_caught(lake_copy: Lake) -> None:
+    """A number card changed in the event log (in a round its drawer did not bust, where every
+    number counts) no longer adds up to the logged round score."""
+    task = lake_copy.tasks["t1"][0]
+    path = shard_path(lake_copy.root, "events", task)
+    ev = pq.read_table(path).to_pandas()
+    rounds = pq.read_table(shard_path(lake_copy.root, "rounds", task)).to_pandas()
+    kept = rounds[~rounds.busted][["game", "round", "seat"]].rename(columns={"seat": "player"})
+    draws = ev.reset_index().merge(kept, on=["game", "round", "player"])
+    row = int(draws[(draws.kind == 1) & draws.card.between(2, 12)]["index"].iloc[0])
+    edit(path, "card", row, -1)
+    assert "assert_rounds_match_events" in failed(verify(lake_copy.root))
+
+
+def test_a_duplicated_event_row_is_caught(lake_copy: Lake) -> None:
+    """An event row written twice changes the game's event count and sequence."""
+    path = shard_path(lake_copy.root, "events", lake_copy.tasks["t2"][0])
+    table = pq.read_table(path)
+    pq.write_table(pa.concat_tables([table, table.slice(10, 1)]), path)
+    bad = failed(verify(lake_copy.root))
+    assert {"assert_games_match_events", "assert_manifest_counts"} <= bad.keys()
+
+
+def test_a_wrong_winner_is_caught(lake_copy: Lake) -> None:
+    """A games row that names another winner disagrees with GAME_END."""
+    path = shard_path(lake_copy.root, "games", lake_copy.tasks["t1"][4])
+    table = pq.read_table(path)
+    winner = table["winner"].to_numpy(zero_copy_only=False).copy()
+    winner[:2] = ~winner[:2]  # game 0 of the shard: seats 0 and 1 swap winning
+    i = table.schema.get_field_index("winner")
+    pq.write_table(table.set_column(i, "winner", pa.array(winner)), path)
+    assert "assert_games_match_events" in failed(verify(lake_copy.root))
+
+
+def test_a_deleted_events_file_is_caught(lake_copy: Lake) -> None:
+    """A committed shard without its events file: reported, and the manifest disagrees."""
+    task = lake_copy.tasks["t1"][3]
+    shard_path(lake_copy.root, "events", task).unlink()
+    v = verify(lake_copy.root)
+    assert {"committed_files", "assert_manifest_counts"} <= failed(v).keys()
+    assert any("events file is missing" in line for line in describe(v))
+
+
+def test_a_deleted_shard_is_caught(lake_copy: Lake) -> None:
+    """A whole shard gone from a complete run: the manifest lists it and its games are missing."""
+    task = lake_copy.tasks["t1"][1]
+    for table in ("events", "rounds", "games"):
+        shard_path(lake_copy.root, table, task).unlink()
+    bad = failed(verify(lake_copy.root))
+    assert {"assert_manifest_counts", "assert_runs_complete"} <= bad.keys()
+
+
+def test_manifest_counts_must_match_the_files(lake_copy: Lake) -> None:
+    """A manifest whose row count differs from the Parquet footer is reported."""
+    path = lake_copy.root / "runs" / "t2" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["shards"]["0"]["rows"]["rounds"] += 1
+    path.write_text(json.dumps(manifest))
+    v = verify(lake_copy.root)
+    assert failed(v) == {"assert_manifest_counts": 1}
+    assert any("rounds:" in line and "in the manifest" in line for line in describe(v))
+
+
+def test_readers_see_only_committed_shards(tmp_path: Path, lake: Lake) -> None:
+    """Mid-write, a shard's events and rounds exist without its games file, and a temporary
+    file lies beside them: readers count neither, and verify passes a running run."""
+    root = tmp_path / "data"
+    tasks = plan("t1")
+    write_run(root, "t1", tasks[:4])  # manifest says running, 4 shards done
+    pending = tasks[4]
+    from pipeline.shard import simulate_shard
+
+    tables = simulate_shard(pending)
+    for name in ("events", "rounds"):
+        path = shard_path(root, name, pending)
+        pq.write_table(tables[name], path)
+    tmp = shard_path(root, "games", pending).with_name("shard-00004.parquet.tmp-abc")
+    tmp.write_bytes(b"half a file")
+    con = connect(root)
+    committed = sum(t.n_games for t in tasks[:4])
+    assert con.execute("SELECT count(*) FROM fct_games").fetchall()[0][0] == committed
+    events = con.execute("SELECT count(*) FROM stg_events").fetchall()[0][0]
+    assert events == sum(
+        pq.ParquetFile(shard_path(root, "events", t)).metadata.num_rows for t in tasks[:4]
+    )
+    assert con.execute("SELECT status, shards FROM runs").fetchall() == [("running", 4)]
+    assert verify(root).ok
+    os.replace(tmp, tmp)  # still there: nothing read or removed it
+
+
+def test_verify_on_a_lake_with_nothing_in_it(tmp_path: Path) -> None:
+    """An empty directory is an error that says so, not a traceback."""
+    with pytest.raises(FileNotFoundError, match="nothing to verify"):
+        verify(tmp_path)

@@ -1,0 +1,107 @@
+"""Where the lake is, and which of its files a reader may see (a snapshot of committed shards).
+
+The data root is `--data DIR`, else `$FLIP7_DATA`, else `./data` (the lake contract). A shard is
+visible only once its `games` file exists: the pipeline renames events first, rounds second and
+games last, so listing the games files first and then looking up their siblings gives a set of
+whole shards even while a tournament writes. Temporary files (`shard-00012.parquet.tmp-<x>`)
+never match the shard file name, so they are never read. A snapshot is what every query of one
+connection sees; reconnect to see shards committed later.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TABLES = ("events", "rounds", "games")
+SHARD_FILE = re.compile(r"^shard-(\d+)\.parquet$")
+
+
+class EmptyLakeError(FileNotFoundError):
+    """The data root holds no committed shard (or none of the runs asked for)."""
+
+
+def data_root(data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The lake root: the argument, else $FLIP7_DATA, else ./data."""
+    if data_dir is not None:
+        return Path(data_dir)
+    return Path(os.environ.get("FLIP7_DATA") or "data")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One committed shard: its run, field size, number and the three file paths."""
+
+    run: str
+    players: int
+    shard: int
+    files: dict[str, Path]
+
+
+@dataclass
+class Snapshot:
+    """The committed shards of the runs asked for, plus the run manifests found."""
+
+    root: Path
+    shards: list[Shard] = field(default_factory=list)
+    manifests: dict[str, Path] = field(default_factory=dict)
+    #: Events/rounds files missing beside a committed games file (a damaged lake).
+    missing: list[Path] = field(default_factory=list)
+
+    @property
+    def runs(self) -> list[str]:
+        """Every run with a manifest or a committed shard, sorted."""
+        return sorted({s.run for s in self.shards} | set(self.manifests))
+
+    def files(self, table: str) -> list[str]:
+        """Paths of `table` for every committed shard (absent files left out)."""
+        return [str(s.files[table]) for s in self.shards if s.files[table].exists()]
+
+
+def _partitions(table_dir: Path, key: str) -> list[tuple[str, Path]]:
+    if not table_dir.is_dir():
+        return []
+    out = []
+    for entry in sorted(os.scandir(table_dir), key=lambda e: e.name):
+        if entry.is_dir() and entry.name.startswith(f"{key}="):
+            out.append((entry.name[len(key) + 1 :], Path(entry.path)))
+    return out
+
+
+def snapshot(root: Path, runs: list[str] | None = None) -> Snapshot:
+    """List the committed shards (and manifests) under root, optionally for some runs only.
+
+    Raises EmptyLakeError when a run asked for does not exist, naming the runs that do.
+    """
+    snap = Snapshot(root)
+    wanted = set(runs) if runs else None
+    runs_dir = root / "runs"
+    if runs_dir.is_dir():
+        for entry in sorted(os.scandir(runs_dir), key=lambda e: e.name):
+            manifest = Path(entry.path) / "manifest.json"
+            if (wanted is None or entry.name in wanted) and manifest.is_file():
+                snap.manifests[entry.name] = manifest
+    for run, run_dir in _partitions(root / "games", "run"):
+        if wanted is not None and run not in wanted:
+            continue
+        for players, part in _partitions(run_dir, "players"):
+            if not players.isdigit():
+                continue
+            for entry in sorted(os.scandir(part), key=lambda e: e.name):
+                m = SHARD_FILE.match(entry.name)
+                if not m:
+                    continue  # a temporary file of a shard being written, or a stranger
+                rel = Path(f"run={run}") / f"players={players}" / entry.name
+                files = {t: root / t / rel for t in TABLES}
+                snap.shards.append(Shard(run, int(players), int(m.group(1)), files))
+                snap.missing += [p for t, p in files.items() if t != "games" and not p.exists()]
+    if wanted is not None:
+        unknown = sorted(wanted - set(snap.runs))
+        if unknown:
+            known = ", ".join(snapshot(root).runs) or "none"
+            raise EmptyLakeError(
+                f"no run {', '.join(map(repr, unknown))} under {root} (runs there: {known})"
+            )
+    return snap

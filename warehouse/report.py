@@ -1,0 +1,128 @@
+"""`flip7 report RUN`: the headline analyses of one run as readable tables.
+
+Three tables, each number with its 95% interval and its sample size: field size (win rate,
+adjusted win index, points per round per field size and policy), card counting (counting minus
+non-counting twin, paired on common random numbers where the run has them) and the policy
+comparison (a league over all field sizes). It reads only the compact games and rounds tables
+(through the marts, as views: each table is computed once, straight from Parquet).
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from warehouse import queries
+from warehouse.text import num, pct, pp, table
+
+
+def report(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
+    """The report's lines for one run of the connection's lake."""
+    info = queries.runs(con)
+    info = info[info.run == run]
+    if info.empty:
+        raise ValueError(f"no run {run!r} in this lake")
+    r = info.iloc[0]
+    planned = f"/{int(r.planned_games):,}" if r.planned_games == r.planned_games else ""
+    lines = [
+        f"Run {run}: {int(r.games):,}{planned} games, {int(r.shards)} shards committed, "
+        f"status {r.status}; ruleset {r.ruleset}, variant {r.variant}, seed {r.seed}",
+        "Intervals are 95%: Wilson for rates, normal (1.96 standard errors) for means and gains.",
+        "",
+    ]
+
+    fs = queries.field_size(con, runs=[run])
+    lines += [
+        "Field size: win rate, adjusted win index (wins / expected wins at 1/n; 1.00 = average "
+        "seat), points per round. n = player-games.",
+        *table(
+            [
+                [
+                    int(x.players),
+                    x.policy,
+                    int(x.player_games),
+                    pct(x.win_rate, x.win_rate_lo, x.win_rate_hi),
+                    num(x.win_index, x.win_index_lo, x.win_index_hi, 3),
+                    int(x.rounds),
+                    num(x.points_per_round, x.points_per_round_lo, x.points_per_round_hi),
+                ]
+                for x in fs.sort_values(
+                    ["players", "win_index"], ascending=[True, False]
+                ).itertuples()
+            ],
+            ["players", "policy", "n", "win rate", "win index", "rounds", "points/round"],
+        ),
+        "",
+    ]
+
+    cc = queries.card_counting(con, runs=[run])
+    lines.append(
+        "Card counting: counting policy minus its non-counting twin. paired = common random "
+        "numbers (n = game pairs); unpaired = separate seats (n = player-games each)."
+    )
+    if cc.empty:
+        lines.append("(no counting policy played beside its twin in this run)")
+    else:
+        lines += table(
+            [
+                [
+                    int(x.players),
+                    f"{x.counting} vs {x.base}",
+                    x.method,
+                    int(x.pairs)
+                    if x.method == "paired"
+                    else f"{int(x.n_counting)}/{int(x.n_base)}",
+                    num(x.ppr_gain, x.ppr_gain_lo, x.ppr_gain_hi, 3, sign=True),
+                    f"{x.ppr_gain_se:.3f}",
+                    pp(x.win_gain, x.win_gain_lo, x.win_gain_hi),
+                    f"{100 * x.win_gain_se:.2f}",
+                ]
+                for x in cc.itertuples()
+            ],
+            [
+                "players",
+                "comparison",
+                "method",
+                "n",
+                "points/round gain",
+                "se",
+                "win-rate gain",
+                "se (pp)",
+            ],
+        )
+    lines.append("")
+
+    lg = queries.league(con, runs=[run])
+    lines += [
+        "Policy comparison: league over all field sizes, by adjusted win index. n = player-games;"
+        " bust and Flip 7 rates are per round played.",
+        *table(
+            [
+                [
+                    int(x.place),
+                    x.policy,
+                    ",".join(str(p) for p in x.field_sizes),
+                    int(x.player_games),
+                    num(x.win_index, x.win_index_lo, x.win_index_hi, 3),
+                    pct(x.win_rate, x.win_rate_lo, x.win_rate_hi),
+                    f"{x.points_per_round:.2f} ± {1.959963984540054 * x.points_per_round_se:.2f}",
+                    pct(x.bust_rate, x.bust_rate_lo, x.bust_rate_hi),
+                    pct(x.flip7_rate, x.flip7_rate_lo, x.flip7_rate_hi),
+                    f"{x.mean_rank:.3f}",
+                ]
+                for x in lg.itertuples()
+            ],
+            [
+                "place",
+                "policy",
+                "players",
+                "n",
+                "win index",
+                "win rate",
+                "points/round",
+                "bust",
+                "flip 7",
+                "mean rank",
+            ],
+        ),
+    ]
+    return lines

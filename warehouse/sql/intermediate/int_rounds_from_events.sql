@@ -1,0 +1,44 @@
+-- Every player's round rebuilt from the event log alone (the rule of flip7.events.rebuild_scores):
+-- the number cards in the drawer's row (a duplicate either busts or is cancelled by SC_USED, so
+-- an unbusted row holds each drawn number once: their sum is the sum of the distinct numbers
+-- drawn), times 2 with an x2, plus the +N modifiers, plus the FLIP7 bonus the event carries;
+-- BUST scores 0. Also the status at round end (BUST 3, FREEZE 2, STAY 1, else 0), the logged
+-- ROUND_SCORE and whether the seat dealt (ROUND_START names the dealer).
+with groups as (
+    select * from int_event_groups where player >= 0
+),
+
+sums as (
+    select *, number_sum(coalesce(cards, 0)) as numbers from groups
+),
+
+final as (
+    select
+        run,
+        players,
+        shard,
+        game,
+        round,
+        player as seat,
+        case
+            when kinds & (1 << 12) <> 0 then 0
+            else
+                numbers * (case when coalesce(cards, 0) & (1 << 19) <> 0 then 2 else 1 end)
+                + 2 * coalesce(plus_half, 0)
+                + (case when kinds & (1 << 13) <> 0 then bonus else 0 end)
+        end as score,
+        kinds & (1 << 12) <> 0 as busted,
+        kinds & (1 << 13) <> 0 as flip7,
+        case
+            when kinds & (1 << 12) <> 0 then 3
+            when kinds & (1 << 7) <> 0 then 2
+            when kinds & (1 << 3) <> 0 then 1
+            else 0
+        end as status,
+        kinds & 1 <> 0 as dealt,
+        kinds & (1 << 15) <> 0 as has_round_score,
+        round_score as logged_score
+    from sums
+)
+
+select * from final

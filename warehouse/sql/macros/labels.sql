@@ -1,0 +1,24 @@
+-- Names for the small integers of the event log (flip7/events.py, flip7/cards.py): event kinds,
+-- card labels, how a card was drawn, and a seat's status at round end.
+create or replace macro event_kind_name(kind) as
+    ['round_start', 'draw', 'hit', 'stay', 'action_played', 'action_deferred', 'action_dropped',
+     'freeze', 'sc_kept', 'sc_passed', 'sc_discarded', 'sc_used', 'bust', 'flip7', 'reshuffle',
+     'round_score', 'round_end', 'round_cap', 'game_end'][kind + 1];
+
+create or replace macro card_label(card) as
+    case
+        when card < 0 then null
+        when card <= 13 then cast(card as varchar)
+        else ['+2', '+4', '+6', '+8', '+10', 'x2', 'Freeze', 'Flip Three', 'Second Chance'][card - 13]
+    end;
+
+create or replace macro draw_how_name(how) as ['deal', 'hit', 'flip three'][how + 1];
+
+create or replace macro status_name(status) as ['active', 'stayed', 'frozen', 'busted'][status + 1];
+
+-- The sum of the number cards whose bits are set in a card mask (bit c = card c, 0..13).
+create or replace macro number_sum(cards) as
+    ((cards >> 1) & 1) + ((cards >> 2) & 1) * 2 + ((cards >> 3) & 1) * 3 + ((cards >> 4) & 1) * 4
+    + ((cards >> 5) & 1) * 5 + ((cards >> 6) & 1) * 6 + ((cards >> 7) & 1) * 7
+    + ((cards >> 8) & 1) * 8 + ((cards >> 9) & 1) * 9 + ((cards >> 10) & 1) * 10
+    + ((cards >> 11) & 1) * 11 + ((cards >> 12) & 1) * 12 + ((cards >> 13) & 1) * 13;

@@ -1,0 +1,36 @@
+-- materialized: view
+-- One row per player per game: the compact games table (result, rank, line-up, seed) plus the
+-- game's points per round for that seat (total / rounds) and the win rate an average seat
+-- expects at this table size (1 / players).
+with games as (
+    select * from stg_games
+),
+
+final as (
+    select
+        run,
+        ruleset,
+        variant,
+        players,
+        shard,
+        game,
+        seat,
+        policy,
+        cell,
+        cell_game,
+        pair,
+        lineup,
+        seed,
+        first_dealer,
+        rounds,
+        total,
+        rank,
+        winner,
+        capped,
+        events,
+        total / rounds as points_per_round,
+        1.0 / players as expected_win_rate
+    from games
+)
+
+select * from final

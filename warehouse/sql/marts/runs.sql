@@ -1,0 +1,63 @@
+-- One row per run: what its manifest says (status, ruleset, seed, plan) beside what is
+-- committed and readable now (shards, games, rows per table, field sizes, policies). A run
+-- with shards but no manifest shows status 'no manifest'.
+with manifests as (
+    select * from stg_manifests
+),
+
+files as (
+    select * from stg_parquet_files
+),
+
+games as (
+    select * from stg_games
+),
+
+committed as (
+    select
+        run,
+        count(*) filter (table_name = 'games') as shards,
+        cast(sum(num_rows // players) filter (table_name = 'games') as bigint) as games,
+        cast(sum(num_rows) filter (table_name = 'events') as bigint) as events,
+        cast(sum(num_rows) filter (table_name = 'rounds') as bigint) as rounds
+    from files
+    group by run
+),
+
+played as (
+    select
+        run,
+        any_value(ruleset) as ruleset,
+        any_value(variant) as variant,
+        list(distinct players order by players) as field_sizes,
+        list(distinct policy order by policy) as policies
+    from games
+    group by run
+),
+
+final as (
+    select
+        coalesce(m.run, c.run) as run,
+        coalesce(m.status, 'no manifest') as status,
+        coalesce(m.ruleset, p.ruleset) as ruleset,
+        coalesce(m.variant, p.variant) as variant,
+        m.seed,
+        m.created,
+        m.schema_version,
+        m.package_version,
+        m.rules_version,
+        m.planned_shards,
+        m.planned_games,
+        coalesce(c.shards, 0) as shards,
+        coalesce(c.games, 0) as games,
+        coalesce(c.events, 0) as events,
+        coalesce(c.rounds, 0) as rounds,
+        p.field_sizes,
+        p.policies,
+        len(m.cells) as cells
+    from manifests as m
+    full outer join committed as c on m.run = c.run
+    left join played as p on coalesce(m.run, c.run) = p.run
+)
+
+select * from final

@@ -1,0 +1,36 @@
+-- scope: shard
+-- Every row of the compact rounds table equals the round rebuilt from the event log alone
+-- (score, bust, Flip 7, status, dealer, the logged ROUND_SCORE), and every rebuilt round has its
+-- row. (The running totals are checked in assert_games_complete.)
+with rounds as (
+    select * from stg_rounds
+),
+
+rebuilt as (
+    select * from int_rounds_from_events
+),
+
+compared as (
+    select
+        coalesce(r.run, e.run) as run,
+        coalesce(r.shard, e.shard) as shard,
+        coalesce(r.game, e.game) as game,
+        coalesce(r.round, e.round) as round,
+        coalesce(r.seat, e.seat) as seat,
+        case
+            when r.game is null then 'round in the events but not in the rounds table'
+            when e.game is null then 'round in the rounds table but not in the events'
+            when r.score <> e.score then format('score {} in rounds, {} rebuilt from events', r.score, e.score)
+            when not e.has_round_score then 'no ROUND_SCORE event'
+            when e.logged_score <> e.score then format('ROUND_SCORE event says {}, cards add up to {}', e.logged_score, e.score)
+            when r.busted <> e.busted then format('busted {} in rounds, {} in events', r.busted, e.busted)
+            when r.flip7 <> e.flip7 then format('flip7 {} in rounds, {} in events', r.flip7, e.flip7)
+            when r.status <> e.status then format('status {} in rounds, {} from events', r.status, e.status)
+            when (r.dealer = r.seat) <> e.dealt then format('dealer {} in rounds disagrees with ROUND_START', r.dealer)
+        end as problem
+    from rounds as r
+    full outer join rebuilt as e
+        on r.run = e.run and r.game = e.game and r.round = e.round and r.seat = e.seat
+)
+
+select * from compared where problem is not null

@@ -1,0 +1,70 @@
+-- scope: lake
+-- A run whose manifest says complete holds every planned game exactly once: each cell's game
+-- ids are game_offset .. game_offset + games - 1, the planned shard and game counts are met, and
+-- no (run, game, seat) appears twice in any run.
+with manifests as (
+    select * from stg_manifests
+),
+
+cells as (
+    select * from stg_manifest_cells
+),
+
+games as (
+    select run, cell, game, seat from stg_games
+),
+
+per_cell as (
+    select
+        run,
+        cell,
+        count(distinct game) as games,
+        min(game) as first_game,
+        max(game) as last_game
+    from games
+    group by run, cell
+),
+
+duplicates as (
+    select
+        run,
+        cast(null as integer) as cell,
+        format('game {} seat {} appears {} times', game, seat, count(*)) as problem
+    from games
+    group by run, game, seat
+    having count(*) > 1
+),
+
+cell_problems as (
+    select
+        c.run,
+        c.cell,
+        case
+            when p.cell is null then format('cell {}: no games committed, {} planned', c.cell, c.games)
+            when p.games <> c.games or p.first_game <> c.game_offset or p.last_game <> c.game_offset + c.games - 1
+                then format('cell {}: {} games with ids {}..{}, planned {} from {}', c.cell, p.games, p.first_game, p.last_game, c.games, c.game_offset)
+        end as problem
+    from cells as c
+    inner join manifests as m on c.run = m.run and m.status = 'complete'
+    left join per_cell as p on c.run = p.run and c.cell = p.cell
+),
+
+run_problems as (
+    select
+        m.run,
+        cast(null as integer) as cell,
+        case
+            when m.planned_shards <> cardinality(m.shards)
+                then format('complete, but {} of {} planned shards recorded', cardinality(m.shards), m.planned_shards)
+            when m.planned_games <> (select sum(games) from cells as c where c.run = m.run)
+                then format('planned_games {} differs from the sum over its cells', m.planned_games)
+        end as problem
+    from manifests as m
+    where m.status = 'complete'
+)
+
+select * from duplicates
+union all
+select * from cell_problems where problem is not null
+union all
+select * from run_problems where problem is not null
