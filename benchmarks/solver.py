@@ -89,6 +89,26 @@ def cross_check(model_name: str, rounds: int) -> None:
     )
 
 
+def dp_decision_seconds(calls: int = 100_000) -> float:
+    """Seconds per `dp` decision (a table lookup from the observation), at a 4-player table."""
+    from flip7.cards import Card
+    from flip7.engine import Engine
+    from flip7.policies import parse_policies
+    from flip7.rules import parse_ruleset
+
+    seats = parse_policies("dp,ev,ev,ev")
+    engine = Engine(parse_ruleset("3.1"), seats, seed=1)
+    for p, cards in {0: [3, 8, 11, Card.PLUS4], 1: [12, 5], 2: [9]}.items():
+        for c in cards:
+            engine.draw_pile.remove(c)
+            engine.receive(p, c)
+    obs, policy = engine.obs[0], seats[0]
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        policy.hit(obs)
+    return (time.perf_counter() - t0) / calls
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -148,6 +168,7 @@ def main() -> None:
     ]
     for name, secs in figures:
         print(f"  {name:<34}{secs:>8.3f} s")
+    print(f"  {'dp policy, one decision':<34}{dp_decision_seconds() * 1e6:>8.2f} us")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
 

@@ -70,7 +70,7 @@ class Solution:
 
 
 class Sweeper:
-    """Backward and forward sweeps over one space, reusing its work arrays."""
+    """Backward sweeps over one space, reusing one set of work arrays."""
 
     def __init__(self, space: Space, dtype: type | None = None) -> None:
         self.space = space
