@@ -19,8 +19,15 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from pipeline.schema import SCHEMA_VERSION
-from pipeline.shard import ShardTask, simulate_shard
+# Run as a script, this folder comes first on sys.path, and its pipeline.py and warehouse.py
+# (the benchmarks) would shadow the packages of the same names: put the repository first.
+sys.path[:1] = [str(Path(__file__).resolve().parents[1])]
+
+from pipeline.schema import SCHEMA_VERSION  # noqa: E402
+from pipeline.shard import ShardTask, simulate_shard  # noqa: E402
+from warehouse.db import connect  # noqa: E402
+from warehouse.report import report  # noqa: E402
+from warehouse.verify import verify  # noqa: E402
 
 RUN = "bench"
 SEED = 20240601
@@ -137,6 +144,20 @@ def build_lake(root: Path, games: int, procs: int) -> None:
     os.replace(tmp, mdir / "manifest.json")
 
 
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores"
+
+
+def _timed(label: str, fn: object) -> tuple[float, float, object]:
+    """Run fn(); print and return (wall seconds, CPU seconds of this process, result)."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    result = fn()  # type: ignore[operator]
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    print(f"{label}: {wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)
+    return wall, cpu, result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=1_000_000)
@@ -148,6 +169,44 @@ def main() -> int:
     if not (manifest.exists() and json.loads(manifest.read_text())["status"] == "complete"):
         print(f"building a lake of {args.games} games in {args.root} ...", file=sys.stderr)
         build_lake(args.root, args.games, args.procs)
+    if args.build_only:
+        return 0
+    cores = os.cpu_count() or 1
+    rows = {t: 0 for t in ("events", "rounds", "games")}
+    for t in rows:
+        for path in (args.root / t / f"run={RUN}").glob("*/*.parquet"):
+            rows[t] += pq.ParquetFile(path).metadata.num_rows
+    games = rows["games"] // 4
+    print(
+        f"lake {args.root}: run {RUN}, {games:,} games; rows: "
+        + ", ".join(f"{k} {v:,}" for k, v in rows.items())
+    )
+    print(_load())
+
+    compact = rows["rounds"] + rows["games"]
+    wall, _, _ = _timed(
+        "report, marts as views (flip7 report)", lambda: report(connect(args.root, [RUN]), RUN)
+    )
+    print(
+        f"  {compact / wall / 1e6:.1f}M compact rows/s ({compact:,} rounds + games rows); target < 30 s"
+    )
+    wall_m, _, con = _timed(
+        "connect with materialized marts (dashboard start)",
+        lambda: connect(args.root, [RUN], materialize=True),
+    )
+    wall_r, _, _ = _timed("  then report from the tables", lambda: report(con, RUN))  # type: ignore[arg-type]
+    print(f"  together {wall_m + wall_r:.1f} s")
+
+    wall, cpu, v = _timed(
+        f"verify ({cores} worker threads)", lambda: verify(args.root, RUN, workers=cores)
+    )
+    assert v.ok, "the benchmark lake should verify"  # type: ignore[attr-defined]
+    ev = rows["events"]
+    print(
+        f"  {ev / wall / 1e6:.1f}M events/s wall, {ev / wall / cores / 1e6:.1f}M events/s per core "
+        f"(wall x {cores} cores), {ev / cpu / 1e6:.1f}M events per CPU-second; target 10M/s per core"
+    )
+    print(_load())
     return 0
 
 

@@ -103,6 +103,7 @@ def _shard_worker(
         if con is None:
             con = local.con = duckdb.connect(":memory:")
             con.execute("SET threads = 1")
+            con.execute("SET parquet_metadata_cache = true")
             build(con, snap, layers=("staging",))
         else:
             bind_files(con, snap)

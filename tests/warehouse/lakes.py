@@ -129,10 +129,14 @@ def write_run(root: Path, run: str, tasks: Sequence[ShardTask] | None = None) ->
                 "pair": pair,
                 "games": games,
                 "game_offset": c * games,
+                "label": f"cell {c}",  # fields beyond the contract, as the pipeline writes
             }
             for c, (pair, lineup) in enumerate(cells)
         ],
         "shards": shards,
+        "name": run,
+        "rotate": True,
+        "updated": "2025-01-02T03:05:00+00:00",
     }
     mdir = root / "runs" / run
     mdir.mkdir(parents=True, exist_ok=True)

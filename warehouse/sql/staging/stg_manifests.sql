@@ -1,27 +1,25 @@
 -- One row per run manifest (runs/<run>/manifest.json), typed. The manifests' text is read by
 -- build.py into the `manifests()` macro as one JSON array, so a lake without manifests still types.
 with source as (
-    select unnest(cast(cast(manifests() as json) as struct(
-        run varchar,
-        schema_version integer,
-        package_version varchar,
-        rules_version integer,
-        ruleset varchar,
-        variant varchar,
-        seed ubigint,
-        created varchar,
-        status varchar,
-        planned_shards integer,
-        planned_games bigint,
-        cells struct(
-            cell integer, players integer, lineup varchar[], pair integer, games bigint,
-            game_offset bigint
-        )[],
-        shards map(varchar, struct(
-            cell integer, start bigint, stop bigint, games bigint,
-            "rows" struct(events bigint, rounds bigint, games bigint), seconds double
-        ))
-    )[])) as m
+    -- from_json takes the fields named here and ignores any others a manifest carries.
+    select unnest(from_json(manifests(), '[{
+        "run": "VARCHAR",
+        "schema_version": "INTEGER",
+        "package_version": "VARCHAR",
+        "rules_version": "INTEGER",
+        "ruleset": "VARCHAR",
+        "variant": "VARCHAR",
+        "seed": "UBIGINT",
+        "created": "VARCHAR",
+        "status": "VARCHAR",
+        "planned_shards": "INTEGER",
+        "planned_games": "BIGINT",
+        "cells": [{
+            "cell": "INTEGER", "players": "INTEGER", "lineup": ["VARCHAR"], "pair": "INTEGER",
+            "games": "BIGINT", "game_offset": "BIGINT"
+        }],
+        "shards": "MAP(VARCHAR, STRUCT(cell INTEGER, start BIGINT, stop BIGINT, games BIGINT, \"rows\" STRUCT(events BIGINT, rounds BIGINT, games BIGINT), seconds DOUBLE))"
+    }]')) as m
 ),
 
 final as (
