@@ -219,14 +219,14 @@ def cmd_list(args: argparse.Namespace, out: Output) -> int:
         out.print(f"no runs under {lake.uri}")
         return 0
     out.print(f"runs under {lake.uri}:")
-    out.print(f"{'run':<28}{'status':<10}{'shards':>12}{'games':>22}  created")
+    width = max(12, *(len(n) for n in runs)) + 2
+    out.print(f"{'run':<{width}}{'status':<10}{'shards':>12}{'games':>22}  created")
     for name in runs:
         m: dict[str, Any] = lake.load_manifest(name)
         done = sum(s["games"] for s in m["shards"].values())
-        out.print(
-            f"{name:<28}{m['status']:<10}{len(m['shards']):>6}/{m['planned_shards']:<5}"
-            f"{done:>11,}/{m['planned_games']:<10,}  {m['created']}"
-        )
+        shards = f"{len(m['shards'])}/{m['planned_shards']}"
+        games = f"{done:,}/{m['planned_games']:,}"
+        out.print(f"{name:<{width}}{m['status']:<10}{shards:>12}{games:>22}  {m['created']}")
     return 0
 
 
