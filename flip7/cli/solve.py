@@ -57,13 +57,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _header(out: Output, model_name: str) -> tuple[object, float]:
     """Print the model's assumptions; return (model, seconds to load the kernels)."""
     from flip7.solver.model import get_model
-    from flip7.solver.solve import kernels
+    from flip7.solver.solve import kernels, warm_up
 
     model = get_model(model_name)
     for line in textwrap.wrap(model.assumptions(), 100):
         out.print(line)
     t0 = time.perf_counter()
-    kernels()
+    kernels()  # imports numba
+    warm_up()  # loads the compiled kernels from numba's cache (compiles them the first time)
     return model, time.perf_counter() - t0
 
 

@@ -36,6 +36,19 @@ def kernels(reference: bool = False) -> ModuleType:
     return k
 
 
+def warm_up() -> float:
+    """Load (or compile) the kernels by solving a two-card deck; returns the seconds it took,
+    so that timings of real solves measure the work alone."""
+    from flip7.solver.model import deck_of
+
+    t0 = time.perf_counter()
+    space = build_space(Model("warm-up", deck_of("warm-up", {5: 2}), keep_duplicate=True))
+    hit = np.zeros(int(np.prod(space.dec_shape)), np.uint8)
+    Sweeper(space).backward(hit, optimize=True)
+    occupancy(space, hit)
+    return time.perf_counter() - t0
+
+
 @dataclass(frozen=True)
 class Moments:
     """Exact figures of one policy on one model."""
