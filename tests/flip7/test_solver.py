@@ -12,6 +12,7 @@ from flip7.cards import CLASSIC, Card
 from flip7.solver import build_space, evaluate, get_model, reachable, solve
 from flip7.solver.families import GRIDS, ev_policy, family_policy, label, policy_rows
 from flip7.solver.model import MODELS, Model, deck_of
+from flip7.solver.solve import carry_policy
 
 SC, FREEZE, FLIP3 = Card.SECOND_CHANCE, Card.FREEZE, Card.FLIP_THREE
 
@@ -189,3 +190,13 @@ def test_brute_force_over_every_order_of_a_tiny_deck():
             score = sum(v for v in range(13) if mask >> v & 1) + 2 * (mods & 1)
         total += score
     assert float(total / len(orders)) == pytest.approx(sol.moments.ev, abs=1e-12)
+
+
+def test_carrying_002s_table_into_other_rules(basic):
+    """002's table played in its own model is worth its own optimum; played under the real
+    rule it is worth no more than the real optimum and within a hundredth of it (the two
+    models differ by at most 3 cards of 88)."""
+    assert evaluate(basic.space, carry_policy(basic, basic.space)) == basic.moments
+    real = solve(get_model("real"))
+    carried = evaluate(real.space, carry_policy(basic, real.space)).ev
+    assert real.moments.ev - 0.01 < carried <= real.moments.ev
