@@ -60,7 +60,7 @@ def _plain(value: object) -> object:
     if value is pd.NaT:
         return None
     try:
-        if pd.isna(value):  # type: ignore[call-overload]
+        if pd.isna(value):
             return None
     except (TypeError, ValueError):  # lists and arrays
         pass

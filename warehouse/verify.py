@@ -143,8 +143,9 @@ def verify(
     def record(name: str, sql: str, rows: list[dict[str, object]]) -> None:
         checks.setdefault(name, Check(name, about(sql))).add(rows)
 
-    missing = [
-        {"path": str(p), "problem": "a committed shard's file is missing"} for p in snap.missing
+    missing: list[dict[str, object]] = [
+        {"path": str(p), "problem": f"the {p.parts[-4]} file of a committed shard is missing"}
+        for p in snap.missing
     ]
     record("committed_files", "-- every committed shard has its events and rounds files", missing)
 
@@ -161,7 +162,7 @@ def verify(
         )
         con.close()
     else:  # manifests but no committed shard: nothing for SQL to read (no file, no schema)
-        recorded = [
+        recorded: list[dict[str, object]] = [
             {"run": r, "problem": f"manifest records {n} finished shards, none is committed"}
             for r, n in _recorded_shards(snap).items()
             if n

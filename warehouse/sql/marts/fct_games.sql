@@ -1,5 +1,7 @@
 -- materialized: view
--- One row per game: line-up, seed, length and winner (what a replay picker lists).
+-- One row per game: line-up, seed, length and winner (what a replay picker lists). Every game
+-- has exactly one winner row in the games table (assert_games_complete), so this is that row,
+-- renamed: no aggregation, so a run's first games come back without reading all of them.
 with games as (
     select * from stg_games
 ),
@@ -7,25 +9,25 @@ with games as (
 final as (
     select
         run,
-        any_value(ruleset) as ruleset,
-        any_value(variant) as variant,
+        ruleset,
+        variant,
         players,
-        any_value(shard) as shard,
+        shard,
         game,
-        any_value(cell) as cell,
-        any_value(cell_game) as cell_game,
-        any_value(pair) as pair,
-        any_value(lineup) as lineup,
-        any_value(seed) as seed,
-        any_value(first_dealer) as first_dealer,
-        any_value(rounds) as rounds,
-        any_value(capped) as capped,
-        any_value(events) as events,
-        cast(max(seat) filter (winner) as integer) as winner_seat,
-        max(policy) filter (winner) as winner_policy,
-        max(total) filter (winner) as winner_total
+        cell,
+        cell_game,
+        pair,
+        lineup,
+        seed,
+        first_dealer,
+        rounds,
+        capped,
+        events,
+        cast(seat as integer) as winner_seat,
+        policy as winner_policy,
+        total as winner_total
     from games
-    group by run, players, game
+    where winner
 )
 
 select * from final
