@@ -166,7 +166,13 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
             emit(df, args.format, args.output, out, args.max_rows)
         return 0
     if not sys.stdin.isatty():
-        df = execute(con, sys.stdin.read(), args.write)
+        text = sys.stdin.read()
+        if not text.strip():
+            raise ValueError(
+                "no query: give one as an argument, pipe statements in, or run it in a terminal "
+                "for a prompt"
+            )
+        df = execute(con, text, args.write)
         if df is not None:
             emit(df, args.format, args.output, out, args.max_rows)
         return 0

@@ -94,6 +94,15 @@ def test_sql_reads_statements_from_a_pipe(
     assert code == 0 and out.split()[:3] == ["answer", "------", "42"]
 
 
+def test_sql_with_nothing_to_run(
+    lake: Lake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No query and an empty pipe: a one-line error saying how to give one."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, _, err = run(capsys, "sql", "--data", str(lake.root))
+    assert code == 2 and "no query" in err
+
+
 class _Tty(io.StringIO):
     def isatty(self) -> bool:
         return True
