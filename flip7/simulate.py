@@ -60,6 +60,9 @@ class SimSummary:
     stats: dict[str, PolicyStats] = field(default_factory=dict)
     round_scores: dict[str, list[int]] = field(default_factory=dict)
     events: int = 0
+    #: Which engine played the games ('reference' or 'kernel'), and why not the kernel.
+    engine: str = "reference"
+    engine_note: str | None = None
 
 
 def rotated(lineup: Sequence[Policy], k: int) -> list[Policy]:
@@ -79,10 +82,34 @@ def simulate(
     keep_round_scores: bool = False,
     progress: Callable[[int], None] | None = None,
     variant: Variant = CLASSIC_VARIANT,
+    engine: str = "reference",
 ) -> SimSummary:
-    """Play n_games games and aggregate win rate, points per round, busts and Flip 7s."""
+    """Play n_games games and aggregate win rate, points per round, busts and Flip 7s.
+
+    `engine`: 'reference', 'kernel' or 'auto' (the compiled kernel when it can play every seat,
+    flip7.kernel.choose_engine); both give the same figures, `summary.engine` says which ran."""
+    note = "asked for"
+    if engine != "reference":
+        from flip7.kernel import choose_engine
+
+        chosen, note = choose_engine(engine, lineup, ruleset, variant)
+        if chosen == "kernel":
+            from flip7.kernel.tally import simulate_kernel
+
+            done = simulate_kernel(
+                ruleset,
+                lineup,
+                n_games,
+                root_seed,
+                cell=cell,
+                rotate=rotate,
+                keep_round_scores=keep_round_scores,
+                progress=progress,
+            )
+            done.engine = "kernel"
+            return done
     n = len(lineup)
-    summary = SimSummary(n_games, n)
+    summary = SimSummary(n_games, n, engine_note=note)
     for pol in lineup:
         summary.stats.setdefault(pol.spec, PolicyStats(pol.spec))
         summary.round_scores.setdefault(pol.spec, [])

@@ -57,13 +57,19 @@ def game_seed(root_seed: int, pair: int, index: int) -> int:
     return derive_seed(root_seed, pair, index)
 
 
-def simulate_shard(task: ShardTask) -> dict[str, pa.Table]:
+def simulate_shard(task: ShardTask, engine: str = "auto") -> dict[str, pa.Table]:
     """Play the shard's games; return the `events`, `rounds` and `games` tables.
 
     The loop only plays games and appends each result's buffers to flat lists; every row of the
     three tables is then built with numpy in one pass (no per-row Python work), which keeps the
-    cost of the tables small next to the engine's.
+    cost of the tables small next to the engine's. `engine`: `auto` plays the shard in the
+    compiled kernel when it can (`_kernel_tables`: the same rows), `kernel` insists on it,
+    `reference` uses the reference engine.
     """
+    if engine != "reference":
+        tables = _kernel_tables(task, engine)
+        if tables is not None:
+            return tables
     ruleset = parse_ruleset(task.ruleset)
     base = parse_policies(list(task.lineup))
     n = task.n_players
@@ -252,3 +258,53 @@ def _games_table(task: ShardTask, cols: dict[str, np.ndarray | pa.Array]) -> pa.
         "events": cols["events"],
     }
     return pa.table(order, schema=GAMES)
+
+
+def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
+    """The shard played by flip7.kernel (event for event the reference engine's games) with its
+    columns straight from the kernel's buffers; None when the kernel cannot play it."""
+    from flip7.kernel import choose_engine, derive_seeds
+    from flip7.kernel.columns import shard_columns
+
+    ruleset = parse_ruleset(task.ruleset)
+    base = parse_policies(list(task.lineup))
+    if task.variant != "classic":  # the reference loop above plays the classic Engine
+        if engine == "kernel":
+            raise ValueError(f"the kernel plays the classic game, not variant {task.variant!r}")
+        return None
+    if choose_engine(engine, base, ruleset)[0] != "kernel":
+        return None
+    n, k = task.n_players, task.n_games
+    shift = (
+        np.arange(task.start, task.stop, dtype=np.int64) % n
+        if task.rotate
+        else np.zeros(k, np.int64)
+    )
+    seeds = derive_seeds(task.root_seed, task.pair, task.start, task.stop)
+    cols = shard_columns(
+        ruleset, base, seeds, shift, task.game_offset + task.start, capture=task.capture_events
+    )
+    specs = [p.spec for p in base]
+    policy_names, base_to_name = np.unique(np.asarray(specs, dtype=object), return_inverse=True)
+    names = [str(s) for s in policy_names]
+    lineups = {r: ",".join(specs[(s - r) % n] for s in range(n)) for r in set(shift.tolist())}
+    lineup_keys = sorted(lineups)
+    lineup_idx = np.searchsorted(np.asarray(lineup_keys, dtype=np.int64), shift)
+    games = _games_table(
+        task,
+        {
+            **cols.games,
+            "policy": _dict(base_to_name[cols.games["policy"]], names),
+            "cell_game": np.repeat(np.arange(task.start, task.stop, dtype=np.int32), n),
+            "lineup": _dict(np.repeat(lineup_idx, n), [lineups[r] for r in lineup_keys]),
+            "seed": np.repeat(seeds.astype(np.int64), n),
+        },
+    )
+    rounds = _rounds_table(
+        task.shard, {**cols.rounds, "policy": _dict(base_to_name[cols.rounds["policy"]], names)}
+    )
+    n_events = len(cols.events["game"])
+    events = pa.table(
+        {"shard": np.full(n_events, task.shard, dtype=np.int32), **cols.events}, schema=EVENTS
+    )
+    return {"events": events, "rounds": rounds, "games": games}

@@ -16,7 +16,13 @@ from flip7.events import Event, EventKind, EventLog
 from flip7.policies import REGISTRY, HumanPolicy, parse_policies
 from flip7.policies.base import Policy
 from flip7.rng import derive_seed
-from flip7.rules import BASE_RULESETS, RULES_VERSION, RULESET_DESCRIPTIONS, parse_ruleset
+from flip7.rules import (
+    BASE_RULESETS,
+    RULES_VERSION,
+    RULESET_DESCRIPTIONS,
+    Ruleset,
+    parse_ruleset,
+)
 from flip7.simulate import rotated, simulate
 from flip7.variants import Variant, parse_variant
 
@@ -61,15 +67,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("sim", help="simulate games: win rate and points per round per policy")
     p.add_argument("-n", "--games", type=int, default=4000, help="games to play (default 4000)")
     _common(p, "dp,ev,bust:0.25,sum:20")
+    _engine_option(p)
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("round", help="the one-round score distribution of each policy")
     p.add_argument("-n", "--rounds", type=int, default=20000, help="rounds to play (default 20000)")
     _common(p, "ev,dp")
+    _engine_option(p)
     p.set_defaults(func=cmd_round)
 
     p = sub.add_parser("watch", help="one game, card by card (a new one, or a logged one)")
     _common(p, "ev,ev,ev")
+    _engine_option(p)
     p.add_argument("--run", help="show a game logged by a tournament run instead")
     p.add_argument("--game", type=int, default=0, help="game id within --run")
     p.add_argument("--data", help="tournament data directory (with --run)")
@@ -86,6 +95,25 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_output_options(p)
     p.set_defaults(func=cmd_rules)
+
+
+def _engine_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--engine",
+        choices=("auto", "kernel", "reference"),
+        default="auto",
+        help="auto (default): the compiled kernel when it can play every seat, else the "
+        "reference engine; both play the same games",
+    )
+
+
+def _engine_line(engine: str, note: str | None) -> str:
+    """Which engine ran, and why not the kernel."""
+    if engine == "kernel" or note is None:
+        return f"engine: {engine}"
+    return (
+        f"engine: reference ({'as asked' if note == 'asked for' else 'kernel not used: ' + note})"
+    )
 
 
 def lineup_from(args: argparse.Namespace) -> list[Policy]:
@@ -127,6 +155,7 @@ def cmd_sim(args: argparse.Namespace, out: Output) -> int:
         args.seed,
         progress=_progress(args.games, "game"),
         variant=variant,
+        engine=args.engine,
     )
     secs = time.perf_counter() - t0
     out.print(
@@ -142,6 +171,7 @@ def cmd_sim(args: argparse.Namespace, out: Output) -> int:
             f"{st.ppr:>10.2f} ±{st.ppr_se:>4.2f}{st.busts / st.rounds:>10.1%}{st.flip7s / st.rounds:>11.2%}"
         )
     out.print(f"(± is one standard error; {args.games / secs:,.0f} games/s)")
+    out.print(_engine_line(summary.engine, summary.engine_note))
     return 0
 
 
@@ -155,18 +185,24 @@ def cmd_round(args: argparse.Namespace, out: Output) -> int:
     busts = {p.spec: 0 for p in lineup}
     flips = {p.spec: 0 for p in lineup}
     update = _progress(args.rounds, "round")
-    for i in range(args.rounds):
-        seats = rotated(lineup, i)
-        engine = variant.new_engine(ruleset, seats, derive_seed(args.seed, 0, i), capture=False)
-        engine.play_round()
-        for s, pol in enumerate(seats):
-            scores[pol.spec].append(engine.round_scores[0][s])
-            busts[pol.spec] += engine.busts[s]
-            flips[pol.spec] += engine.flip7s[s]
-        update(i + 1)
+    engine_name, note = _choose_engine(args.engine, lineup, ruleset, variant)
+    if engine_name == "kernel":
+        from flip7.kernel.tally import one_round_kernel
+
+        scores, busts, flips = one_round_kernel(ruleset, lineup, args.rounds, args.seed, update)
+    else:
+        for i in range(args.rounds):
+            seats = rotated(lineup, i)
+            engine = variant.new_engine(ruleset, seats, derive_seed(args.seed, 0, i), capture=False)
+            engine.play_round()
+            for s, pol in enumerate(seats):
+                scores[pol.spec].append(engine.round_scores[0][s])
+                busts[pol.spec] += engine.busts[s]
+                flips[pol.spec] += engine.flip7s[s]
+            update(i + 1)
     out.print(
         f"one round, {args.rounds} deals, {len(lineup)} players ({', '.join(p.spec for p in lineup)}), "
-        f"ruleset {ruleset}, seed {args.seed}, seats rotated"
+        f"ruleset {ruleset}, seed {args.seed}, seats rotated; {_engine_line(engine_name, note)}"
     )
     out.print(
         f"{'policy':<14}{'n':>8}{'mean':>8}{'±se':>7}{'sd':>7}{'bust':>8}{'flip7':>8}  p10 p50 p90"
@@ -210,12 +246,32 @@ def cmd_watch(args: argparse.Namespace, out: Output) -> int:
     ruleset = parse_ruleset(args.ruleset)
     lineup = lineup_from(args)
     names = [f"P{s}:{p.spec}" for s, p in enumerate(lineup)]
-    engine = parse_variant(args.variant).new_engine(ruleset, lineup, args.seed)
-    result = engine.run()
-    out.print(f"one game: {', '.join(names)}; ruleset {ruleset}; seed {args.seed}")
+    variant = parse_variant(args.variant)
+    engine_name, note = _choose_engine(args.engine, lineup, ruleset, variant)
+    if engine_name == "kernel":
+        from flip7.kernel import play_game
+
+        result = play_game(ruleset, lineup, args.seed)
+    else:
+        result = variant.new_engine(ruleset, lineup, args.seed).run()
+    out.print(
+        f"one game: {', '.join(names)}; ruleset {ruleset}; seed {args.seed}; "
+        + _engine_line(engine_name, note)
+    )
     _print_events(EventLog(result.events), names, out, args.delay)
     out.print(f"final: {', '.join(f'{n} {t}' for n, t in zip(names, result.totals, strict=True))}")
     return 0
+
+
+def _choose_engine(
+    requested: str, lineup: list[Policy], ruleset: Ruleset, variant: Variant
+) -> tuple[str, str | None]:
+    """flip7.kernel.choose_engine, without importing the kernel for --engine reference."""
+    if requested == "reference":
+        return "reference", "asked for"
+    from flip7.kernel import choose_engine
+
+    return choose_engine(requested, lineup, ruleset, variant)
 
 
 def _print_events(events: EventLog, names: list[str], out: Output, delay: float) -> None:

@@ -1,0 +1,254 @@
+"""Many games through the compiled kernel into preallocated numpy columns.
+
+`play_batch` runs one kernel call over a batch of games (seeds and per-seat policy indices as
+arrays) and returns a `Batch`: the event columns of every game back to back, one row per
+(round, seat), and per-game and per-(game, seat) arrays. Buffers start at an estimate and, when a
+game does not fit, grow and the kernel resumes at that game (games are independent), so no event
+ever becomes a Python object unless a caller asks for one (`Batch.events`, `Batch.result`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from flip7.cards import CLASSIC, Deck
+from flip7.engine import GameResult
+from flip7.kernel import dp as dp_support
+from flip7.kernel.encode import deck_counts, policy_table, rule_params
+from flip7.policies.base import Policy
+from flip7.rng import GOLDEN, MASK64
+from flip7.rules import Ruleset
+
+# Column layouts of the kernel's outputs (flip7.kernel.core E_*, Q_*, G_*, T_*).
+EV_FIELDS = ("kind", "player", "card", "target", "value", "round")
+RS_FIELDS = ("game", "round", "seat", "dealer", "score", "total", "status", "flip7")
+G_FIELDS = ("rounds", "winner", "capped", "events", "ev_start", "rs_start")
+T_FIELDS = ("total", "busts", "flip7s", "rank")
+
+_EVENTS_PER_SEAT_ROUND = 8  # first guesses for buffer sizes; they grow when short
+_ROUNDS_PER_GAME = 10
+
+
+@dataclass
+class Batch:
+    """The outputs of one kernel call over k games of n seats."""
+
+    n_players: int
+    seeds: np.ndarray  # uint64 [k]
+    ev: np.ndarray  # int16 [6, events]: kind, player, card, target, value, round
+    rs: np.ndarray  # int32 [8, rows]: one row per (game, round, seat), see RS_FIELDS
+    go: np.ndarray  # int64 [k, 6]: see G_FIELDS
+    gt: np.ndarray  # int32 [4, k, n]: see T_FIELDS
+    capture: bool
+
+    @property
+    def games(self) -> int:
+        return int(self.seeds.shape[0])
+
+    def events(self, i: int) -> list[int]:
+        """Game i's flat event buffer, as flip7.engine produces it ([] without capture)."""
+        start, count = int(self.go[i, 4]), int(self.go[i, 3])
+        block = self.ev[:5, start : start + count]
+        return [int(x) for x in block.T.ravel().tolist()]
+
+    def result(self, i: int) -> GameResult:
+        """Game i as the reference engine's GameResult."""
+        n = self.n_players
+        rounds = int(self.go[i, 0])
+        r0 = int(self.go[i, 5])
+        rows = self.rs[:, r0 : r0 + rounds * n]
+        scores = rows[4].reshape(rounds, n).tolist()
+        status = rows[6].reshape(rounds, n).tolist()
+        dealers = rows[3, ::n].tolist() if n else []
+        flip7 = rows[7].reshape(rounds, n)
+        f7 = [int(np.flatnonzero(r)[0]) if r.any() else -1 for r in flip7]
+        return GameResult(
+            seed=int(self.seeds[i]),
+            n_players=n,
+            winner=int(self.go[i, 1]),
+            totals=tuple(self.gt[0, i].tolist()),
+            rounds=rounds,
+            round_scores=tuple(tuple(r) for r in scores),
+            events=self.events(i) if self.capture else [],
+            busts=tuple(self.gt[1, i].tolist()),
+            flip7s=tuple(self.gt[2, i].tolist()),
+            capped=bool(self.go[i, 2]),
+            round_dealers=tuple(dealers),
+            round_status=tuple(tuple(r) for r in status),
+            round_flip7=tuple(f7),
+        )
+
+
+def derive_seeds(root: int, cell: int, start: int, stop: int) -> np.ndarray:
+    """`flip7.rng.derive_seed(root, cell, i)` for i in [start, stop), vectorised (uint64)."""
+    if root < 0 or cell < 0 or start < 0:
+        raise ValueError(f"seed parts must be >= 0, got {(root, cell, start)}")
+    i = np.arange(start, stop, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        h = np.uint64(0x6A09E667F3BCC909)
+        h = _mix(h ^ _mix(np.uint64(root & MASK64)))
+        h = _mix(h ^ _mix(np.uint64(cell & MASK64)))
+        out = _mix(h ^ _mix(i))
+    return out >> np.uint64(1)
+
+
+def _mix(x: Any) -> Any:
+    """flip7.rng.splitmix64 on numpy uint64 (scalars or arrays)."""
+    z = x + np.uint64(GOLDEN)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def rotation(n: int, shifts: np.ndarray) -> np.ndarray:
+    """seat_policy [k, n]: seat s of game j plays policy (s - shifts[j]) mod n
+    (flip7.simulate.rotated)."""
+    seats = np.arange(n, dtype=np.int64)
+    return (seats[None, :] - shifts.astype(np.int64)[:, None]) % n
+
+
+def play_batch(
+    ruleset: Ruleset,
+    policies: Sequence[Policy],
+    seat_policy: np.ndarray,
+    seeds: np.ndarray,
+    *,
+    capture: bool = True,
+    first_dealer: int = 0,
+    one_round: bool = False,
+    stacked: Sequence[int] | None = None,
+    deck: Deck = CLASSIC,
+    capacity: int | None = None,
+) -> Batch:
+    """Play len(seeds) games: game j seats policies[seat_policy[j, s]] at seat s. `capacity`
+    overrides the first guess of event and round-row buffer sizes (they grow when short)."""
+    from flip7.kernel.load import kernel
+
+    seat_policy = np.ascontiguousarray(seat_policy, dtype=np.int64)
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    k, n = seat_policy.shape
+    if seeds.shape != (k,):
+        raise ValueError(f"need one seed per game: {seeds.shape[0]} seeds for {k} games")
+    if not 0 <= first_dealer < n:
+        raise ValueError(f"first_dealer must be a seat in 0..{n - 1}, got {first_dealer}")
+    counts = deck_counts(n, ruleset, deck)
+    stack = _stack(stacked, counts)
+    table = policy_table(policies)
+    ip, fp = rule_params(
+        ruleset, n, capture=capture, first_dealer=first_dealer, one_round=one_round
+    )
+    return _run(
+        kernel(),
+        k,
+        n,
+        seeds,
+        seat_policy,
+        table,
+        ip,
+        fp,
+        counts,
+        stack,
+        policies,
+        capture,
+        capacity,
+    )
+
+
+def _run(
+    kern: Callable[..., Any],
+    k: int,
+    n: int,
+    seeds: np.ndarray,
+    seat_policy: np.ndarray,
+    table: tuple[np.ndarray, ...],
+    ip: np.ndarray,
+    fp: np.ndarray,
+    counts: np.ndarray,
+    stack: np.ndarray,
+    policies: Sequence[Policy],
+    capture: bool,
+    capacity: int | None = None,
+) -> Batch:
+    from flip7.kernel.core import GROW, MAX_ROUND_DRAWS, STUCK
+
+    rounds_guess = 1 if ip[7] else _ROUNDS_PER_GAME
+    ev_cap = max(64, k * rounds_guess * (n * _EVENTS_PER_SEAT_ROUND + 4))
+    rs_cap = max(16, k * rounds_guess * n)
+    if capacity is not None:
+        ev_cap = rs_cap = max(1, capacity)
+    if not capture:
+        ev_cap = 1
+    ev = np.empty((6, ev_cap), dtype=np.int16)
+    rs = np.empty((8, rs_cap), dtype=np.int32)
+    go = np.zeros((k, 6), dtype=np.int64)
+    gt = np.zeros((4, k, n), dtype=np.int32)
+    dp_rows, dpb, dpm, dps = dp_support.tables(list(policies))
+    g = pos = rpos = 0
+    while True:
+        g, pos, rpos, status = kern(
+            seeds, seat_policy, *table, dp_rows, ip, fp, counts, stack, dpb, dpm, dps,
+            ev, rs, go, gt, g, pos, rpos,
+        )  # fmt: skip
+        if status == GROW:  # game g did not fit: double the buffers, start game g over
+            if capture:
+                ev = _grow(ev, pos, 2 * ev.shape[1])
+            rs = _grow(rs, rpos, 2 * rs.shape[1])
+            continue
+        if status == STUCK:
+            raise RuntimeError(
+                f"game with seed {int(seeds[g])} never ends: a round drew over "
+                f"{MAX_ROUND_DRAWS:,} cards (a spare Second Chance cycling through reshuffles; "
+                "flip7.engine loops forever on it too)"
+            )
+        break
+    return Batch(n, seeds, ev[:, :pos], rs[:, :rpos], go, gt, capture)
+
+
+def _grow(buf: np.ndarray, used: int, cap: int) -> np.ndarray:
+    out = np.empty((buf.shape[0], cap), dtype=buf.dtype)
+    out[:, :used] = buf[:, :used]
+    return out
+
+
+def _stack(stacked: Sequence[int] | None, counts: np.ndarray) -> np.ndarray:
+    """The stacked deck as an array (empty: shuffle as usual), checked like flip7.engine."""
+    if stacked is None:
+        return np.zeros(0, dtype=np.int64)
+    arr = np.asarray(list(stacked), dtype=np.int64)
+    if arr.size and (arr.min() < 0 or arr.max() >= counts.shape[0]):
+        raise ValueError("stacked deck holds a card id outside the deck")
+    if (np.bincount(arr, minlength=counts.shape[0]) > counts).any():
+        raise ValueError("stacked deck holds more copies of a card than the deck has")
+    if arr.size == 0:
+        raise ValueError("a stacked deck needs at least one card (None shuffles as usual)")
+    return arr
+
+
+def warm_up(play_games: Callable[..., Any]) -> None:
+    """Call the kernel once on a one-game batch so that it is compiled (or loaded) now."""
+    from flip7.policies.thresholds import SumPolicy
+    from flip7.rules import BASE_RULESETS
+
+    ruleset = BASE_RULESETS["3.1"]
+    policy = SumPolicy(20)
+    table = policy_table([policy])
+    ip, fp = rule_params(ruleset, 2, capture=True)
+    counts = deck_counts(2, ruleset)
+    _run(
+        play_games,
+        1,
+        2,
+        np.ones(1, dtype=np.uint64),
+        np.zeros((1, 2), dtype=np.int64),
+        table,
+        ip,
+        fp,
+        counts,
+        np.zeros(0, dtype=np.int64),
+        [policy],
+        True,
+    )

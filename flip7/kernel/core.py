@@ -1,0 +1,869 @@
+"""The compiled game kernel: flip7.engine's rules, event for event, as one numba state machine.
+
+Why one big function: a numba call that passes arrays costs reference counting and dozens of
+words of arguments, which measured 4-5x slower than this layout. So `play_games` holds the
+whole game as a loop over *jobs*: each turn of the loop either advances the opening deal or the
+hit-or-stay laps, or takes the next step of the innermost pending Flip Three (an explicit stack,
+`fr`, instead of the reference engine's recursion), and then resolves at most one card. Every
+rule appears once; only small leaf functions (what a policy decides, a shuffle) are separate,
+and those are inlined.
+
+Why one module: numba's on-disk cache (`cache=True`) only notices edits to the file holding a
+function, so a callee in another file could go stale. The constants are literals here for the
+same reason; `flip7.kernel.encode` checks at import time that they still equal flip7's enums.
+
+Arrays (allocated once per call, reused by every game):
+- `pl[F_*, seat]`: per-seat fields (numbers mask, sum, count, modifiers, status, line length,
+  totals, the seat's encoded policy). `pf[seat]`: the policy's float parameter.
+- `cd[C_*, card]`: copies of each card on the table, in the discard pile, in the deck.
+- `piles[0]`: the draw pile (top = last used slot); `piles[1]`: the discard pile, in order of
+  arrival. `lines[seat, i]`: cards in front of a seat, in order (the discard pile is built from
+  them, and the next shuffle permutes it, so order matters).
+- `fr[depth, R_*]`: the Flip Threes being resolved, innermost last.
+Events go straight into `ev[E_*, pos]` (int16 columns; encode keeps every value in range).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import carray, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+# --- card ids, event kinds, statuses (checked against flip7 by flip7.kernel.encode) ---------
+N_IDS = 36
+FREEZE, FLIP_THREE, SECOND_CHANCE, TIMES2 = 20, 21, 22, 19
+PLUS2 = 14
+LAST_CLASSIC = 22
+N13 = 13
+ACTIVE, STAYED, FROZEN, BUSTED = 0, 1, 2, 3
+K_ROUND_START, K_DRAW, K_HIT, K_STAY = 0, 1, 2, 3
+K_ACTION_PLAYED, K_ACTION_DEFERRED, K_ACTION_DROPPED, K_FREEZE = 4, 5, 6, 7
+K_SC_KEPT, K_SC_PASSED, K_SC_DISCARDED, K_SC_USED = 8, 9, 10, 11
+K_BUST, K_FLIP7, K_RESHUFFLE, K_ROUND_SCORE, K_ROUND_END = 12, 13, 14, 15, 16
+K_ROUND_CAP, K_GAME_END = 17, 18
+HOW_DEAL, HOW_HIT, HOW_FLIP_THREE = 0, 1, 2
+END_NOBODY_ACTIVE, END_FLIP7, END_NO_CARDS = 0, 1, 2
+MODE_DEFERRED, MODE_IMMEDIATE, MODE_LEGACY = 0, 1, 2
+PLUS_VALUE = np.array([0] * 14 + [2, 4, 6, 8, 10] + [0] * (N_IDS - 19), dtype=np.int64)
+
+# --- policy kinds (flip7.kernel.encode) ---------------------------------------------------------
+P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP = 0, 1, 2, 3, 4, 5
+
+# --- per-seat fields: pl[F_*, seat] ----------------------------------------------------------
+F_MASK, F_NSUM, F_NCOUNT, F_PLUS, F_X2, F_SC, F_STATUS, F_LEN = 0, 1, 2, 3, 4, 5, 6, 7
+F_TOTAL, F_BUSTS, F_FLIP7S, F_KIND, F_INT, F_COUNTING, F_POLICY = 8, 9, 10, 11, 12, 13, 14
+F_DP_ROUND, F_DP_SC, F_DP_NUMBERS = 15, 16, 17  # dp's per-round Second Chance bookkeeping
+N_FIELDS = 18
+
+# --- card census: cd[C_*, card] ----------------------------------------------------------------
+C_VIS, C_DIS, C_DECK = 0, 1, 2
+
+# --- Flip Three frames: fr[depth, R_*] ---------------------------------------------------------
+R_PLAYER, R_DRAWN, R_STAGE, R_NPEND, R_NEXT, R_BUSTED, R_PEND = 0, 1, 2, 3, 4, 5, 6
+N_FRAME = 9  # R_PEND .. R_PEND + 2 hold up to three set-aside actions
+
+# --- integer parameters ip[I_*] and float parameters fp[J_*] -----------------------------------
+I_N, I_MODE, I_TARGET, I_BONUS, I_MAX_ROUNDS, I_CAPTURE, I_FIRST_DEALER, I_ONE_ROUND = range(8)
+I_FREEZE_SELF = 8
+N_IPARAMS = 9
+J_DANGER, J_SAFE = 0, 1
+N_FPARAMS = 2
+
+# --- dp tables: dp_meta[policy, D_*] (flip7.kernel.dp) -----------------------------------------
+D_OFFSET, D_N_SC, D_N_T, D_NONE, D_HELD, D_STATES, D_N_STATES = 0, 1, 2, 3, 4, 5, 6
+N_DP_META = 7
+
+# --- outputs -----------------------------------------------------------------------------------
+E_KIND, E_PLAYER, E_CARD, E_TARGET, E_VALUE, E_ROUND = 0, 1, 2, 3, 4, 5
+N_EV = 6
+# rs: one row per (round, seat)
+Q_GAME, Q_ROUND, Q_SEAT, Q_DEALER, Q_SCORE, Q_TOTAL, Q_STATUS, Q_FLIP7 = range(8)
+N_RS = 8
+# go: per game
+G_ROUNDS, G_WINNER, G_CAPPED, G_EVENTS, G_EV_START, G_RS_START = range(6)
+N_G = 6
+# gt: per (game, seat)
+T_TOTAL, T_BUSTS, T_FLIP7S, T_RANK = 0, 1, 2, 3
+N_T = 4
+
+# What play_games returns as its last value.
+DONE, GROW, STUCK = 0, 1, 2
+#: Draws in one round after which the kernel gives up on a game: a round can cycle one spare
+#: Second Chance through reshuffles forever (flip7.engine loops forever there too; reported),
+#: and a compiled loop cannot be interrupted. Real rounds draw a few hundred cards at most.
+MAX_ROUND_DRAWS = 1_000_000
+
+JOB_NONE, JOB_DRAW, JOB_PENDING = 0, 1, 2
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+MIX2 = np.uint64(0x94D049BB133111EB)
+U30, U27, U31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+@intrinsic
+def _address_as_pointer(typingctx, address):  # type: ignore[no-untyped-def]
+    """An integer address as a void pointer."""
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(address), codegen
+
+
+@njit(cache=True)
+def bare(a):
+    """A view of `a` without a reference count (its owner must outlive it). numba counts
+    references to every array a variable copies, with an atomic operation each time, and
+    inlined helpers copy their array arguments: on counted arrays that was two thirds of the
+    kernel's time."""
+    return carray(_address_as_pointer(a.ctypes.data), a.shape, a.dtype)
+
+
+@njit(cache=True)
+def stable_order(keys, m, order, cnt):
+    """order[:m] = numpy.argsort(keys[:m], kind="stable"). Keys are bucketed by their top bits
+    (a stable counting sort), then an insertion sort (stable) orders the few keys that share a
+    bucket: O(m) for random keys, and exactly the stable order for any keys."""
+    bits = 1
+    while (1 << bits) < m:
+        bits += 1
+    nb = 1 << bits
+    shift = np.uint64(64 - bits)
+    for b in range(nb + 1):
+        cnt[b] = 0
+    for i in range(m):
+        cnt[np.int64(keys[i] >> shift) + 1] += 1
+    for b in range(nb):
+        cnt[b + 1] += cnt[b]
+    for i in range(m):
+        b = np.int64(keys[i] >> shift)
+        order[cnt[b]] = i
+        cnt[b] += 1
+    for j in range(1, m):
+        i = order[j]
+        key = keys[i]
+        h = j - 1
+        while h >= 0 and keys[order[h]] > key:
+            order[h + 1] = order[h]
+            h -= 1
+        order[h + 1] = i
+
+
+@njit(cache=True)
+def shuffle(src, m, dst, seed, counter, keys, order, cnt):
+    """dst[:m] = src[:m] in flip7.rng.CardRng order: key_i = splitmix64(seed + (counter+1+i) *
+    GOLDEN) in uint64 arithmetic, then the stable argsort of the keys."""
+    for i in range(m):
+        z = seed + np.uint64(counter + 1 + i) * GOLDEN
+        z = (z ^ (z >> U30)) * MIX1
+        z = (z ^ (z >> U27)) * MIX2
+        keys[i] = z ^ (z >> U31)
+    stable_order(keys, m, order, cnt)
+    for j in range(m):
+        dst[j] = src[order[j]]
+
+
+@njit(cache=True, inline="always")
+def emit(ev, pos, capture, rnd, kind, player, card, target, value):
+    """Append one event at pos (past the buffer's end it is only counted); the next pos."""
+    if not capture:
+        return pos
+    if pos < ev.shape[1]:
+        ev[E_KIND, pos] = kind
+        ev[E_PLAYER, pos] = player
+        ev[E_CARD, pos] = card
+        ev[E_TARGET, pos] = target
+        ev[E_VALUE, pos] = value
+        ev[E_ROUND, pos] = rnd
+    return pos + 1
+
+
+# === what policies see (flip7.policies) =======================================================
+
+
+@njit(cache=True, inline="always")
+def points(pl, p):
+    """What p banks now: numbers (doubled by x2) plus modifiers; 0 if busted."""
+    if pl[F_STATUS, p] == BUSTED:
+        return 0
+    return pl[F_NSUM, p] * (2 if pl[F_X2, p] else 1) + pl[F_PLUS, p]
+
+
+@njit(cache=True, inline="always")
+def bust_risk(pl, cd, p, counting, unseen_total, ndis):
+    """flip7.policies.base.bust_risk: the same integers, then one float division.
+    `unseen_total` is the deck size minus the cards on the table; the discard pile holds
+    exactly the discarded census, so counting removes `ndis` more."""
+    m = pl[F_MASK, p]
+    total = unseen_total
+    if counting:
+        total -= ndis
+    dup = 0
+    v = 0
+    while m:
+        if m & 1:
+            dup += cd[C_DECK, v] - cd[C_VIS, v]
+            if counting:
+                dup -= cd[C_DIS, v]
+        m >>= 1
+        v += 1
+    if total > 0:
+        return dup / total
+    return 0.0
+
+
+@njit(cache=True, inline="always")
+def ev_hit(pl, cd, p, counting, bonus):
+    """flip7.policies.ev.EVPolicy.hit: one more card then stopping beats stopping now."""
+    mask = pl[F_MASK, p]
+    nsum = pl[F_NSUM, p]
+    plus = pl[F_PLUS, p]
+    x2 = pl[F_X2, p]
+    mult = 2 if x2 else 1
+    now = nsum * mult + plus
+    seventh = pl[F_NCOUNT, p] == 6
+    has_sc = pl[F_SC, p]
+    total = 0
+    acc = 0
+    for c in range(14):
+        u = cd[C_DECK, c] - cd[C_VIS, c]
+        if counting:
+            u -= cd[C_DIS, c]
+        if u <= 0:
+            continue
+        total += u
+        if mask >> c & 1:
+            if has_sc:
+                acc += u * now
+        else:
+            v = (nsum + c) * mult + plus
+            if seventh:
+                v += bonus
+            acc += u * v
+    for c in range(14, LAST_CLASSIC + 1):
+        u = cd[C_DECK, c] - cd[C_VIS, c]
+        if counting:
+            u -= cd[C_DIS, c]
+        if u <= 0:
+            continue
+        total += u
+        if c == TIMES2:
+            acc += u * (now if x2 else nsum * 2 + plus)
+        else:
+            acc += u * (now + PLUS_VALUE[c])
+    if total <= 0:
+        return False
+    return acc / total > now
+
+
+@njit(cache=True, inline="always")
+def endgame_rule(pl, pf, cd, p, n, target, unseen_total, ndis):
+    """flip7.policies.ev.EndgamePolicy.hit before its ev fallback: 1 hit, 0 stay, -1 play ev."""
+    top = pl[F_TOTAL, 0]
+    for q in range(1, n):
+        if pl[F_TOTAL, q] > top:
+            top = pl[F_TOTAL, q]
+    if top < target - pl[F_INT, p]:
+        return -1
+    mine = pl[F_TOTAL, p] + points(pl, p)
+    best = -1
+    for q in range(n):
+        if q != p:
+            t = pl[F_TOTAL, q] + points(pl, q)
+            if t > best:
+                best = t
+    if mine >= target and mine > best:
+        return 0
+    if mine <= best:
+        if best >= target:
+            return 1
+        if bust_risk(pl, cd, p, pl[F_COUNTING, p], unseen_total, ndis) <= pf[p]:
+            return 1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def dp_rule(pl, cd, lines, p, n, rnd, dp_bits, dp_meta, dp_states):
+    """flip7.policies.dp.DPPolicy.hit: one bit of the solver's table; -1 means fall back to ev
+    (a 13 showing)."""
+    if pl[F_MASK, p] >> N13:
+        return -1
+    meta = pl[F_POLICY, p]
+    mods = 0
+    t = 0
+    for i in range(pl[F_LEN, p]):
+        c = lines[p, i]
+        if PLUS2 <= c <= TIMES2:
+            mods |= 1 << (c - PLUS2)
+        elif c == FLIP_THREE:
+            t += 1
+    n_sc = dp_meta[meta, D_N_SC]
+    n_t = dp_meta[meta, D_N_T]
+    held = pl[F_SC, p]
+    sc = dp_meta[meta, D_HELD] if held else dp_meta[meta, D_NONE]
+    if n == 1:
+        # Alone, every discard of this round is its own: Second Chances spent and duplicates
+        # saved since its first decision of the round.
+        numbers = 0
+        for c in range(N13 + 1):
+            numbers += cd[C_DIS, c]
+        if pl[F_DP_ROUND, p] != rnd:
+            pl[F_DP_ROUND, p] = rnd
+            pl[F_DP_SC, p] = cd[C_DIS, SECOND_CHANCE]
+            pl[F_DP_NUMBERS, p] = numbers
+        drawn = cd[C_DIS, SECOND_CHANCE] - pl[F_DP_SC, p] + held
+        used = numbers - pl[F_DP_NUMBERS, p]
+        s0 = dp_meta[meta, D_STATES]
+        ns = dp_meta[meta, D_N_STATES]
+        found = -1
+        for j in range(ns):
+            if (
+                dp_states[s0 + j, 0] == drawn
+                and dp_states[s0 + j, 1] == held
+                and dp_states[s0 + j, 2] == used
+            ):
+                found = j
+                break
+        if found < 0:
+            for j in range(ns):
+                if (
+                    dp_states[s0 + j, 0] == drawn
+                    and dp_states[s0 + j, 1] == held
+                    and dp_states[s0 + j, 2] == 0
+                ):
+                    found = j
+                    break
+        if found >= 0:
+            sc = found
+    if t > n_t - 1:
+        t = n_t - 1
+    i = (((pl[F_MASK, p] * 64 + mods) * n_sc + sc) * n_t + t) + dp_meta[meta, D_OFFSET]
+    return (dp_bits[i >> 3] >> (i & 7)) & 1
+
+
+@njit(cache=True, inline="always")
+def wants_hit(pl, pf, cd, lines, p, n, target, bonus, unseen_total, ndis, rnd, dpb, dpm, dps):
+    """The seat's policy answers hit-or-stay (flip7.policies.thresholds, ev, dp)."""
+    kind = pl[F_KIND, p]
+    counting = pl[F_COUNTING, p]
+    if kind == P_SUM:
+        return pl[F_NSUM, p] < pl[F_INT, p]
+    if kind == P_COUNT:
+        return pl[F_NCOUNT, p] < pl[F_INT, p]
+    if kind == P_BUST:
+        return bust_risk(pl, cd, p, counting, unseen_total, ndis) < pf[p]
+    if kind == P_ENDGAME:
+        rule = endgame_rule(pl, pf, cd, p, n, target, unseen_total, ndis)
+        if rule >= 0:
+            return rule == 1
+    elif kind == P_DP:
+        rule = dp_rule(pl, cd, lines, p, n, rnd, dpb, dpm, dps)
+        if rule >= 0:
+            return rule == 1
+        counting = 0  # DPPolicy's fallback is a plain EVPolicy()
+    return ev_hit(pl, cd, p, counting, bonus)
+
+
+@njit(cache=True, inline="always")
+def choose_target(pl, cd, fp, me, card, n, freeze_self, unseen_total, ndis):
+    """flip7.policies.base.Policy.choose_target over the active players (two or more)."""
+    counting = pl[F_COUNTING, me]
+    me_in = pl[F_STATUS, me] == ACTIVE
+    best = -1
+    if card == FREEZE:
+        if (
+            me_in
+            and points(pl, me) >= freeze_self
+            and bust_risk(pl, cd, me, counting, unseen_total, ndis) >= fp[J_DANGER]
+        ):
+            return me
+        bc = 0
+        bp = 0
+        for q in range(n):
+            if q == me or pl[F_STATUS, q] != ACTIVE:
+                continue
+            c = pl[F_NCOUNT, q]
+            pts = points(pl, q)
+            if best < 0 or c > bc or (c == bc and pts > bp):
+                best, bc, bp = q, c, pts
+    else:
+        if (
+            me_in
+            and pl[F_NCOUNT, me] <= 2
+            and bust_risk(pl, cd, me, counting, unseen_total, ndis) < fp[J_SAFE]
+        ):
+            return me
+        bt = 0
+        for q in range(n):
+            if q == me or pl[F_STATUS, q] != ACTIVE:
+                continue
+            t = pl[F_TOTAL, q] + points(pl, q)
+            if best < 0 or t > bt:
+                best, bt = q, t
+    return me if best < 0 else best
+
+
+@njit(cache=True, inline="always")
+def place(pl, cd, lines, p, c):
+    """Card c lands in front of p (the caller counts it on the table)."""
+    lines[p, pl[F_LEN, p]] = c
+    pl[F_LEN, p] += 1
+    cd[C_VIS, c] += 1
+
+
+@njit(cache=True, inline="always")
+def unplace(pl, cd, lines, p, c):
+    """Take the first copy of c out of p's line (list.remove)."""
+    ln = pl[F_LEN, p]
+    i = 0
+    while lines[p, i] != c:
+        i += 1
+    for j in range(i, ln - 1):
+        lines[p, j] = lines[p, j + 1]
+    pl[F_LEN, p] = ln - 1
+    cd[C_VIS, c] -= 1
+
+
+# === the game =================================================================================
+
+
+@njit(cache=True)
+def play_games(
+    seeds,
+    seat_policy,
+    pol_kind,
+    pol_int,
+    pol_flt,
+    pol_counting,
+    pol_dp,
+    ip,
+    fp,
+    deck,
+    stacked,
+    dpb,
+    dpm,
+    dps,
+    ev,
+    rs,
+    go,
+    gt,
+    g0,
+    pos0,
+    rpos0,
+):
+    """Play games g0.. of a batch; game g uses seeds[g], and seat s plays policy
+    seat_policy[g, s] (a row of the pol_* tables). Writes events from ev[:, pos0], round rows
+    from rs[:, rpos0], go[g] and gt[:, g]. Returns (games done, event pos, round row pos,
+    status): DONE, or GROW when game `games done` did not fit (grow, resume there), or STUCK
+    when one of its rounds never ends. A non-empty `stacked` is drawn first card first (tests).
+    """
+    n = ip[I_N]
+    nid = deck.shape[0]
+    dsize = 0
+    for c in range(nid):
+        dsize += deck[c]
+    pl = np.zeros((N_FIELDS, n), dtype=np.int64)
+    pf = np.zeros(n, dtype=np.float64)
+    cd = np.zeros((3, nid), dtype=np.int64)
+    lines = np.zeros((n, dsize + 1), dtype=np.int64)
+    piles = np.zeros((2, dsize + 1), dtype=np.int64)
+    fr = np.zeros((dsize + 2, N_FRAME), dtype=np.int64)
+    keys = np.zeros(dsize + 1, dtype=np.uint64)
+    order = np.zeros(dsize + 1, dtype=np.int64)
+    cnt = np.zeros(2 * dsize + 4, dtype=np.int64)
+    fresh = np.zeros(dsize + 1, dtype=np.int64)  # the unshuffled deck, in id order
+    i = 0
+    for c in range(nid):
+        cd[C_DECK, c] = deck[c]
+        for _ in range(deck[c]):
+            fresh[i] = c
+            i += 1
+    return _play(
+        seeds, seat_policy, bare(pol_kind), bare(pol_int), bare(pol_flt), bare(pol_counting),
+        bare(pol_dp), bare(ip), bare(fp), deck, stacked, bare(dpb), bare(dpm), bare(dps),
+        bare(ev), bare(rs), bare(go), bare(gt), g0, pos0, rpos0, bare(pl), bare(pf), bare(cd),
+        bare(lines), bare(piles), bare(fr), bare(keys), bare(order), bare(cnt), bare(fresh),
+        dsize,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _play(
+    seeds, seat_policy, pol_kind, pol_int, pol_flt, pol_counting, pol_dp, ip, fp, deck,
+    stacked, dpb, dpm, dps, ev, rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles, fr,
+    keys, order, cnt, fresh, dsize,
+):  # fmt: skip
+    """play_games on reference-free views of its arrays."""
+    k = seeds.shape[0]
+    n = ip[I_N]
+    mode = ip[I_MODE]
+    target = ip[I_TARGET]
+    bonus = ip[I_BONUS]
+    capture = ip[I_CAPTURE] != 0
+    freeze_self = ip[I_FREEZE_SELF]
+    nid = deck.shape[0]
+    ev_cap = ev.shape[1]
+    rs_cap = rs.shape[1]
+    pos = pos0
+    rpos = rpos0
+    for g in range(g0, k):
+        seed = seeds[g]
+        for s in range(n):
+            j = seat_policy[g, s]
+            pl[F_KIND, s] = pol_kind[j]
+            pl[F_INT, s] = pol_int[j]
+            pl[F_COUNTING, s] = pol_counting[j]
+            pl[F_POLICY, s] = pol_dp[j]
+            pf[s] = pol_flt[j]
+            pl[F_TOTAL, s] = 0
+            pl[F_BUSTS, s] = 0
+            pl[F_FLIP7S, s] = 0
+            pl[F_DP_ROUND, s] = -1
+        gpos = pos
+        grpos = rpos
+        rnd = 0
+        dealer = ip[I_FIRST_DEALER]
+        vis = 0  # cards on the table (sum of cd[C_VIS])
+        for c in range(nid):
+            cd[C_VIS, c] = 0
+            cd[C_DIS, c] = 0
+        if stacked.shape[0] > 0:
+            m = stacked.shape[0]
+            for j in range(m):
+                piles[0, m - 1 - j] = stacked[j]
+                cd[C_DIS, stacked[j]] -= 1
+            top = m
+            ndis = 0
+            for c in range(nid):
+                cd[C_DIS, c] += deck[c]
+                for _ in range(cd[C_DIS, c]):
+                    piles[1, ndis] = c
+                    ndis += 1
+            counter = 0
+        else:
+            shuffle(fresh, dsize, piles[0], seed, 0, keys, order, cnt)
+            counter = dsize
+            top = dsize
+            ndis = 0
+        capped = 0
+        winner = 0
+        stuck = False
+        while True:  # rounds
+            # --- round start (flip7.engine.Engine.play_round)
+            rnd += 1
+            for p in range(n):
+                pl[F_MASK, p] = 0
+                pl[F_NSUM, p] = 0
+                pl[F_NCOUNT, p] = 0
+                pl[F_PLUS, p] = 0
+                pl[F_X2, p] = 0
+                pl[F_SC, p] = 0
+                pl[F_STATUS, p] = ACTIVE
+                pl[F_LEN, p] = 0
+            round_over = False
+            end_reason = END_NOBODY_ACTIVE
+            flip7p = -1
+            rdraws = 0
+            pos = emit(ev, pos, capture, rnd, K_ROUND_START, dealer, -1, -1, rnd)
+            dealing = True  # the opening deal, then laps of hit-or-stay
+            turn = 0  # index into the turn order dealer+1, dealer+2, ..., dealer
+            anyone = False
+            depth = 0
+            while not round_over:
+                # --- pick the next job: a card for p (JOB_DRAW, drawn as `how`), or one of p's
+                # set-aside actions to play (JOB_PENDING, card c)
+                job = JOB_NONE
+                p = 0
+                c = -1
+                how = HOW_DEAL
+                if depth > 0:  # the innermost Flip Three (flip7.engine.Engine.flip_three)
+                    d = depth - 1
+                    p = fr[d, R_PLAYER]
+                    if fr[d, R_STAGE] == 0:
+                        drawn = fr[d, R_DRAWN]
+                        if drawn == 3 or (drawn > 0 and pl[F_STATUS, p] != ACTIVE):
+                            fr[d, R_STAGE] = 1
+                            fr[d, R_BUSTED] = 1 if pl[F_STATUS, p] == BUSTED else 0
+                            continue
+                        fr[d, R_DRAWN] = drawn + 1
+                        job = JOB_DRAW
+                        how = HOW_FLIP_THREE
+                    else:
+                        j = fr[d, R_NEXT]
+                        if j == fr[d, R_NPEND]:
+                            depth = d
+                            continue
+                        c = fr[d, R_PEND + j]
+                        fr[d, R_NEXT] = j + 1
+                        if fr[d, R_BUSTED] and mode == MODE_DEFERRED:
+                            # dropped; it stays in front of p until the round ends
+                            pos = emit(ev, pos, capture, rnd, K_ACTION_DROPPED, p, c, -1, -1)
+                            continue
+                        job = JOB_PENDING
+                elif dealing:
+                    if turn == n:
+                        dealing = False
+                        turn = 0
+                        continue
+                    p = (dealer + 1 + turn) % n
+                    turn += 1
+                    # only players still active with nothing in front of them are dealt
+                    if pl[F_STATUS, p] != ACTIVE or pl[F_LEN, p] != 0:
+                        continue
+                    job = JOB_DRAW
+                    how = HOW_DEAL
+                else:
+                    if turn == n:
+                        if not anyone:
+                            break
+                        turn = 0
+                        anyone = False
+                        continue
+                    p = (dealer + 1 + turn) % n
+                    turn += 1
+                    if pl[F_STATUS, p] != ACTIVE:
+                        continue
+                    anyone = True
+                    how = HOW_HIT
+                    job = JOB_DRAW
+                    if pl[F_LEN, p] == 0:
+                        pos = emit(ev, pos, capture, rnd, K_HIT, p, -1, -1, 1)  # must hit
+                    elif wants_hit(
+                        pl,
+                        pf,
+                        cd,
+                        lines,
+                        p,
+                        n,
+                        target,
+                        bonus,
+                        dsize - vis,
+                        ndis,
+                        rnd,
+                        dpb,
+                        dpm,
+                        dps,
+                    ):
+                        pos = emit(ev, pos, capture, rnd, K_HIT, p, -1, -1, 0)
+                    else:
+                        pl[F_STATUS, p] = STAYED
+                        pos = emit(ev, pos, capture, rnd, K_STAY, p, -1, -1, points(pl, p))
+                        continue
+
+                # --- do it
+                act = False
+                if job == JOB_DRAW:
+                    rdraws += 1
+                    if rdraws > MAX_ROUND_DRAWS:
+                        stuck = True
+                        break
+                    if top == 0:  # reshuffle the discard pile (flip7.engine.Engine.draw)
+                        if ndis == 0:
+                            round_over = True
+                            end_reason = END_NO_CARDS
+                            continue
+                        shuffle(piles[1], ndis, piles[0], seed, counter, keys, order, cnt)
+                        counter += ndis
+                        top = ndis
+                        ndis = 0
+                        for x in range(nid):
+                            cd[C_DIS, x] = 0
+                        pos = emit(ev, pos, capture, rnd, K_RESHUFFLE, -1, -1, -1, top)
+                    top -= 1
+                    c = piles[0, top]
+                    pos = emit(ev, pos, capture, rnd, K_DRAW, p, c, -1, how)
+                    if (
+                        how == HOW_FLIP_THREE
+                        and (c == FREEZE or c == FLIP_THREE)
+                        and mode != MODE_IMMEDIATE
+                    ):
+                        # set aside until the three are flipped
+                        d = depth - 1
+                        place(pl, cd, lines, p, c)
+                        vis += 1
+                        fr[d, R_PEND + fr[d, R_NPEND]] = c
+                        fr[d, R_NPEND] += 1
+                        pos = emit(ev, pos, capture, rnd, K_ACTION_DEFERRED, p, c, -1, -1)
+                        continue
+                    # the card takes effect (flip7.engine.Engine.receive)
+                    if c <= N13:
+                        if pl[F_MASK, p] >> c & 1:
+                            if pl[F_SC, p]:
+                                # the Second Chance and the duplicate are discarded; p stays in
+                                pl[F_SC, p] = 0
+                                unplace(pl, cd, lines, p, SECOND_CHANCE)
+                                vis -= 1
+                                piles[1, ndis] = SECOND_CHANCE
+                                piles[1, ndis + 1] = c
+                                ndis += 2
+                                cd[C_DIS, SECOND_CHANCE] += 1
+                                cd[C_DIS, c] += 1
+                                pos = emit(ev, pos, capture, rnd, K_SC_USED, p, c, -1, -1)
+                            else:
+                                place(pl, cd, lines, p, c)
+                                vis += 1
+                                pl[F_STATUS, p] = BUSTED
+                                pl[F_BUSTS, p] += 1
+                                pos = emit(ev, pos, capture, rnd, K_BUST, p, c, -1, -1)
+                        else:
+                            place(pl, cd, lines, p, c)
+                            vis += 1
+                            pl[F_MASK, p] |= 1 << c
+                            pl[F_NSUM, p] += c
+                            pl[F_NCOUNT, p] += 1
+                            if pl[F_NCOUNT, p] == 7:
+                                flip7p = p
+                                pl[F_FLIP7S, p] += 1
+                                pos = emit(ev, pos, capture, rnd, K_FLIP7, p, -1, -1, bonus)
+                                round_over = True
+                                end_reason = END_FLIP7
+                    elif c < FREEZE:  # a modifier
+                        place(pl, cd, lines, p, c)
+                        vis += 1
+                        if c == TIMES2:
+                            pl[F_X2, p] = 1
+                        else:
+                            pl[F_PLUS, p] += PLUS_VALUE[c]
+                    elif c == SECOND_CHANCE:
+                        if not pl[F_SC, p]:
+                            pl[F_SC, p] = 1
+                            place(pl, cd, lines, p, SECOND_CHANCE)
+                            vis += 1
+                            pos = emit(ev, pos, capture, rnd, K_SC_KEPT, p, -1, -1, -1)
+                        else:
+                            # a spare: to whoever is furthest behind (lowest total, then seat)
+                            # among the active players without one, else discarded
+                            best = -1
+                            bt = 0
+                            for q in range(n):
+                                if q != p and pl[F_STATUS, q] == ACTIVE and not pl[F_SC, q]:
+                                    if best < 0 or pl[F_TOTAL, q] < bt:
+                                        best = q
+                                        bt = pl[F_TOTAL, q]
+                            if best < 0:
+                                piles[1, ndis] = SECOND_CHANCE
+                                ndis += 1
+                                cd[C_DIS, SECOND_CHANCE] += 1
+                                pos = emit(ev, pos, capture, rnd, K_SC_DISCARDED, p, -1, -1, 0)
+                            else:
+                                pl[F_SC, best] = 1
+                                place(pl, cd, lines, best, SECOND_CHANCE)
+                                vis += 1
+                                pos = emit(ev, pos, capture, rnd, K_SC_PASSED, p, -1, best, -1)
+                    else:
+                        act = True
+                else:  # JOB_PENDING: a set-aside action leaves p's line to be played
+                    unplace(pl, cd, lines, p, c)
+                    vis -= 1
+                    act = True
+
+                if act:  # p gives a Freeze or Flip Three (flip7.engine.Engine.play_action)
+                    first = -1
+                    count = 0
+                    for q in range(n):
+                        if pl[F_STATUS, q] == ACTIVE:
+                            if first < 0:
+                                first = q
+                            count += 1
+                    if count == 0:
+                        piles[1, ndis] = c
+                        ndis += 1
+                        cd[C_DIS, c] += 1
+                        pos = emit(ev, pos, capture, rnd, K_ACTION_DROPPED, p, c, -1, -1)
+                        continue
+                    q = first
+                    if count > 1:
+                        q = choose_target(pl, cd, fp, p, c, n, freeze_self, dsize - vis, ndis)
+                    place(pl, cd, lines, q, c)
+                    vis += 1
+                    pos = emit(ev, pos, capture, rnd, K_ACTION_PLAYED, p, c, q, -1)
+                    if c == FREEZE:
+                        pl[F_STATUS, q] = FROZEN
+                        pos = emit(ev, pos, capture, rnd, K_FREEZE, q, -1, -1, points(pl, q))
+                    else:
+                        fr[depth, R_PLAYER] = q
+                        fr[depth, R_DRAWN] = 0
+                        fr[depth, R_STAGE] = 0
+                        fr[depth, R_NPEND] = 0
+                        fr[depth, R_NEXT] = 0
+                        fr[depth, R_BUSTED] = 0
+                        depth += 1
+            if stuck:
+                return g, gpos, grpos, STUCK
+
+            # --- round end (flip7.engine.Engine.end_round): score, discard, pass the deck left
+            for p in range(n):
+                s = points(pl, p)
+                if p == flip7p:
+                    s += bonus
+                pl[F_TOTAL, p] += s
+                if pl[F_SC, p]:
+                    pos = emit(ev, pos, capture, rnd, K_SC_DISCARDED, p, -1, -1, 1)
+                pos = emit(ev, pos, capture, rnd, K_ROUND_SCORE, p, -1, -1, s)
+                if rpos < rs_cap:
+                    rs[Q_GAME, rpos] = g
+                    rs[Q_ROUND, rpos] = rnd
+                    rs[Q_SEAT, rpos] = p
+                    rs[Q_DEALER, rpos] = dealer
+                    rs[Q_SCORE, rpos] = s
+                    rs[Q_TOTAL, rpos] = pl[F_TOTAL, p]
+                    rs[Q_STATUS, rpos] = pl[F_STATUS, p]
+                    rs[Q_FLIP7, rpos] = 1 if p == flip7p else 0
+                rpos += 1
+            pos = emit(ev, pos, capture, rnd, K_ROUND_END, -1, -1, -1, end_reason)
+            for p in range(n):
+                for x in range(pl[F_LEN, p]):
+                    c = lines[p, x]
+                    piles[1, ndis] = c
+                    ndis += 1
+                    cd[C_DIS, c] += 1
+                pl[F_LEN, p] = 0
+                pl[F_SC, p] = 0
+            for x in range(nid):
+                cd[C_VIS, x] = 0
+            vis = 0
+            dealer = (dealer + 1) % n
+
+            # --- game end (flip7.engine.Engine.run)
+            if ip[I_ONE_ROUND]:
+                break
+            best = pl[F_TOTAL, 0]
+            winner = 0
+            ties = 1
+            for q in range(1, n):
+                t = pl[F_TOTAL, q]
+                if t > best:
+                    best = t
+                    winner = q
+                    ties = 1
+                elif t == best:
+                    ties += 1
+            if best >= target and ties == 1:
+                break
+            if rnd >= ip[I_MAX_ROUNDS]:
+                capped = 1
+                pos = emit(ev, pos, capture, rnd, K_ROUND_CAP, -1, -1, -1, rnd)
+                break
+        if not ip[I_ONE_ROUND]:
+            pos = emit(ev, pos, capture, rnd, K_GAME_END, winner, -1, -1, pl[F_TOTAL, winner])
+        if pos > ev_cap or rpos > rs_cap:
+            return g, gpos, grpos, GROW
+        go[g, G_ROUNDS] = rnd
+        go[g, G_WINNER] = winner
+        go[g, G_CAPPED] = capped
+        go[g, G_EVENTS] = pos - gpos
+        go[g, G_EV_START] = gpos
+        go[g, G_RS_START] = grpos
+        for s in range(n):
+            t = pl[F_TOTAL, s]
+            gt[T_TOTAL, g, s] = t
+            gt[T_BUSTS, g, s] = pl[F_BUSTS, s]
+            gt[T_FLIP7S, g, s] = pl[F_FLIP7S, s]
+            rank = 1
+            for q in range(n):
+                if pl[F_TOTAL, q] > t:
+                    rank += 1
+            gt[T_RANK, g, s] = rank
+    return k, pos, rpos, DONE

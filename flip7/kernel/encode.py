@@ -1,0 +1,196 @@
+"""What the kernel can play, and the plain arrays that tell it how.
+
+A policy is supported when its exact type is a built-in one (a subclass may override anything,
+so it is left to the reference engine); it becomes one row of four numbers: kind, an int
+parameter, a float parameter and whether it counts the discard pile. A ruleset becomes an int
+and a float parameter array. `unsupported` says in words why a game must go to the reference
+engine, or returns None.
+
+The kernel's constants (card ids, event kinds, statuses, rule modes) are literals in
+`flip7.kernel.core`; `constant_mismatches` compares them with flip7's enums so that a renumbering
+there turns the kernel off instead of silently logging wrong events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from flip7.cards import CLASSIC, N_CARD_IDS, PLUS_VALUE, Card, Deck
+from flip7.engine import END_FLIP7, END_NO_CARDS, END_NOBODY_ACTIVE, decks_for
+from flip7.events import DrawHow, EventKind
+from flip7.observation import ACTIVE, BUSTED, FROZEN, STAYED
+from flip7.policies import base as policy_base
+from flip7.policies.base import Policy
+from flip7.policies.ev import EndgamePolicy, EVPolicy
+from flip7.policies.thresholds import BustPolicy, CountPolicy, SumPolicy
+from flip7.rules import RULES_VERSION, FlipThreeActions, Ruleset
+from flip7.variants import Variant
+
+#: The rules version the kernel implements; a newer reference engine turns the kernel off.
+KERNEL_RULES_VERSION = 1
+#: Event rows keep `round` in int16 (pipeline.schema), so longer games stay with the reference.
+MAX_KERNEL_ROUNDS = 32767
+MAX_KERNEL_PLAYERS = 127  # seats fit the int8 columns of the event log
+#: Event values are int16: a total is under target + 201 (the best possible round), so every
+#: value fits while the target stays under this.
+MAX_KERNEL_TARGET = 32000
+
+#: The event kinds the classic game emits (others belong to other variants).
+CLASSIC_KINDS = (
+    "ROUND_START DRAW HIT STAY ACTION_PLAYED ACTION_DEFERRED ACTION_DROPPED FREEZE SC_KEPT "
+    "SC_PASSED SC_DISCARDED SC_USED BUST FLIP7 RESHUFFLE ROUND_SCORE ROUND_END ROUND_CAP GAME_END"
+).split()
+
+# Policy kinds, as in flip7.kernel.core (duplicated so that importing this needs no numba).
+P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP = 0, 1, 2, 3, 4, 5
+
+
+def constant_mismatches() -> list[str]:
+    """Kernel constants that differ from flip7's enums (empty when the kernel is in step)."""
+    from flip7.kernel import core
+
+    expected = {
+        "N_IDS": N_CARD_IDS,
+        "FREEZE": int(Card.FREEZE),
+        "FLIP_THREE": int(Card.FLIP_THREE),
+        "SECOND_CHANCE": int(Card.SECOND_CHANCE),
+        "TIMES2": int(Card.TIMES2),
+        "ACTIVE": ACTIVE,
+        "STAYED": STAYED,
+        "FROZEN": FROZEN,
+        "BUSTED": BUSTED,
+        "HOW_DEAL": int(DrawHow.DEAL),
+        "HOW_HIT": int(DrawHow.HIT),
+        "HOW_FLIP_THREE": int(DrawHow.FLIP_THREE),
+        "END_NOBODY_ACTIVE": END_NOBODY_ACTIVE,
+        "END_FLIP7": END_FLIP7,
+        "END_NO_CARDS": END_NO_CARDS,
+        "MODE_DEFERRED": int(FlipThreeActions.DEFERRED),
+        "MODE_IMMEDIATE": int(FlipThreeActions.IMMEDIATE),
+        "MODE_LEGACY": int(FlipThreeActions.DEFERRED_EVEN_IF_BUST),
+    }
+    expected.update({f"K_{name}": int(EventKind[name]) for name in CLASSIC_KINDS})
+    bad = [
+        f"{name}={getattr(core, name, None)} (flip7 says {value})"
+        for name, value in expected.items()
+        if getattr(core, name, None) != value
+    ]
+    if list(core.PLUS_VALUE) != list(PLUS_VALUE):
+        bad.append("PLUS_VALUE")
+    return bad
+
+
+def encode_policy(policy: Policy) -> tuple[int, int, float, int] | str:
+    """(kind, int parameter, float parameter, counting) for a built-in policy, or why not."""
+    kind = type(policy)
+    counting = 1 if policy.counting else 0
+    if kind is SumPolicy and isinstance(policy.n, int):
+        return P_SUM, policy.n, 0.0, counting
+    if kind is CountPolicy and isinstance(policy.n, int):
+        return P_COUNT, policy.n, 0.0, counting
+    if kind is BustPolicy and isinstance(policy.p, (int, float)):
+        return P_BUST, 0, float(policy.p), counting
+    if kind is EVPolicy:
+        return P_EV, 0, 0.0, counting
+    if kind is EndgamePolicy and isinstance(policy.window, int):
+        return P_ENDGAME, policy.window, float(policy.max_risk), counting
+    dp = _dp_encoding(policy)
+    if dp is not None:
+        return dp
+    return f"policy {getattr(policy, 'spec', kind.__name__)!r} is not one the kernel knows"
+
+
+def _dp_encoding(policy: Policy) -> tuple[int, int, float, int] | None:
+    """The solver's `dp` policy, when the solver exists (see flip7.kernel.dp)."""
+    from flip7.kernel import dp
+
+    return dp.encode(policy)
+
+
+def unsupported(
+    policies: Sequence[Policy],
+    ruleset: Ruleset,
+    deck: Deck = CLASSIC,
+    variant: Variant | None = None,
+) -> str | None:
+    """Why these seats, ruleset and deck (or variant) cannot run in the kernel; None if they
+    can."""
+    if variant is not None:
+        if variant.name != "classic" or variant.brutal:
+            return f"the kernel plays the classic game, not {variant}"
+        deck = variant.deck
+    if RULES_VERSION != KERNEL_RULES_VERSION:
+        return (
+            f"the kernel implements rules version {KERNEL_RULES_VERSION}, "
+            f"the reference engine is at {RULES_VERSION}"
+        )
+    if not 1 <= len(policies) <= MAX_KERNEL_PLAYERS:
+        return f"the kernel seats 1..{MAX_KERNEL_PLAYERS} players, got {len(policies)}"
+    if ruleset.max_rounds > MAX_KERNEL_ROUNDS:
+        return f"max_rounds {ruleset.max_rounds} is over the kernel's {MAX_KERNEL_ROUNDS}"
+    if ruleset.target > MAX_KERNEL_TARGET:
+        return f"target {ruleset.target} is over the kernel's {MAX_KERNEL_TARGET}"
+    if any(deck.counts[c] for c in range(int(Card.SECOND_CHANCE) + 1, N_CARD_IDS)):
+        return f"deck {deck.name!r} holds cards the classic kernel does not play"
+    for policy in policies:
+        code = encode_policy(policy)
+        if isinstance(code, str):
+            return code
+    try:
+        from flip7.kernel.load import numba_missing
+    except ImportError:  # pragma: no cover - load is part of this package
+        return "flip7.kernel.load is missing"
+    missing = numba_missing()
+    if missing:
+        return missing
+    bad = constant_mismatches()
+    if bad:
+        return "kernel constants out of step with flip7: " + ", ".join(bad)
+    return None
+
+
+def policy_table(policies: Sequence[Policy]) -> tuple[np.ndarray, ...]:
+    """The kernel's policy arrays (kind, int, float, counting), one row per policy."""
+    rows = [encode_policy(p) for p in policies]
+    for p, row in zip(policies, rows, strict=True):
+        if isinstance(row, str):
+            raise ValueError(f"{row}; use engine='reference' for {p!r}")
+    kind = np.array([r[0] for r in rows], dtype=np.int64)  # type: ignore[index]
+    ints = np.array([r[1] for r in rows], dtype=np.int64)  # type: ignore[index]
+    floats = np.array([r[2] for r in rows], dtype=np.float64)  # type: ignore[index]
+    counting = np.array([r[3] for r in rows], dtype=np.int64)  # type: ignore[index]
+    return kind, ints, floats, counting
+
+
+def rule_params(
+    ruleset: Ruleset,
+    n_players: int,
+    *,
+    capture: bool,
+    first_dealer: int = 0,
+    one_round: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's int and float parameter arrays (layout: I_* and J_* in flip7.kernel.core)."""
+    ip = np.array(
+        [
+            n_players,
+            int(ruleset.flip_three_actions),
+            ruleset.target,
+            ruleset.bonus,
+            ruleset.max_rounds,
+            1 if capture else 0,
+            first_dealer,
+            1 if one_round else 0,
+            policy_base.FREEZE_SELF_POINTS,
+        ],
+        dtype=np.int64,
+    )
+    fp = np.array([policy_base.DANGER, policy_base.SAFE], dtype=np.float64)
+    return ip, fp
+
+
+def deck_counts(n_players: int, ruleset: Ruleset, deck: Deck = CLASSIC) -> np.ndarray:
+    """Copies per card id of the table's deck (a second deck past `players_per_deck`)."""
+    return np.array(decks_for(n_players, ruleset, deck).counts, dtype=np.int64)

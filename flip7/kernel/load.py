@@ -1,0 +1,78 @@
+"""Loading the compiled kernel: import numba lazily, compile once, say how long it took.
+
+numba caches the machine code on disk (`cache=True`): by default in `__pycache__` next to
+flip7/kernel/core.py (or a per-user directory when that is not writable); set NUMBA_CACHE_DIR
+before the first import to put it elsewhere (CI warms it once with `python -m flip7.kernel`).
+The first call of a process either compiles (seconds) or loads the cache (a fraction of one);
+`load_info()` reports which, and how long it took.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class LoadInfo:
+    """How this process got its kernel."""
+
+    seconds: float  # import + compile or cache load, wall clock
+    cpu_seconds: float
+    compiled: bool  # True: compiled now; False: loaded from the on-disk cache
+    cache_dir: str
+
+
+_kernel: Callable[..., Any] | None = None
+_info: LoadInfo | None = None
+
+
+def numba_missing() -> str | None:
+    """Why numba cannot be used here, or None."""
+    try:
+        import numba  # noqa: F401
+    except ImportError as exc:
+        return f"numba is not installed ({exc}); pip install numba"
+    return None
+
+
+def cache_dir() -> str:
+    """Where numba keeps the kernel's compiled code."""
+    configured = os.environ.get("NUMBA_CACHE_DIR")
+    if configured:
+        return configured
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+
+
+def kernel() -> Callable[..., Any]:
+    """`flip7.kernel.core.play_games`, compiled (or loaded from the cache) on first use."""
+    global _kernel, _info
+    if _kernel is not None:
+        return _kernel
+    missing = numba_missing()
+    if missing:
+        raise ValueError(missing)
+    t0, c0 = time.perf_counter(), time.process_time()
+    from flip7.kernel import core
+    from flip7.kernel.batch import warm_up
+
+    warm_up(core.play_games)
+    stats = core.play_games.stats
+    _info = LoadInfo(
+        seconds=time.perf_counter() - t0,
+        cpu_seconds=time.process_time() - c0,
+        compiled=bool(stats.cache_misses),
+        cache_dir=cache_dir(),
+    )
+    _kernel = core.play_games
+    return _kernel
+
+
+def load_info() -> LoadInfo:
+    """How the kernel was loaded in this process (loading it if needed)."""
+    kernel()
+    assert _info is not None
+    return _info

@@ -1,0 +1,131 @@
+"""`flip7 sim` and `flip7 round` through the kernel: the same statistics, from numpy columns.
+
+`simulate_kernel` is flip7.simulate.simulate on the kernel: game i has seed
+derive_seed(root_seed, cell, i) and the line-up rotated by i seats, and every PolicyStats sum is
+the same integer the reference loop adds up (round_scores in the same order). `one_round_kernel`
+is `flip7 round`'s loop of Engine.play_round() on the kernel. Games run in chunks, without event
+capture, so memory stays small and progress can be reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from flip7.kernel.batch import Batch, derive_seeds, play_batch, rotation
+from flip7.policies.base import Policy
+from flip7.rules import Ruleset
+from flip7.simulate import PolicyStats, SimSummary
+
+CHUNK = 20_000  # games per kernel call
+
+
+def _chunks(
+    ruleset: Ruleset,
+    lineup: Sequence[Policy],
+    n_games: int,
+    root_seed: int,
+    cell: int,
+    rotate: bool,
+    one_round: bool,
+    progress: Callable[[int], None] | None,
+) -> list[tuple[Batch, np.ndarray]]:
+    """Kernel batches over games [0, n_games), with each batch's seat -> policy index array."""
+    n = len(lineup)
+    out = []
+    for a in range(0, n_games, CHUNK):
+        b = min(n_games, a + CHUNK)
+        shifts = np.arange(a, b) % n if rotate else np.zeros(b - a, dtype=np.int64)
+        seat_policy = rotation(n, shifts)
+        seeds = derive_seeds(root_seed, cell, a, b)
+        batch = play_batch(ruleset, lineup, seat_policy, seeds, capture=False, one_round=one_round)
+        out.append((batch, seat_policy))
+        if progress is not None:
+            progress(b)
+    return out
+
+
+def _spec_ids(lineup: Sequence[Policy]) -> tuple[list[str], np.ndarray]:
+    """Distinct specs in line-up order, and each line-up index's spec id."""
+    specs: list[str] = []
+    for p in lineup:
+        if p.spec not in specs:
+            specs.append(p.spec)
+    return specs, np.array([specs.index(p.spec) for p in lineup], dtype=np.int64)
+
+
+def simulate_kernel(
+    ruleset: Ruleset,
+    lineup: Sequence[Policy],
+    n_games: int,
+    root_seed: int,
+    *,
+    cell: int = 0,
+    rotate: bool = True,
+    keep_round_scores: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> SimSummary:
+    """flip7.simulate.simulate, played by the kernel (the same figures, exactly)."""
+    n = len(lineup)
+    specs, spec_of = _spec_ids(lineup)
+    summary = SimSummary(n_games, n)
+    for spec in specs:
+        summary.stats[spec] = PolicyStats(spec)
+        summary.round_scores[spec] = []
+    for batch, seat_policy in _chunks(
+        ruleset, lineup, n_games, root_seed, cell, rotate, False, progress
+    ):
+        seat_spec = spec_of[seat_policy]  # [game, seat]
+        k = seat_spec.shape[0]
+        rounds = batch.go[:, 0]
+        wins = np.zeros((k, n), dtype=bool)
+        wins[np.arange(k), batch.go[:, 1]] = True
+        rs = batch.rs
+        row_spec = seat_spec[rs[0], rs[2]]
+        score = rs[4].astype(np.int64)
+        for j, spec in enumerate(specs):
+            st = summary.stats[spec]
+            mine = seat_spec == j
+            st.seats += int(mine.sum())
+            st.wins += int(wins[mine].sum())
+            st.rounds += int((rounds[:, None] * mine).sum())
+            rows = row_spec == j
+            st.points += int(score[rows].sum())
+            st.points_sq += int((score[rows] ** 2).sum())
+            st.busts += int(batch.gt[1][mine].sum())
+            st.flip7s += int(batch.gt[2][mine].sum())
+        if keep_round_scores:
+            # the reference appends game by game, seat by seat, round by round
+            order = np.lexsort((rs[1], rs[2], rs[0]))
+            for j, spec in enumerate(specs):
+                sel = order[row_spec[order] == j]
+                summary.round_scores[spec].extend(score[sel].tolist())
+    return summary
+
+
+def one_round_kernel(
+    ruleset: Ruleset,
+    lineup: Sequence[Policy],
+    n_rounds: int,
+    root_seed: int,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[dict[str, list[int]], dict[str, int], dict[str, int]]:
+    """`flip7 round`'s figures on the kernel: (scores, busts, Flip 7s) per spec, round i dealt
+    from derive_seed(root_seed, 0, i) to the line-up rotated by i seats."""
+    specs, spec_of = _spec_ids(lineup)
+    scores: dict[str, list[int]] = {s: [] for s in specs}
+    busts = dict.fromkeys(specs, 0)
+    flips = dict.fromkeys(specs, 0)
+    for batch, seat_policy in _chunks(
+        ruleset, lineup, n_rounds, root_seed, 0, True, True, progress
+    ):
+        seat_spec = spec_of[seat_policy]
+        rs = batch.rs  # one round per game: rows are game by game, seat by seat
+        row_spec = seat_spec[rs[0], rs[2]]
+        for j, spec in enumerate(specs):
+            scores[spec].extend(rs[4][row_spec == j].tolist())
+            mine = seat_spec == j
+            busts[spec] += int(batch.gt[1][mine].sum())
+            flips[spec] += int(batch.gt[2][mine].sum())
+    return scores, busts, flips

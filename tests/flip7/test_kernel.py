@@ -1,0 +1,299 @@
+"""The compiled kernel against the reference engine: the same games, event for event."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("numba")
+
+from flip7 import kernel  # noqa: E402
+from flip7.cards import CLASSIC  # noqa: E402
+from flip7.engine import Engine  # noqa: E402
+from flip7.kernel import core, encode  # noqa: E402
+from flip7.policies import parse_policies  # noqa: E402
+from flip7.rng import CardRng, derive_seed  # noqa: E402
+from flip7.rules import parse_ruleset  # noqa: E402
+from flip7.simulate import rotated  # noqa: E402
+from flip7.variants import parse_variant  # noqa: E402
+
+SPECS = [
+    "sum:20",
+    "sum:0",
+    "sum:35",
+    "sum:200",
+    "count:3",
+    "count:7",
+    "bust:0.25",
+    "bust:0",
+    "bust:1",
+    "bustc:0.3",
+    "ev",
+    "evc",
+    "endgame",
+]
+SIZES = [1, 2, 3, 4, 5, 6, 7, 8, 19]  # 19: two decks shuffled together
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled() -> kernel.LoadInfo:
+    """Compile (or load from the cache) once for the whole module."""
+    return kernel.load_info()
+
+
+@st.composite
+def rulesets(draw: st.DrawFn) -> str:
+    base = draw(st.sampled_from(["3.1", "immediate", "legacy"]))
+    overrides = []
+    if draw(st.booleans()):
+        overrides.append(f"target={draw(st.integers(1, 400))}")
+    if draw(st.booleans()):
+        overrides.append(f"bonus={draw(st.integers(0, 40))}")
+    if draw(st.integers(0, 4)) == 0:
+        overrides.append(f"max_rounds={draw(st.integers(1, 30))}")
+    return f"{base}({','.join(overrides)})" if overrides else base
+
+
+games = st.tuples(
+    st.integers(0, 2**64 - 1),
+    st.sampled_from(SIZES).flatmap(
+        lambda n: st.lists(st.sampled_from(SPECS), min_size=n, max_size=n)
+    ),
+    rulesets(),
+    st.integers(0, 18),
+)
+
+
+def reference(ruleset: str, specs: list[str], seed: int, **kw: object):  # type: ignore[no-untyped-def]
+    return Engine(parse_ruleset(ruleset), parse_policies(specs), seed, **kw).run()  # type: ignore[arg-type]
+
+
+@settings(max_examples=400, deadline=None)
+@given(games)
+def test_kernel_game_equals_reference_event_for_event(game):
+    """Any seed, field size (1..8, 19), line-up of built-in policies and ruleset: the kernel's
+    GameResult, its flat event buffer included, equals the reference engine's."""
+    seed, specs, ruleset, dealer = game
+    first_dealer = dealer % len(specs)
+    expected = reference(ruleset, specs, seed, first_dealer=first_dealer)
+    got = kernel.play_game(
+        parse_ruleset(ruleset), parse_policies(specs), seed, first_dealer=first_dealer
+    )
+    assert got.events == expected.events
+    assert got == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(games)
+def test_without_capture_only_the_events_are_left_out(game):
+    """capture=False: no events, every other field as the reference engine has it."""
+    seed, specs, ruleset, _ = game
+    expected = reference(ruleset, specs, seed, capture=False)
+    got = kernel.play_game(parse_ruleset(ruleset), parse_policies(specs), seed, capture=False)
+    assert got.events == [] and got == expected
+
+
+@pytest.mark.parametrize("ruleset", ["3.1", "immediate", "legacy"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rounds_that_run_out_of_cards(ruleset, seed):
+    """32 players on one deck: rounds end with no card left anywhere (ROUND_END value 2), and
+    the kernel still matches the reference engine."""
+    rules = f"{ruleset}(players_per_deck=40,max_rounds=6)"
+    specs = ["sum:40", "count:5", "ev", "bust:0.5"] * 8
+    expected = reference(rules, specs, seed)
+    ends = [expected.events[i + 4] for i in range(0, len(expected.events), 5)]
+    kinds = expected.events[0::5]
+    assert any(k == 16 and v == 2 for k, v in zip(kinds, ends, strict=True))
+    assert kernel.play_game(parse_ruleset(rules), parse_policies(specs), seed) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**63),
+    st.sampled_from([2, 3, 4]),
+    st.randoms(use_true_random=False),
+    st.integers(1, 40),
+    st.sampled_from(["3.1", "immediate", "legacy"]),
+)
+def test_stacked_decks(seed, n, rnd, length, ruleset):
+    """A stacked deck (drawn first card first, the rest left in the discard pile) plays out
+    as in the reference engine, reshuffles included."""
+    cards = CLASSIC.cards()
+    rnd.shuffle(cards)
+    stacked = cards[:length]
+    specs = ["ev", "bustc:0.3", "sum:25", "endgame"][:n]
+    expected = Engine(
+        parse_ruleset(ruleset), parse_policies(specs), seed, stacked=stacked, first_dealer=n - 1
+    ).run()
+    got = kernel.play_game(
+        parse_ruleset(ruleset), parse_policies(specs), seed, stacked=stacked, first_dealer=n - 1
+    )
+    assert got == expected
+
+
+def test_batch_with_rotation_and_growing_buffers():
+    """One kernel call over many rotated games, starting from buffers far too small: every
+    game equals the reference engine's, and buffers grew instead of losing events."""
+    lineup = parse_policies("ev,sum:20,bustc:0.25,endgame,count:4")
+    ruleset = parse_ruleset("legacy")
+    k = 60
+    seeds = kernel.derive_seeds(7, 3, 0, k)
+    batch = kernel.play_batch(
+        ruleset, lineup, kernel.rotation(5, np.arange(k) % 5), seeds, capacity=10
+    )
+    for i in range(k):
+        expected = Engine(ruleset, rotated(lineup, i), derive_seed(7, 3, i)).run()
+        assert batch.result(i) == expected
+
+
+def test_one_round_mode_equals_the_reference_play_round():
+    """one_round=True plays exactly Engine.play_round(): the same events, scores and busts."""
+    lineup = parse_policies("ev,bust:0.3,sum:18")
+    ruleset = parse_ruleset("3.1")
+    k = 40
+    seeds = kernel.derive_seeds(11, 0, 0, k)
+    batch = kernel.play_batch(
+        ruleset, lineup, kernel.rotation(3, np.arange(k) % 3), seeds, one_round=True
+    )
+    for i in range(k):
+        engine = Engine(ruleset, rotated(lineup, i), derive_seed(11, 0, i))
+        engine.play_round()
+        got = batch.result(i)
+        assert got.events == engine.events
+        assert got.round_scores == tuple(engine.round_scores)
+        assert got.busts == tuple(engine.busts) and got.flip7s == tuple(engine.flip7s)
+
+
+def test_derive_seeds_matches_derive_seed():
+    """The vectorised seed derivation equals flip7.rng.derive_seed, bit for bit."""
+    for root, cell in [(0, 0), (1, 2), (2**63 - 1, 5), (12345, 2**40)]:
+        got = kernel.derive_seeds(root, cell, 3, 50).tolist()
+        assert got == [derive_seed(root, cell, i) for i in range(3, 50)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 7), min_size=1, max_size=200), st.integers(0, 63))
+def test_stable_order_is_numpys_stable_argsort(small, shift):
+    """The kernel's sort equals numpy's stable argsort, ties (equal keys) included; keys
+    crowd into few buckets when they differ only in low bits."""
+    keys = (np.asarray(small, dtype=np.uint64) << np.uint64(shift)).astype(np.uint64)
+    m = keys.shape[0]
+    order = np.zeros(m + 1, dtype=np.int64)
+    cnt = np.zeros(2 * m + 4, dtype=np.int64)
+    core.stable_order(np.concatenate([keys, np.zeros(1, np.uint64)]), m, order, cnt)
+    assert order[:m].tolist() == np.argsort(keys, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**64 - 1, 0x9E3779B97F4A7C15])
+def test_shuffle_equals_card_rng(seed):
+    """A shuffle of m cards from counter c equals CardRng's (keys, order and counter)."""
+    rng = CardRng(seed)
+    for m in (94, 1, 2, 37, 188):
+        src = np.arange(m, dtype=np.int64) * 3 % 23
+        dst = np.zeros(m + 1, dtype=np.int64)
+        counter = rng.counter
+        expected = rng.shuffle(src.tolist())
+        keys = np.zeros(m + 1, dtype=np.uint64)
+        order = np.zeros(m + 1, dtype=np.int64)
+        cnt = np.zeros(2 * m + 4, dtype=np.int64)
+        core.shuffle(src, m, dst, np.uint64(seed), counter, keys, order, cnt)
+        assert dst[:m].tolist() == expected
+
+
+def test_a_round_that_never_ends_is_an_error_not_a_hang():
+    """20 seats on one deck: every card but a spare Second Chance ends up in front of someone,
+    and a seat that always hits draws it, discards it, reshuffles it, forever. The reference
+    engine loops forever on this seed (reported); the kernel stops with a clear error."""
+    specs = (
+        "sum:30,count:7,sum:30,ev,bust:1,ev,sum:200,sum:30,ev,count:7,"
+        "sum:200,count:7,ev,ev,ev,sum:30,sum:200,count:7,sum:200,bust:1"
+    )
+    ruleset = parse_ruleset("3.1(players_per_deck=100,max_rounds=20)")
+    with pytest.raises(RuntimeError, match="never ends"):
+        kernel.play_game(ruleset, parse_policies(specs), 7508186784583419233)
+
+
+def test_choose_engine_says_why_it_falls_back(tmp_path, monkeypatch):
+    """auto picks the kernel for built-in policies and falls back, with a reason, for a user's
+    own policy or another variant; asking for the kernel where it cannot run is an error."""
+    (tmp_path / "mine_k.py").write_text(
+        "from flip7.policies import Policy\n"
+        "class Mine(Policy):\n"
+        "    def hit(self, obs):\n"
+        "        return obs.nsum[obs.seat] < 12\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ruleset = parse_ruleset("3.1")
+    assert kernel.choose_engine("auto", parse_policies("ev,sum:20"), ruleset) == ("kernel", None)
+    engine, why = kernel.choose_engine("auto", parse_policies("ev,mine_k:Mine"), ruleset)
+    assert engine == "reference" and "mine_k:Mine" in why
+    engine, why = kernel.choose_engine(
+        "auto", parse_policies("ev,ev"), ruleset, parse_variant("vengeance")
+    )
+    assert engine == "reference" and "classic" in why
+    assert kernel.choose_engine("reference", parse_policies("ev"), ruleset)[0] == "reference"
+    with pytest.raises(ValueError, match="mine_k:Mine"):
+        kernel.choose_engine("kernel", parse_policies("mine_k:Mine"), ruleset)
+    with pytest.raises(ValueError, match="valid: auto, kernel, reference"):
+        kernel.choose_engine("fast", parse_policies("ev"), ruleset)
+
+
+def test_a_subclass_of_a_builtin_policy_is_left_to_the_reference_engine():
+    """A subclass may override anything, so only the exact built-in types are encoded."""
+    from flip7.policies.thresholds import SumPolicy
+
+    class Sneaky(SumPolicy):
+        def hit(self, obs):  # type: ignore[no-untyped-def]
+            return True
+
+    assert isinstance(encode.encode_policy(Sneaky(20)), str)
+    assert encode.encode_policy(SumPolicy(20)) == (encode.P_SUM, 20, 0.0, 0)
+
+
+def test_kernel_constants_agree_with_flip7():
+    """Card ids, event kinds, statuses and rule modes in the kernel equal flip7's enums."""
+    assert encode.constant_mismatches() == []
+
+
+def test_a_new_process_loads_the_cached_kernel_instead_of_compiling():
+    """After this session compiled (or loaded) the kernel, a fresh process finds it in the
+    on-disk cache (NUMBA_CACHE_DIR when set) and does not compile."""
+    code = "from flip7.kernel import load_info; print(load_info().compiled)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ)
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+@pytest.fixture(scope="module")
+def dp_policies():  # type: ignore[no-untyped-def]
+    """The solver's dp policies (their tables built once into the solver's cache)."""
+    pytest.importorskip("flip7.solver")
+    from flip7.policies import parse_policy
+
+    return {spec: parse_policy(spec) for spec in ("dp", "dp:real")}
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.integers(0, 2**64 - 1),
+    st.sampled_from([1, 1, 2, 3, 4, 19]).flatmap(
+        lambda n: st.lists(
+            st.sampled_from(["dp", "dp:real", "ev", "sum:20"]), min_size=n, max_size=n
+        )
+    ),
+    st.sampled_from(["3.1", "immediate", "legacy", "3.1(target=90)"]),
+)
+def test_dp_games_equal_reference(dp_policies, seed, specs, ruleset):
+    """Seats playing the solver's table (alone too, where dp counts its own discards) play
+    the same games in the kernel as in the reference engine."""
+    lineup = [dp_policies[s] if s in dp_policies else parse_policies(s)[0] for s in specs]
+    rules = parse_ruleset(ruleset)
+    assert kernel.play_game(rules, lineup, seed) == Engine(rules, lineup, seed).run()

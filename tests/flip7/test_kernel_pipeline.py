@@ -1,0 +1,46 @@
+"""The pipeline's shard function through the kernel: the same Arrow tables, row for row."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("numba")
+pytest.importorskip("pyarrow")
+
+from flip7 import kernel  # noqa: E402
+from pipeline.shard import ShardTask, simulate_shard  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled() -> kernel.LoadInfo:
+    """Compile (or load from the cache) once for the whole module."""
+    return kernel.load_info()
+
+
+@pytest.mark.parametrize(
+    "lineup, ruleset, rotate, capture",
+    [
+        (("ev", "sum:20", "bustc:0.25", "endgame"), "3.1", True, True),
+        (("count:4", "evc", "ev"), "legacy(target=120,bonus=5)", False, True),
+        (("sum:25", "bust:0.3"), "immediate", True, False),
+        (("ev",) * 19, "3.1", True, True),
+        (("sum:20",) * 4, "3.1(max_rounds=3)", True, True),
+    ],
+)
+def test_kernel_shard_tables_equal_the_reference_ones(lineup, ruleset, rotate, capture):
+    """events, rounds and games tables (schemas, dictionaries, every value) are identical."""
+    task = ShardTask("r", 3, 1, 2, lineup, ruleset, "classic", 99, rotate, 1000, 17, 97, capture)
+    expected = simulate_shard(task, engine="reference")
+    got = simulate_shard(task, engine="kernel")
+    for name, table in expected.items():
+        assert got[name].schema.equals(table.schema), name
+        assert got[name].equals(table), name
+    assert got["games"].num_rows == 80 * len(lineup)
+
+
+def test_auto_falls_back_for_another_variant():
+    """auto plays a non-classic variant on the reference path; kernel refuses it clearly."""
+    task = ShardTask("r", 0, 0, 0, ("ev", "ev"), "3.1", "vengeance", 1, True, 0, 0, 5)
+    assert simulate_shard(task, engine="auto")["games"].num_rows == 10
+    with pytest.raises(ValueError, match="classic game"):
+        simulate_shard(task, engine="kernel")
