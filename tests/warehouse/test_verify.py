@@ -12,7 +12,7 @@ import pytest
 
 from warehouse import connect, verify
 from warehouse.build import sql_files
-from warehouse.cli import describe
+from warehouse.commands import describe
 from warehouse.verify import Verification, failing_rows
 
 from .lakes import Lake, plan, shard_path, write_run
