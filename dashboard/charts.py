@@ -1,0 +1,361 @@
+"""Charts: pure functions from a query result (a DataFrame) to an Altair chart.
+
+Each function takes the columns a `warehouse.queries` function returns and draws them; none
+computes a new number (that is the warehouse's job), so each can be tested on a small
+hand-made frame. Every axis has a title with its unit, every interval is the 95% interval the
+warehouse computed, and tooltips carry the sample size behind each point. Policies get one
+colour per name (sorted), so a policy has the same colour in every chart of a page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+
+#: What every function returns (Altair types `.properties()` as a layer or facet chart).
+AnyChart = alt.Chart | alt.LayerChart | alt.FacetChart
+
+WIDTH = "container"
+HEIGHT = 320
+
+
+def policy_color(
+    policies: Sequence[str], field: str = "policy", title: str = "policy", legend: bool = True
+) -> alt.Color:
+    """One colour per policy name, stable for a given set of names."""
+    return alt.Color(
+        f"{field}:N",
+        title=title,
+        scale=alt.Scale(domain=sorted(set(policies)), scheme="tableau10"),
+        legend=alt.Undefined if legend else None,
+    )
+
+
+def _players_axis(df: pd.DataFrame) -> alt.X:
+    sizes = sorted(int(p) for p in df["players"].unique()) if len(df) else []
+    return alt.X(
+        "players:Q",
+        title="players at the table",
+        scale=alt.Scale(domain=[min(sizes), max(sizes)] if sizes else [2, 6], nice=False),
+        axis=alt.Axis(values=sizes, format="d", tickMinStep=1),
+    )
+
+
+def _by_field_size(
+    df: pd.DataFrame,
+    value: str,
+    lo: str,
+    hi: str,
+    title: str,
+    fmt: str,
+    count: str,
+    count_title: str,
+    zero: bool = True,
+) -> AnyChart:
+    """A line per policy over field size, with its 95% band and points that carry n."""
+    policies = df["policy"].tolist()
+    color = policy_color(policies)
+    x = _players_axis(df)
+    tooltip = [
+        alt.Tooltip("policy:N"),
+        alt.Tooltip("players:Q", title="players"),
+        alt.Tooltip(f"{value}:Q", title=title, format=fmt),
+        alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
+        alt.Tooltip(f"{hi}:Q", title="95% high", format=fmt),
+        alt.Tooltip(f"{count}:Q", title=count_title, format=","),
+    ]
+    base = alt.Chart(df).encode(x=x)
+    band = base.mark_area(opacity=0.18).encode(
+        y=alt.Y(f"{lo}:Q", scale=alt.Scale(zero=zero)),
+        y2=alt.Y2(f"{hi}:Q"),
+        color=policy_color(policies, legend=False),
+    )
+    line = base.mark_line(point=True).encode(
+        y=alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format=fmt)),
+        color=color,
+        tooltip=tooltip,
+    )
+    return alt.layer(band, line).properties(width=WIDTH, height=HEIGHT)
+
+
+def win_rate_by_field_size(df: pd.DataFrame) -> AnyChart:
+    """Win rate per policy vs players, 95% Wilson bands, and the 1/n rate of an average seat.
+
+    Columns: players, policy, win_rate, win_rate_lo, win_rate_hi, player_games, expected_rate.
+    """
+    chart = _by_field_size(
+        df,
+        "win_rate",
+        "win_rate_lo",
+        "win_rate_hi",
+        "win rate (% of games)",
+        ".1%",
+        "player_games",
+        "games played (seats)",
+    )
+    fair = (
+        alt.Chart(df)
+        .mark_line(strokeDash=[4, 4], color="gray")
+        .encode(x=_players_axis(df), y=alt.Y("expected_rate:Q"))
+    )
+    return alt.layer(chart, fair).properties(width=WIDTH, height=HEIGHT)
+
+
+def win_index_by_field_size(df: pd.DataFrame) -> AnyChart:
+    """Adjusted win index (wins / expected wins; 1 = an average seat) vs players, 95% bands.
+
+    Columns: players, policy, win_index, win_index_lo, win_index_hi, player_games.
+    """
+    chart = _by_field_size(
+        df,
+        "win_index",
+        "win_index_lo",
+        "win_index_hi",
+        "win index (wins ÷ expected wins)",
+        ".2f",
+        "player_games",
+        "games played (seats)",
+        zero=False,
+    )
+    one = alt.Chart(pd.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="gray")
+    return alt.layer(chart, one.encode(y="y:Q")).properties(width=WIDTH, height=HEIGHT)
+
+
+def points_by_field_size(df: pd.DataFrame) -> AnyChart:
+    """Mean points per round per policy vs players, with 95% bands.
+
+    Columns: players, policy, points_per_round, points_per_round_lo, points_per_round_hi,
+    rounds.
+    """
+    return _by_field_size(
+        df,
+        "points_per_round",
+        "points_per_round_lo",
+        "points_per_round_hi",
+        "points per round (mean round score)",
+        ".1f",
+        "rounds",
+        "rounds played",
+        zero=False,
+    )
+
+
+def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
+    """The gain of each counting policy over its twin per field size, with 95% intervals.
+
+    `measure` is "ppr" (points per round, a single-round measure) or "win" (win rate, a
+    whole-game measure). Columns: players, counting, base, method, <measure>_gain,
+    <measure>_gain_lo, <measure>_gain_hi, n_counting, n_base (pairs when paired).
+    """
+    if measure not in ("ppr", "win"):
+        raise ValueError(f"measure must be 'ppr' or 'win', got {measure!r}")
+    value, lo, hi = f"{measure}_gain", f"{measure}_gain_lo", f"{measure}_gain_hi"
+    title, fmt = (
+        ("gain in points per round (counting − twin)", "+.2f")
+        if measure == "ppr"
+        else ("gain in win rate (percentage points)", "+.1%")
+    )
+    data = df.assign(comparison=df["counting"] + " vs " + df["base"])
+    color = policy_color(data["comparison"].tolist(), "comparison", "comparison")
+    x = alt.X("players:O", title="players at the table", axis=alt.Axis(labelAngle=0))
+    offset = alt.XOffset("comparison:N")
+    tooltip = [
+        alt.Tooltip("comparison:N"),
+        alt.Tooltip("players:O", title="players"),
+        alt.Tooltip("method:N", title="method"),
+        alt.Tooltip(f"{value}:Q", title="gain", format=fmt),
+        alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
+        alt.Tooltip(f"{hi}:Q", title="95% high", format=fmt),
+        alt.Tooltip("n_counting:Q", title="games (counting)", format=","),
+        alt.Tooltip("n_base:Q", title="games (twin)", format=","),
+    ]
+    base = alt.Chart(data).encode(x=x, xOffset=offset, color=color)
+    bars = base.mark_rule(strokeWidth=2).encode(
+        y=alt.Y(f"{lo}:Q", title=title, axis=alt.Axis(format=fmt)), y2=alt.Y2(f"{hi}:Q")
+    )
+    points = base.mark_point(filled=True, size=80).encode(y=alt.Y(f"{value}:Q"), tooltip=tooltip)
+    zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="gray").encode(y="y:Q")
+    return alt.layer(bars, points, zero).properties(width=WIDTH, height=HEIGHT)
+
+
+def league_win_index(df: pd.DataFrame) -> AnyChart:
+    """The league's win index per policy (1 = an average seat) with its 95% interval.
+
+    Columns: place, policy, win_index, win_index_lo, win_index_hi, player_games.
+    """
+    order = df.sort_values("place")["policy"].tolist()
+    color = policy_color(df["policy"].tolist())
+    y = alt.Y("policy:N", sort=order, title="policy (by place)")
+    tooltip = [
+        alt.Tooltip("place:Q"),
+        alt.Tooltip("policy:N"),
+        alt.Tooltip("win_index:Q", title="win index", format=".3f"),
+        alt.Tooltip("win_index_lo:Q", title="95% low", format=".3f"),
+        alt.Tooltip("win_index_hi:Q", title="95% high", format=".3f"),
+        alt.Tooltip("player_games:Q", title="games played (seats)", format=","),
+    ]
+    base = alt.Chart(df).encode(y=y)
+    bars = base.mark_bar(opacity=0.75).encode(
+        x=alt.X("win_index:Q", title="win index (wins ÷ expected wins; 1 = average seat)"),
+        color=color,
+        tooltip=tooltip,
+    )
+    whisker = base.mark_rule(color="black", strokeWidth=1.5).encode(
+        x="win_index_lo:Q", x2="win_index_hi:Q", tooltip=tooltip
+    )
+    one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="gray")
+    height = _bar_height(len(order))
+    return alt.layer(bars, whisker, one.encode(x="x:Q")).properties(width=WIDTH, height=height)
+
+
+def head_to_head(df: pd.DataFrame) -> AnyChart:
+    """Heatmap: how often the row policy finished ahead of the column policy (ties left out).
+
+    Columns: policy, opponent, ahead_share, ahead_share_lo, ahead_share_hi, meetings, ahead,
+    behind, tied.
+    """
+    names = sorted(set(df["policy"]) | set(df["opponent"]))
+    tooltip = [
+        alt.Tooltip("policy:N"),
+        alt.Tooltip("opponent:N"),
+        alt.Tooltip("ahead_share:Q", title="finished ahead", format=".1%"),
+        alt.Tooltip("ahead_share_lo:Q", title="95% low", format=".1%"),
+        alt.Tooltip("ahead_share_hi:Q", title="95% high", format=".1%"),
+        alt.Tooltip("meetings:Q", title="meetings (seat pairs)", format=","),
+        alt.Tooltip("ahead:Q", format=","),
+        alt.Tooltip("behind:Q", format=","),
+        alt.Tooltip("tied:Q", format=","),
+    ]
+    base = alt.Chart(df).encode(
+        x=alt.X("opponent:N", sort=names, title="opponent", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("policy:N", sort=names, title="policy"),
+    )
+    cells = base.mark_rect().encode(
+        color=alt.Color(
+            "ahead_share:Q",
+            title="ahead",
+            scale=alt.Scale(scheme="redblue", domain=[0, 1], domainMid=0.5),
+            legend=alt.Legend(format="%"),
+        ),
+        tooltip=tooltip,
+    )
+    text = base.mark_text(fontSize=13).encode(
+        text=alt.Text("ahead_share:Q", format=".1%"), tooltip=tooltip
+    )
+    size = 120 + 90 * len(names)
+    return alt.layer(cells, text).properties(width=size + 60, height=size)
+
+
+def round_scores(df: pd.DataFrame, cumulative: bool = False) -> AnyChart:
+    """Distribution of round scores per policy: share of rounds at each score (or cumulative).
+
+    Columns: policy, score, rounds, share, cumulative_share.
+    """
+    value = "cumulative_share" if cumulative else "share"
+    title = "rounds scoring ≤ this (cumulative %)" if cumulative else "share of rounds (%)"
+    tooltip = [
+        alt.Tooltip("policy:N"),
+        alt.Tooltip("score:Q", title="round score (points)"),
+        alt.Tooltip("rounds:Q", title="rounds", format=","),
+        alt.Tooltip("share:Q", title="share", format=".2%"),
+        alt.Tooltip("cumulative_share:Q", title="cumulative", format=".1%"),
+    ]
+    line = alt.Chart(df).mark_line(interpolate="step-after" if cumulative else "linear")
+    chart: alt.Chart = line.encode(
+        x=alt.X("score:Q", title="round score (points; a bust scores 0)"),
+        y=alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format="%")),
+        color=policy_color(df["policy"].tolist()),
+        tooltip=tooltip,
+    ).interactive(bind_y=False)
+    return chart.properties(width=WIDTH, height=HEIGHT)
+
+
+def round_rate(df: pd.DataFrame, rate: str, title: str) -> AnyChart:
+    """One per-round rate (e.g. bust_rate) per policy, with its 95% Wilson interval.
+
+    Columns: policy, rounds, <rate>, <rate>_lo, <rate>_hi and the count named by the rate
+    (busts for bust_rate, flip7s for flip7_rate, ...).
+    """
+    count = {"bust_rate": "busts", "flip7_rate": "flip7s", "stay_rate": "stays"}.get(
+        rate, "freezes"
+    )
+    tooltip = [
+        alt.Tooltip("policy:N"),
+        alt.Tooltip(f"{rate}:Q", title=title, format=".2%"),
+        alt.Tooltip(f"{rate}_lo:Q", title="95% low", format=".2%"),
+        alt.Tooltip(f"{rate}_hi:Q", title="95% high", format=".2%"),
+        alt.Tooltip(f"{count}:Q", title=count, format=","),
+        alt.Tooltip("rounds:Q", title="rounds played", format=","),
+    ]
+    names = sorted(df["policy"].unique())
+    base = alt.Chart(df).encode(y=alt.Y("policy:N", sort=names, title="policy"))
+    bars = base.mark_bar(opacity=0.75).encode(
+        x=alt.X(f"{rate}:Q", title=f"{title} (% of rounds)", axis=alt.Axis(format="%")),
+        color=policy_color(df["policy"].tolist()),
+        tooltip=tooltip,
+    )
+    whisker = base.mark_rule(color="black", strokeWidth=1.5).encode(
+        x=f"{rate}_lo:Q", x2=f"{rate}_hi:Q", tooltip=tooltip
+    )
+    return alt.layer(bars, whisker).properties(width=WIDTH, height=_bar_height(len(names)))
+
+
+def game_totals(df: pd.DataFrame) -> AnyChart:
+    """Each seat's game total after every round of one game, with the current round marked.
+
+    Columns: round, seat_label, total; an optional `current` boolean marks the round shown.
+    """
+    color = policy_color(df["seat_label"].tolist(), "seat_label", "seat")
+    base = alt.Chart(df).encode(
+        x=alt.X("round:Q", title="round", axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("total:Q", title="game total (points)"),
+        color=color,
+        tooltip=[
+            alt.Tooltip("seat_label:N", title="seat"),
+            alt.Tooltip("round:Q"),
+            alt.Tooltip("total:Q", title="total (points)"),
+        ],
+    )
+    chart = base.mark_line(point=True)
+    if "current" in df.columns:
+        marks = base.transform_filter(alt.datum.current).mark_point(size=160, filled=True)
+        return alt.layer(chart, marks).properties(width=WIDTH, height=260)
+    return alt.layer(chart).properties(width=WIDTH, height=260)
+
+
+def _bar_height(bars: int) -> int:
+    """Room for the axis title and labels plus about 40 px per bar."""
+    return 70 + 40 * max(bars, 1)
+
+
+def runs_games(df: pd.DataFrame) -> AnyChart:
+    """Committed vs planned games per run: how big each run is and how far it got.
+
+    Columns: run, games, planned_games, status.
+    """
+    data = df.assign(planned=df["planned_games"].fillna(df["games"]))
+    names = data["run"].tolist()
+    base = alt.Chart(data).encode(y=alt.Y("run:N", sort=names, title="run"))
+    planned = base.mark_bar(color="#dddddd").encode(
+        x=alt.X("planned:Q", title="games (committed of planned)")
+    )
+    done = base.mark_bar().encode(
+        x="games:Q",
+        color=alt.Color(
+            "status:N",
+            title="status",
+            scale=alt.Scale(
+                domain=["complete", "running", "failed", "no manifest"],
+                range=["#2e7d32", "#ef6c00", "#c62828", "#757575"],
+            ),
+        ),
+        tooltip=[
+            alt.Tooltip("run:N"),
+            alt.Tooltip("status:N"),
+            alt.Tooltip("games:Q", title="games committed", format=","),
+            alt.Tooltip("planned:Q", title="games planned", format=","),
+        ],
+    )
+    return alt.layer(planned, done).properties(width=WIDTH, height=_bar_height(len(names)))

@@ -1,0 +1,112 @@
+"""`flip7 dashboard`: serve the Streamlit dashboard over a lake, on 127.0.0.1 by default.
+
+The command only builds a `streamlit run` command line and waits for it; the lake location goes
+to the app through the environment (`FLIP7_DATA`, the lake contract's own variable), so the app
+reads the same root `flip7 sql` would. Importing this module imports neither Streamlit nor the
+warehouse, so `flip7 --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flip7.cli import Output
+
+APP = Path(__file__).with_name("app.py")
+DATA_ENV = "FLIP7_DATA"
+DEFAULT_PORT = 8501
+DEFAULT_ADDRESS = "127.0.0.1"
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "dashboard",
+        help="browse a lake in the Streamlit dashboard (serves on 127.0.0.1)",
+        description="Serve the dashboard (win rates by field size, card counting, policy "
+        "comparison, game replay, runs) over a lake with Streamlit.",
+    )
+    p.add_argument("--data", metavar="DIR", help="data root (default: $FLIP7_DATA, else ./data)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p.add_argument(
+        "--address",
+        default=DEFAULT_ADDRESS,
+        help=f"address to listen on (default {DEFAULT_ADDRESS}: this machine only)",
+    )
+    p.set_defaults(func=cmd_dashboard, tee=False)
+
+
+def data_dir(data: str | None) -> str:
+    """The data root as an absolute path: --data, else $FLIP7_DATA, else ./data."""
+    root = data or os.environ.get(DATA_ENV) or "data"
+    if "://" in root:
+        raise ValueError(
+            f"--data {root!r}: the dashboard reads a local directory; copy or mount the lake "
+            "and pass its path"
+        )
+    return os.path.abspath(os.path.expanduser(root))
+
+
+def check_port(port: int) -> int:
+    if not 1 <= port <= 65535:
+        raise ValueError(f"--port must be between 1 and 65535, got {port}")
+    return port
+
+
+def check_address(address: str) -> str:
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        if address != "localhost":
+            raise ValueError(
+                f"--address {address!r} is not an IP address; use 127.0.0.1 (this machine "
+                "only, the default) or an address of this machine such as 0.0.0.0"
+            ) from None
+    return address
+
+
+def streamlit_command(port: int, address: str) -> list[str]:
+    """The `streamlit run` command line: no usage statistics, no browser, no file watcher, no
+    developer menu."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP),
+        "--server.address",
+        address,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--client.toolbarMode",
+        "minimal",
+    ]
+
+
+def cmd_dashboard(args: argparse.Namespace, out: Output) -> int:
+    root = data_dir(args.data)
+    port = check_port(args.port)
+    address = check_address(args.address)
+    if not os.path.isdir(root):
+        out.print(
+            f"note: {root} does not exist yet; the dashboard will show how to fill it "
+            "(flip7 tournament run SPEC)"
+        )
+    host = "127.0.0.1" if address in ("0.0.0.0", "::") else address
+    out.print(f"dashboard over {root} at http://{host}:{port} (Ctrl-C stops it)")
+    if not ipaddress.ip_address("127.0.0.1" if address == "localhost" else address).is_loopback:
+        out.print(f"warning: listening on {address}: other machines can reach it")
+    env = {**os.environ, DATA_ENV: root}
+    return subprocess.call(streamlit_command(port, address), env=env)

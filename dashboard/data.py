@@ -1,0 +1,150 @@
+"""Cached reads of the warehouse: the only place the dashboard touches data.
+
+One read-only warehouse per data root is opened once per server process (`st.cache_resource`):
+an in-memory DuckDB over the lake's committed shards with the marts computed once
+(`materialize=True`), so every later query reads small tables. Query results are cached per
+plain arguments (`st.cache_data`), so switching pages or widgets back and forth is a cache hit.
+Every wrapper takes the data root first, so two lakes never share a cache entry.
+
+DuckDB connections are not safe to use from two threads at once, and Streamlit runs each
+browser session in its own thread; the warehouse's staging views read per-connection variables,
+so cursors cannot be used either. A lock serialises the (short) queries instead.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import pandas as pd
+import streamlit as st
+
+from warehouse import queries
+from warehouse.db import connect
+from warehouse.lake import EmptyLakeError
+
+DATA_ENV = "FLIP7_DATA"
+TTL_S = 3600  # a snapshot does not change; "Reload the lake" clears everything sooner
+
+
+def data_root() -> str:
+    """The lake this server shows: $FLIP7_DATA (set by `flip7 dashboard --data`), else ./data."""
+    return os.path.abspath(os.environ.get(DATA_ENV) or "data")
+
+
+@dataclass(frozen=True)
+class Warehouse:
+    """An open warehouse (or why there is none) and the lock that serialises its queries."""
+
+    con: duckdb.DuckDBPyConnection | None
+    lock: threading.Lock
+    empty_reason: str | None = None
+
+
+@st.cache_resource(show_spinner="Opening the lake and computing the marts ...")
+def warehouse(root: str) -> Warehouse:
+    """The warehouse over `root`, opened once per server; an empty lake is not an error here."""
+    try:
+        con = connect(root, materialize=True)
+    except EmptyLakeError as exc:
+        return Warehouse(None, threading.Lock(), str(exc))
+    return Warehouse(con, threading.Lock())
+
+
+def is_empty(root: str) -> bool:
+    """True when the lake has no committed shard (the pages then show how to make one)."""
+    return warehouse(root).con is None
+
+
+def empty_reason(root: str) -> str:
+    return warehouse(root).empty_reason or ""
+
+
+def reload() -> None:
+    """Forget the open warehouse and every cached result (to see shards committed since)."""
+    st.cache_data.clear()
+    warehouse.clear()
+
+
+def _query(fn: Callable[..., pd.DataFrame], root: str, *args: Any, **kwargs: Any) -> pd.DataFrame:
+    wh = warehouse(root)
+    if wh.con is None:
+        raise EmptyLakeError(wh.empty_reason or f"no data under {root}")
+    with wh.lock:
+        return fn(wh.con, *args, **kwargs)
+
+
+def _list(values: Sequence[str] | None) -> list[str] | None:
+    return list(values) if values else None
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def runs(root: str) -> pd.DataFrame:
+    """One row per run: status, ruleset, variant, sizes, field sizes, policies."""
+    return _query(queries.runs, root)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def field_size(root: str, run: str, policies: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Win rate, win index and points per round per field size and policy of one run."""
+    return _query(queries.field_size, root, runs=[run], policies=_list(policies))
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def card_counting(root: str, run: str, comparisons: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Counting policies against their twins per field size of one run, with a `comparison`
+    label ("evc vs ev"); `comparisons` keeps only those labels (all when empty)."""
+    df = _query(queries.card_counting, root, runs=[run])
+    df = df.assign(comparison=df["counting"] + " vs " + df["base"])
+    return df[df["comparison"].isin(comparisons)] if comparisons else df
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def league(root: str, run: str, policies: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The league table of one run (ranked against every policy), rows of `policies` only."""
+    df = _query(queries.league, root, runs=[run])
+    return df[df["policy"].isin(policies)] if policies else df
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def head_to_head(
+    root: str, run: str, players: int | None, policies: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """Head-to-head shares among `policies` at one field size (None pools field sizes)."""
+    return _query(queries.head_to_head, root, runs=[run], players=players, policies=_list(policies))
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def round_distribution(
+    root: str, run: str, players: int | None, policies: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """Round-score distributions per policy at one field size of one run."""
+    return _query(
+        queries.round_distribution, root, runs=[run], policies=_list(policies), players=players
+    )
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def rates(root: str, run: str, players: int | None, policies: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Bust, Flip 7, stay and freeze rates per policy at one field size of one run."""
+    return _query(queries.rates, root, runs=[run], policies=_list(policies), players=players)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def games(root: str, run: str, limit: int, policies: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The first `limit` logged games of a run, those seating one of `policies` when given."""
+    df = _query(queries.games, root, run, limit)
+    if not policies:
+        return df
+    wanted = set(policies)
+    return df[[bool(wanted & set(str(lu).split(","))) for lu in df["lineup"]]]
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def game_timeline(root: str, run: str, game: int) -> pd.DataFrame:
+    """Every event of one game in order."""
+    return _query(queries.game_timeline, root, run, game)

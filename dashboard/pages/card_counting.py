@@ -1,0 +1,44 @@
+"""Card counting: what counting the discard pile gains, per round and per game."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, data, filters, tables
+
+f = filters.require()
+st.title("Card counting")
+st.caption(
+    "Answers: how much does counting the discard pile gain (evc over ev, bustc over bust) in "
+    "points per round and in games won?"
+)
+
+everything = data.card_counting(f.root, f.run)
+if everything.empty:
+    st.info(
+        "This run has no counting policy beside its non-counting twin (e.g. evc and ev, or "
+        "bustc:0.25 and bust:0.25). Put both in a spec, ideally as two line-ups with the same "
+        '`pair = "..."` so that they see the same shuffles, and run it.'
+    )
+    st.stop()
+
+options = sorted(set(everything["comparison"]))
+picked = st.multiselect("Comparisons", options, default=options, key=f"cc_comparisons:{f.run}")
+gains = data.card_counting(f.root, f.run, tuple(picked) or tuple(options))
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Single rounds: points per round")
+    st.altair_chart(charts.counting_gain(gains, "ppr"), width="stretch")
+    st.caption("Counting policy minus its twin, mean round score; bars are 95% intervals.")
+with right:
+    st.subheader("Whole games: win rate")
+    st.altair_chart(charts.counting_gain(gains, "win"), width="stretch")
+    st.caption("Counting policy minus its twin, share of games won; bars are 95% intervals.")
+st.markdown(
+    "**paired** rows compare games played on the same shuffles (common random numbers), "
+    "so their intervals are narrow; **unpaired** rows compare pooled results."
+)
+
+st.subheader("The numbers")
+tables.show(gains, tables.card_counting())

@@ -1,0 +1,49 @@
+"""Field size: win rate and points per round per policy as the table grows."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, data, filters, tables
+
+f = filters.require()
+st.title("Field size")
+st.caption(
+    "Answers: how does each policy's chance of winning change with the number of players, "
+    "and does scoring more points per round mean winning more?"
+)
+
+sizes = data.field_size(f.root, f.run, f.policy_filter)
+if sizes.empty:
+    st.info("No games of the selected policies in this run.")
+    st.stop()
+
+measure = st.segmented_control(
+    "Win measure",
+    ["win rate", "win index"],
+    default="win rate",
+    required=True,
+    key="fs_measure",
+    help="The win index divides wins by the wins an average seat expects (1/n per game), so "
+    "field sizes compare on one scale: 1 = average, 1.2 = 20% more wins than a fair share.",
+)
+left, right = st.columns(2)
+with left:
+    if measure == "win index":
+        st.subheader("Adjusted win index")
+        st.altair_chart(charts.win_index_by_field_size(sizes), width="stretch")
+        st.caption("Bands: 95% intervals. Dashed: 1, an average seat.")
+    else:
+        st.subheader("Win rate")
+        st.altair_chart(charts.win_rate_by_field_size(sizes), width="stretch")
+        st.caption("Bands: 95% Wilson intervals. Dashed: 1/n, an average seat's rate.")
+with right:
+    st.subheader("Points per round")
+    st.altair_chart(charts.points_by_field_size(sizes), width="stretch")
+    st.caption(
+        "Bands: 95% intervals (rounds taken as independent). Compare the order of the lines "
+        "with the win chart: more points per round is not the same as more wins."
+    )
+
+st.subheader("The numbers")
+tables.show(sizes, tables.field_size())

@@ -1,0 +1,32 @@
+"""Shown instead of every other page while the lake holds no committed shard."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import data
+
+ROOT = data.data_root()
+
+st.title("No tournament results yet")
+st.caption("This page answers: how do I get data for the dashboard to show?")
+st.write(f"The dashboard reads the lake at `{ROOT}`, and it holds no finished shard yet.")
+st.markdown(
+    "Run a tournament into it (the demo takes about a minute on 2 cores), then press "
+    "**Check again**:"
+)
+st.code(
+    f"flip7 tournament run experiments/demo.toml --out {ROOT}\n"
+    f"# or a quick look at a tenth of the games:\n"
+    f"flip7 tournament run experiments/demo.toml --out {ROOT} --scale 0.1",
+    language="bash",
+)
+st.markdown(
+    "Or point the dashboard at another lake: `flip7 dashboard --data DIR` "
+    "(default: `$FLIP7_DATA`, else `./data`)."
+)
+with st.expander("What the warehouse said"):
+    st.text(data.empty_reason(ROOT))
+if st.button("Check again", type="primary"):
+    data.reload()
+    st.rerun()

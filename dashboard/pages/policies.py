@@ -1,0 +1,54 @@
+"""Policy comparison: the league, who beats whom, round scores, and how rounds end."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, data, filters, tables
+
+f = filters.require()
+st.title("Policy comparison")
+st.caption(
+    "Answers: which policy wins most over every field size, who finishes ahead of whom, and "
+    "how do their rounds end?"
+)
+
+st.subheader("League")
+league = data.league(f.root, f.run, f.policy_filter)
+st.altair_chart(charts.league_win_index(league), width="stretch")
+tables.show(league, tables.league())
+
+sizes = [int(s) for s in f.info.get("field_sizes", [])] or [2]
+players = st.segmented_control(
+    "Players at the table",
+    sizes,
+    default=sizes[0],
+    required=True,
+    key=f"pc_players:{f.run}",
+    help="Head to head, round scores and rates are per field size.",
+)
+
+st.subheader(f"Head to head at {players} players")
+h2h = data.head_to_head(f.root, f.run, players, f.policy_filter)
+if h2h.empty:
+    st.info("No two different selected policies met at this field size.")
+else:
+    st.altair_chart(charts.head_to_head(h2h), width="content")
+    st.caption(
+        "Share of meetings (two seats in one game) in which the row policy finished "
+        "ahead of the column policy; ties are left out. Hover for counts and intervals."
+    )
+
+st.subheader(f"Round scores at {players} players")
+cumulative = st.toggle("Cumulative", key="pc_cumulative")
+dist = data.round_distribution(f.root, f.run, players, f.policy_filter)
+st.altair_chart(charts.round_scores(dist, cumulative), width="stretch")
+
+st.subheader(f"Busts and Flip 7s at {players} players")
+rates = data.rates(f.root, f.run, players, f.policy_filter)
+left, right = st.columns(2)
+with left:
+    st.altair_chart(charts.round_rate(rates, "bust_rate", "bust rate"), width="stretch")
+with right:
+    st.altair_chart(charts.round_rate(rates, "flip7_rate", "Flip 7 rate"), width="stretch")
+tables.show(rates, tables.rates())

@@ -1,0 +1,38 @@
+"""Runs: which runs the lake holds, what they planned and how far they got."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, data, filters, tables
+
+ROOT = data.data_root()
+st.title("Runs")
+st.caption(
+    "Answers: which tournament runs are in the lake, with what spec, how big, and are "
+    "they complete?"
+)
+st.markdown(f"Lake: `{ROOT}` (every run in it; the sidebar picks the run the other pages show)")
+
+runs = data.runs(ROOT)
+st.altair_chart(charts.runs_games(runs), width="stretch")
+tables.show(runs, tables.runs())
+
+f = filters.current()
+if f is not None:
+    info = f.info
+    st.subheader(f"Run {f.run}: {info['status']}")
+    m = st.columns(4)
+    m[0].metric(
+        "games committed",
+        f"{int(info['games']):,}",
+        help=f"of {int(info['planned_games'] or 0):,} planned",
+    )
+    m[1].metric(
+        "shards committed",
+        f"{int(info['shards']):,}",
+        help=f"of {int(info['planned_shards'] or 0):,} planned",
+    )
+    m[2].metric("round rows", f"{int(info['rounds']):,}")
+    m[3].metric("events", f"{int(info['events']):,}")
+    st.dataframe(tables.spec_rows(info), hide_index=True, column_config=tables.spec_config())

@@ -1,0 +1,236 @@
+"""Stepping through one logged game: steps, sentences and the table as it stands.
+
+Pure functions over a game's timeline (`warehouse.queries.game_timeline`: one row per event in
+`seq` order with `round`, `kind_name`, `player`, `player_policy`, `card`, `card_label`,
+`target`, `value`, `draw_how`). A step is one card leaving the deck plus everything that follows
+it up to the next card (decisions, actions and their targets, busts, scores), so stepping goes
+card by card. The board replays those events into each seat's line of cards: display
+bookkeeping of who holds what, not a new statistic (scores and totals are the logged ones).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+Row = dict[str, Any]
+STATUS = {"stay": "stayed", "forced_stay": "stayed", "freeze": "frozen", "bust": "busted"}
+
+
+def steps(timeline: pd.DataFrame) -> list[int]:
+    """The last row index of each step: before the first card, then one step per card drawn."""
+    kinds = timeline["kind_name"].tolist()
+    draws = [i for i, k in enumerate(kinds) if k == "draw"]
+    if not kinds:
+        return []
+    ends = [d - 1 for d in draws if d > 0] + [len(kinds) - 1]
+    return sorted(set(ends))
+
+
+def round_starts(timeline: pd.DataFrame, ends: list[int]) -> dict[int, int]:
+    """{round: the first step showing that round's first card}."""
+    rounds = timeline["round"].tolist()
+    kinds = timeline["kind_name"].tolist()
+    out: dict[int, int] = {}
+    for step, end in enumerate(ends):
+        r = int(rounds[end])
+        if r not in out and "draw" in kinds[: end + 1] and kinds[end] != "round_start":
+            out[r] = step
+    return out
+
+
+def _who(seat: Any, policy: Any) -> str:
+    if seat is None or pd.isna(seat) or int(seat) < 0:
+        return "?"
+    return f"seat {int(seat)}" + (f" ({policy})" if isinstance(policy, str) and policy else "")
+
+
+def _card(row: Row) -> str:
+    label = row.get("card_label")
+    if isinstance(label, str) and label:
+        return label
+    card = row.get("card")
+    return f"card #{int(card)}" if card is not None and not pd.isna(card) else "a card"
+
+
+def describe(row: Row) -> str:
+    """One line of English for an event row, e.g. 'seat 2 (ev) draws 7 (hit)'."""
+    k = row["kind_name"]
+    who = _who(row.get("player"), row.get("player_policy"))
+    to = _who(row.get("target"), row.get("target_policy"))
+    v = int(row["value"]) if row.get("value") is not None and not pd.isna(row["value"]) else 0
+    card = _card(row)
+    texts = {
+        "round_start": f"round {v} begins; {who} deals",
+        "draw": f"{who} draws {card}" + (f" ({row['draw_how']})" if row.get("draw_how") else ""),
+        "hit": f"{who} hits" + (" (must: no cards yet)" if v == 1 else ""),
+        "stay": f"{who} stays with {v} points",
+        "action_played": f"{who} plays {card}" + (f" on {to}" if to != "?" else ""),
+        "action_deferred": f"{who} sets {card} aside until the Flip Three is done",
+        "action_dropped": f"{card} of {who} is dropped",
+        "freeze": f"{who} is frozen with {v} points",
+        "sc_kept": f"{who} keeps a Second Chance",
+        "sc_passed": f"{who} passes a spare Second Chance to {to}",
+        "sc_discarded": f"{who} discards a Second Chance",
+        "sc_used": f"{who} uses a Second Chance on a duplicate {card}",
+        "bust": f"{who} BUSTS on a duplicate {card}",
+        "flip7": f"{who} FLIPS 7 (+{v} bonus)",
+        "reshuffle": f"the discard pile ({v} cards) is shuffled into a new deck",
+        "round_score": f"{who} scores {v} this round",
+        "round_end": "round over: "
+        + {0: "nobody active", 1: "Flip 7", 2: "no cards left"}.get(v, str(v)),
+        "round_cap": f"game stopped after {v} rounds (round cap)",
+        "game_end": f"{who} WINS with {v} points",
+        "modifier_given": f"{who} gives {card} to {to}",
+        "card_moved": f"{card} moves from {who} to {to}",
+        "card_discarded": f"{who} loses {card}",
+        "forced_stay": f"{who} must stay with {v} points",
+        "flip7_penalty": f"{who} takes {v} points from {to}",
+    }
+    return texts.get(k, f"{k} ({who})")
+
+
+@dataclass
+class Seat:
+    """One seat as the table shows it at a step: this round's cards, status and scores."""
+
+    seat: int
+    policy: str
+    cards: list[str] = field(default_factory=list)
+    status: str = "active"
+    round_score: int | None = None
+    total: int = 0  # game total before this round, plus this round's score once logged
+
+
+def board(timeline: pd.DataFrame, seats: list[str], end: int) -> list[Seat]:
+    """Each seat's line of cards, status and scores after row `end` of the timeline.
+
+    `seats` holds the policy of each seat, in seat order (the game's line-up).
+    """
+    table = [Seat(i, p) for i, p in enumerate(seats)]
+    rows: list[Row] = timeline.iloc[: end + 1].to_dict("records")
+    for row in rows:
+        k = row["kind_name"]
+        p = _seat(row.get("player"), len(table))
+        t = _seat(row.get("target"), len(table))
+        card = _card(row)
+        v = int(row["value"]) if not pd.isna(row.get("value")) else 0
+        if k == "round_start":
+            for s in table:
+                s.cards, s.status, s.round_score = [], "active", None
+        elif k == "draw" and p is not None:
+            table[p].cards.append(card)
+        elif k == "action_played" and p is not None:
+            _take(
+                table[p].cards, card, f"{card} → seat {t}" if t is not None else f"{card} (played)"
+            )
+        elif k in ("sc_passed", "modifier_given", "card_moved") and p is not None:
+            moved = "Second Chance" if k == "sc_passed" else card
+            if _take(table[p].cards, moved, None) and t is not None:
+                table[t].cards.append(moved)
+        elif k == "sc_used" and p is not None:  # the duplicate and the Second Chance go
+            _take(table[p].cards, card, None)
+            _take(table[p].cards, "Second Chance", None)
+        elif k == "sc_discarded" and p is not None:
+            _take(table[p].cards, "Second Chance", None)
+        elif k == "card_discarded" and p is not None:
+            _take(table[p].cards, card, None)
+        elif k in STATUS and p is not None:
+            table[p].status = STATUS[k]
+        elif k == "flip7" and p is not None:
+            table[p].status = "Flip 7"
+        elif k == "round_score" and p is not None:
+            table[p].round_score = v
+            table[p].total += v
+    return table
+
+
+def _seat(value: Any, n: int) -> int | None:
+    if value is None or pd.isna(value):
+        return None
+    seat = int(value)
+    return seat if 0 <= seat < n else None
+
+
+def _take(cards: list[str], label: str, replace: str | None) -> bool:
+    """Remove (or relabel) the last `label` in a line of cards; False when it is not there."""
+    for i in range(len(cards) - 1, -1, -1):
+        if cards[i] == label:
+            if replace is None:
+                del cards[i]
+            else:
+                cards[i] = replace
+            return True
+    return False
+
+
+def board_frame(table: list[Seat]) -> pd.DataFrame:
+    """The board as a table for display."""
+    return pd.DataFrame(
+        {
+            "seat": [s.seat for s in table],
+            "policy": [s.policy for s in table],
+            "cards this round": ["  ".join(s.cards) for s in table],
+            "status": [s.status for s in table],
+            "round score": [s.round_score for s in table],
+            "game total": [s.total for s in table],
+        }
+    )
+
+
+def totals_by_round(
+    timeline: pd.DataFrame, seats: list[str], current: int | None = None
+) -> pd.DataFrame:
+    """Each seat's game total after each round (running sum of its logged round scores);
+    `current` marks the rows of the round on screen."""
+    scores = timeline[timeline["kind_name"] == "round_score"]
+    totals = [0] * len(seats)
+    out: list[Row] = [
+        {"round": 0, "seat": i, "seat_label": f"seat {i} ({p})", "total": 0}
+        for i, p in enumerate(seats)
+    ]
+    for row in scores.to_dict("records"):
+        seat = int(row["player"])
+        totals[seat] += int(row["value"])
+        out.append(
+            {
+                "round": int(row["round"]),
+                "seat": seat,
+                "seat_label": f"seat {seat} ({seats[seat]})",
+                "total": totals[seat],
+            }
+        )
+    frame = pd.DataFrame(out)
+    if current is not None:
+        frame["current"] = frame["round"] == current
+    return frame
+
+
+def log_frame(timeline: pd.DataFrame) -> pd.DataFrame:
+    """The events as a readable log: round, sequence number and one sentence each."""
+    rows = timeline.to_dict("records")
+    return pd.DataFrame(
+        {
+            "round": [int(r["round"]) for r in rows],
+            "seq": [int(r["seq"]) for r in rows],
+            "event": [describe(r) for r in rows],
+        }
+    )
+
+
+def lineup(game: Row) -> list[str]:
+    """The policy of each seat, in seat order, from a `games` row's line-up as played."""
+    return str(game["lineup"]).split(",")
+
+
+def game_label(game: Row) -> str:
+    """How a game appears in the picker."""
+    won = (
+        f"seat {int(game['winner_seat'])} ({game['winner_policy']}) won with "
+        f"{int(game['winner_total'])}"
+        if not pd.isna(game.get("winner_seat"))
+        else "no winner"
+    )
+    return f"game {int(game['game'])} · {game['lineup']} · {won} in {int(game['rounds'])} rounds"

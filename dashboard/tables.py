@@ -1,0 +1,255 @@
+"""How query results show as tables: column titles, number formats, which columns and in what
+order. Pure functions returning `st.column_config` mappings; nothing here computes a number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+Config = dict[str, Any]
+
+
+def percent(title: str, help: str | None = None) -> Any:
+    """A share 0..1 shown as a percentage."""
+    return st.column_config.NumberColumn(title, format="percent", help=help)
+
+
+def count(title: str, help: str | None = None) -> Any:
+    """A count with thousands separators."""
+    return st.column_config.NumberColumn(title, format="localized", help=help)
+
+
+def number(title: str, digits: int = 2, help: str | None = None) -> Any:
+    return st.column_config.NumberColumn(title, format=f"%.{digits}f", help=help)
+
+
+def field_size() -> tuple[list[str], Config]:
+    cols = [
+        "players",
+        "policy",
+        "player_games",
+        "wins",
+        "win_rate",
+        "win_rate_lo",
+        "win_rate_hi",
+        "win_index",
+        "win_index_lo",
+        "win_index_hi",
+        "rounds",
+        "points_per_round",
+        "points_per_round_lo",
+        "points_per_round_hi",
+    ]
+    return cols, {
+        "players": st.column_config.NumberColumn("players", format="%d"),
+        "policy": "policy",
+        "player_games": count("games (seats)", "games played, one per seat the policy held"),
+        "wins": count("wins"),
+        "win_rate": percent("win rate"),
+        "win_rate_lo": percent("95% low"),
+        "win_rate_hi": percent("95% high"),
+        "win_index": number("win index", 3, "wins ÷ expected wins (1/n per game); 1 = average"),
+        "win_index_lo": number("index 95% low", 3),
+        "win_index_hi": number("index 95% high", 3),
+        "rounds": count("rounds"),
+        "points_per_round": number("points / round", 2),
+        "points_per_round_lo": number("pts 95% low", 2),
+        "points_per_round_hi": number("pts 95% high", 2),
+    }
+
+
+def card_counting() -> tuple[list[str], Config]:
+    cols = [
+        "players",
+        "counting",
+        "base",
+        "method",
+        "pairs",
+        "n_counting",
+        "n_base",
+        "ppr_counting",
+        "ppr_base",
+        "ppr_gain",
+        "ppr_gain_lo",
+        "ppr_gain_hi",
+        "win_counting",
+        "win_base",
+        "win_gain",
+        "win_gain_lo",
+        "win_gain_hi",
+    ]
+    return cols, {
+        "players": st.column_config.NumberColumn("players", format="%d"),
+        "counting": "counting",
+        "base": "twin",
+        "method": st.column_config.TextColumn(
+            "method", help="paired: same shuffles (common random numbers); unpaired: pooled"
+        ),
+        "pairs": count("game pairs"),
+        "n_counting": count("games (counting)"),
+        "n_base": count("games (twin)"),
+        "ppr_counting": number("pts/round counting", 2),
+        "ppr_base": number("pts/round twin", 2),
+        "ppr_gain": number("pts/round gain", 3),
+        "ppr_gain_lo": number("gain 95% low", 3),
+        "ppr_gain_hi": number("gain 95% high", 3),
+        "win_counting": percent("win rate counting"),
+        "win_base": percent("win rate twin"),
+        "win_gain": number("win-rate gain (pp)", 4, "difference of win rates, as a fraction"),
+        "win_gain_lo": number("gain 95% low", 4),
+        "win_gain_hi": number("gain 95% high", 4),
+    }
+
+
+def league() -> tuple[list[str], Config]:
+    cols = [
+        "place",
+        "policy",
+        "field_sizes",
+        "player_games",
+        "wins",
+        "win_index",
+        "win_index_lo",
+        "win_index_hi",
+        "win_rate",
+        "points_per_round",
+        "bust_rate",
+        "flip7_rate",
+        "mean_rank",
+    ]
+    return cols, {
+        "place": st.column_config.NumberColumn("place", format="%d"),
+        "policy": "policy",
+        "field_sizes": st.column_config.ListColumn("field sizes"),
+        "player_games": count("games (seats)"),
+        "wins": count("wins"),
+        "win_index": number(
+            "win index", 3, "wins ÷ expected wins over all field sizes; 1 = average"
+        ),
+        "win_index_lo": number("95% low", 3),
+        "win_index_hi": number("95% high", 3),
+        "win_rate": percent("win rate"),
+        "points_per_round": number("points / round", 2),
+        "bust_rate": percent("bust rate"),
+        "flip7_rate": percent("Flip 7 rate"),
+        "mean_rank": number("mean rank", 2),
+    }
+
+
+def rates() -> tuple[list[str], Config]:
+    cols = [
+        "policy",
+        "rounds",
+        "busts",
+        "bust_rate",
+        "bust_rate_lo",
+        "bust_rate_hi",
+        "flip7s",
+        "flip7_rate",
+        "flip7_rate_lo",
+        "flip7_rate_hi",
+        "stay_rate",
+        "freeze_rate",
+    ]
+    return cols, {
+        "policy": "policy",
+        "rounds": count("rounds"),
+        "busts": count("busts"),
+        "bust_rate": percent("bust rate"),
+        "bust_rate_lo": percent("95% low"),
+        "bust_rate_hi": percent("95% high"),
+        "flip7s": count("Flip 7s"),
+        "flip7_rate": percent("Flip 7 rate"),
+        "flip7_rate_lo": percent("95% low"),
+        "flip7_rate_hi": percent("95% high"),
+        "stay_rate": percent("stayed"),
+        "freeze_rate": percent("frozen"),
+    }
+
+
+def runs() -> tuple[list[str], Config]:
+    cols = [
+        "run",
+        "status",
+        "ruleset",
+        "variant",
+        "seed",
+        "games",
+        "planned_games",
+        "shards",
+        "planned_shards",
+        "rounds",
+        "events",
+        "field_sizes",
+        "policies",
+        "created",
+        "package_version",
+        "rules_version",
+        "schema_version",
+    ]
+    return cols, {
+        "run": "run",
+        "status": "status",
+        "games": count("games"),
+        "planned_games": count("planned games"),
+        "shards": count("shards"),
+        "planned_shards": count("planned shards"),
+        "rounds": count("round rows"),
+        "events": count("events"),
+        "field_sizes": st.column_config.ListColumn("field sizes"),
+        "policies": st.column_config.ListColumn("policies"),
+        "seed": st.column_config.NumberColumn("seed", format="%d"),
+    }
+
+
+SPEC_FIELDS = {
+    "ruleset": "ruleset",
+    "variant": "variant",
+    "seed": "root seed",
+    "field_sizes": "field sizes",
+    "policies": "policies",
+    "cells": "cells (field size x line-up)",
+    "planned_games": "games planned",
+    "planned_shards": "shards planned",
+    "created": "created",
+    "package_version": "flip7 package",
+    "rules_version": "rules version",
+    "schema_version": "schema version",
+}
+
+
+def spec_rows(run: dict[str, Any]) -> list[dict[str, str]]:
+    """A run's planning fields (from its `runs` row) as label/value rows for display."""
+    rows = []
+    for key, label in SPEC_FIELDS.items():
+        value = run.get(key)
+        if value is None or (isinstance(value, float) and value != value):
+            continue
+        if not isinstance(value, str) and hasattr(value, "__len__"):
+            value = ", ".join(str(v) for v in value)
+        rows.append({"field": label, "value": str(value)})
+    return rows
+
+
+def spec_config() -> Config:
+    return {"field": st.column_config.TextColumn("spec"), "value": "value"}
+
+
+def present(cols: list[str], available: list[str]) -> list[str]:
+    """The wanted columns that the frame has (a warehouse may add or drop some)."""
+    return [c for c in cols if c in available]
+
+
+def show(df: pd.DataFrame, layout: tuple[list[str], Config], **kwargs: Any) -> None:
+    """Draw a query result as a table with the columns, titles and formats of `layout`."""
+    cols, config = layout
+    st.dataframe(
+        df,
+        column_order=present(cols, list(df.columns)),
+        column_config=config,
+        hide_index=True,
+        **kwargs,
+    )

@@ -1,0 +1,226 @@
+"""Drive the real dashboard in Debian's chromium: start `flip7 dashboard`, visit pages, check, shoot.
+
+Used by tests/dashboard/test_browser.py and, to refresh the screenshots in docs/, directly:
+
+    python -m tests.dashboard.browser --data DIR --out docs
+
+Chromium is never downloaded: playwright launches /usr/bin/chromium (`.ci/run` installs it with
+apt-get). NOTES.md: wait for `[data-testid="stVegaLiteChart"]`, and size the viewport to the
+page, because Streamlit scrolls an inner container (a full-page screenshot would cut it off).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = os.environ.get("FLIP7_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+CHART = '[data-testid="stVegaLiteChart"]'
+EXCEPTION = '[data-testid="stException"]'
+
+#: url path -> (screenshot name, text the page must show, charts it must draw at least)
+PAGES: dict[str, tuple[str, str, int]] = {
+    "": ("field-size", "Field size", 2),
+    "card-counting": ("card-counting", "Card counting", 2),
+    "policy-comparison": ("policies", "Policy comparison", 5),
+    "game-replay": ("replay", "Game replay", 1),
+    "runs": ("runs", "Runs", 1),
+}
+
+
+def chromium_missing() -> str | None:
+    """Why the browser cannot run here, or None."""
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        return f"chromium not found at {CHROMIUM} (install it: apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed (pip install -e '.[dev]')"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def serve(data: Path, timeout: float = 60.0) -> Iterator[str]:
+    """Run `flip7 dashboard --data DATA` on a free port; yield its URL; stop it afterwards."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "flip7", "dashboard", "--data", str(data), "--port", str(port)]
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in finally)
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError(f"flip7 dashboard exited with {proc.returncode}:\n{log.read()}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the dashboard did not answer on {url} in {timeout:.0f} s")
+            time.sleep(0.25)
+        yield url
+    finally:
+        # Stop the server we started (its own process group: streamlit and nothing else).
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 15)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+        log.close()
+
+
+@dataclass
+class PageCheck:
+    """What one page showed."""
+
+    path: str
+    charts: int  # charts that rendered (a canvas or svg with a size)
+    exceptions: list[str]
+    text: str
+    screenshot: Path | None
+    seconds: float
+
+
+@contextlib.contextmanager
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def visit(
+    b: Any,
+    url: str,
+    path: str,
+    *,
+    min_charts: int,
+    title: str | None = None,
+    shot: Path | None = None,
+    query: str = "",
+    timeout_ms: int = 60_000,
+) -> PageCheck:
+    """Load a page, wait until it has finished running and drawn `min_charts` charts, then check
+    that every chart rendered and no exception shows; optionally save a screenshot."""
+    page = b.new_page(viewport={"width": 1400, "height": 1700})
+    try:
+        t0 = time.perf_counter()
+        page.goto(f"{url}/{path}" + (f"?{query}" if query else ""), wait_until="domcontentloaded")
+        try:
+            wait_ready(page, min_charts, timeout_ms, title)
+        except Exception as exc:  # playwright's TimeoutError: say what the page showed instead
+            shown = page.inner_text("body")[:2000] if page.query_selector("body") else ""
+            raise AssertionError(
+                f"/{path}: no {title!r} page with {min_charts} charts within "
+                f"{timeout_ms / 1000:.0f} s ({exc.__class__.__name__}); the page shows:\n{shown}"
+            ) from None
+        seconds = time.perf_counter() - t0
+        rendered = page.eval_on_selector_all(
+            CHART,
+            """els => els.filter(e => {
+                const g = e.querySelector('canvas, svg');
+                if (!g) return false;
+                const r = g.getBoundingClientRect();
+                return r.width > 50 && r.height > 50;
+            }).length""",
+        )
+        exceptions = [e.inner_text() for e in page.query_selector_all(EXCEPTION)]
+        text = page.inner_text('[data-testid="stMain"]')
+        if shot is not None:
+            height = page.evaluate(
+                "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+                " return Math.max(m.scrollHeight, document.body.scrollHeight); }"
+            )
+            page.set_viewport_size({"width": 1400, "height": min(max(900, height + 40), 6000)})
+            page.wait_for_timeout(800)  # let Vega re-layout at the new size
+            shot.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(shot))
+        return PageCheck(path, rendered, exceptions, text, shot, seconds)
+    finally:
+        page.close()
+
+
+_READY = """([title, n]) => {
+    if (document.querySelector('[data-testid="stException"]')) return true;
+    const main = document.querySelector('[data-testid="stMain"]');
+    if (!main) return false;
+    if (title && ![...main.querySelectorAll('h1')].some(h => h.innerText.trim().startsWith(title)))
+        return false;
+    const drawn = main.querySelectorAll(
+        '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg');
+    return drawn.length >= n;
+}"""
+_IDLE = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+    && !document.querySelector('[data-testid="stSkeleton"]')"""
+
+
+def wait_ready(page: Any, min_charts: int, timeout_ms: int, title: str | None = None) -> None:
+    """Wait until the page shows `title` as its heading and has drawn `min_charts` charts (or
+    shows an exception), then until Streamlit says its script is no longer running."""
+    page.wait_for_function(_READY, arg=[title or "", min_charts], timeout=timeout_ms)
+    page.wait_for_function(_IDLE, timeout=timeout_ms)
+    page.wait_for_timeout(300)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Screenshot every dashboard page.")
+    parser.add_argument("--data", required=True, help="the lake to show")
+    parser.add_argument("--out", default="docs", help="folder for dashboard-<page>.png")
+    args = parser.parse_args(argv)
+    reason = chromium_missing()
+    if reason:
+        print(reason, file=sys.stderr)
+        return 2
+    with serve(Path(args.data).resolve()) as url, browser() as b:
+        for path, (name, title, charts) in PAGES.items():
+            shot = Path(args.out) / f"dashboard-{name}.png"
+            check = visit(b, url, path, min_charts=charts, title=title, shot=shot)
+            print(
+                f"{name}: {check.charts} charts, {len(check.exceptions)} exceptions, "
+                f"{check.seconds:.1f} s -> {check.screenshot}"
+            )
+            if check.exceptions:
+                print("\n".join(check.exceptions), file=sys.stderr)
+                return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,93 @@
+"""Small real lakes for the dashboard tests: real specs, real shards, real manifests, no Ray.
+
+Each run goes through the pipeline's own planning and bookkeeping (`make_plan`, `prepare`,
+`run_shard`, `record_shard`, `finish`) in this process, as tests/pipeline/helpers.py does, so
+the files and manifests are exactly what `flip7 tournament run` writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.lake import Lake
+from pipeline.plan import make_plan
+from pipeline.run import finish, prepare, record_shard
+from pipeline.spec import VARIANTS, parse_spec
+from pipeline.task import run_shard
+
+# Field sizes 2 and 4 for ev vs bust:0.25, and ev vs evc on common random numbers at 3 players:
+# every page has something to show. About 1 s of engine time.
+FIELD_SPEC = """
+name = "field"
+seed = 11
+ruleset = "3.1"
+variant = "classic"
+games = 60
+shard_size = 30
+
+[[lineups]]
+name = "field size"
+mix = ["ev", "bust:0.25"]
+players = [2, 4]
+
+[[lineups]]
+name = "ev"
+seats = ["ev", "bust:0.25", "bust:0.25"]
+pair = "counting"
+
+[[lineups]]
+name = "evc"
+seats = ["evc", "bust:0.25", "bust:0.25"]
+pair = "counting"
+"""
+
+# A second run under another ruleset with other policies, so that filters have a choice.
+OTHER_SPEC = """
+name = "other"
+seed = 12
+ruleset = "immediate"
+variant = "classic"
+games = 40
+shard_size = 40
+
+[[lineups]]
+mix = ["sum:20", "count:4"]
+players = [2]
+"""
+
+VENGEANCE_SPEC = """
+name = "venge"
+seed = 13
+ruleset = "3.1"
+variant = "vengeance"
+games = 30
+shard_size = 30
+
+[[lineups]]
+mix = ["ev", "bust:0.25"]
+players = [2]
+"""
+
+
+def specs() -> list[str]:
+    """The specs of the test lake: a vengeance run too once the pipeline can play it."""
+    out = [FIELD_SPEC, OTHER_SPEC]
+    if "vengeance" in VARIANTS:
+        out.append(VENGEANCE_SPEC)
+    return out
+
+
+def write_run(spec_text: str, root: Path) -> str:
+    """Run a spec's shards in this process into the lake at root; return the run name."""
+    plan = make_plan(parse_spec(spec_text))
+    lake = Lake.open(str(root))
+    manifest, todo = prepare(lake, plan, resume=False, overwrite=True)
+    for task in todo:
+        record_shard(manifest, task, run_shard(task, str(root)))
+    finish(lake, manifest, {})
+    return plan.run
+
+
+def make_lake(root: Path) -> list[str]:
+    """A small lake with every test run; the names of its runs."""
+    return [write_run(text, root) for text in specs()]

@@ -1,0 +1,178 @@
+"""Every dashboard page under Streamlit's AppTest, on a small real lake: widgets change what
+is shown, numbers come with their sample sizes, and no page raises."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import dashboard
+
+APP = str(Path(dashboard.__file__).with_name("app.py"))
+
+
+def open_app(
+    lake: Path, monkeypatch: pytest.MonkeyPatch, page: str | None = None, run: str = "field"
+) -> AppTest:
+    """The app over `lake` showing `run` (and switched to `page`), with no exception."""
+    monkeypatch.setenv("FLIP7_DATA", str(lake))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    if page:
+        at.switch_page(page).run()
+    if run:
+        at.sidebar.selectbox(key="run").select(run).run()  # also: the router ran
+    assert not at.exception, at.exception[0].value
+    return at
+
+
+def charts(at: AppTest) -> list[tuple[dict[str, Any], pd.DataFrame]]:
+    """Each chart's Vega-Lite spec and its data (all datasets stacked)."""
+    out = []
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        frames = [
+            pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in chart.proto.datasets
+        ]
+        out.append((spec, pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()))
+    return out
+
+
+def y_fields(spec: dict[str, Any]) -> set[str]:
+    """The fields on the y channel of a chart and all its (nested) layers."""
+    fields = {spec["encoding"]["y"]["field"]} if "y" in spec.get("encoding", {}) else set()
+    for layer in spec.get("layer", []):
+        fields |= y_fields(layer)
+    return fields
+
+
+def test_empty_lake_explains_how_to_run_a_tournament(empty_lake, monkeypatch):
+    """An empty data root shows the tournament command for that root instead of an error."""
+    at = open_app(empty_lake, monkeypatch, run="")
+    assert at.title[0].value == "No tournament results yet"
+    assert f"flip7 tournament run experiments/demo.toml --out {empty_lake}" in at.code[0].value
+    assert not at.get("vega_lite_chart")
+
+
+def test_field_size_shows_win_rate_beside_points_with_sample_sizes(lake, monkeypatch):
+    """Field size: win rate and points per round per policy over 2, 3 and 4 players, with n."""
+    at = open_app(lake, monkeypatch)
+    assert at.title[0].value == "Field size"
+    (win_spec, win), (ppr_spec, ppr) = charts(at)
+    assert "win_rate" in y_fields(win_spec) and "points_per_round" in y_fields(ppr_spec)
+    assert set(win["policy"]) == {"ev", "bust:0.25", "evc"}
+    assert set(win["players"]) == {2, 3, 4}
+    table = at.dataframe[0].value
+    assert {"player_games", "rounds"} <= set(table.columns)
+    assert (table["player_games"] > 0).all()
+
+
+def test_policy_filter_and_win_measure_change_the_charts(lake, monkeypatch):
+    """Picking one policy leaves only its lines; the win-index toggle switches the left chart."""
+    at = open_app(lake, monkeypatch)
+    at.sidebar.multiselect(key="f_policies:field").set_value(["ev"]).run()
+    (_, win), (_, ppr) = charts(at)
+    assert set(win["policy"]) == {"ev"} and set(ppr["policy"]) == {"ev"}
+    at.segmented_control(key="fs_measure").set_value("win index").run()
+    assert at.subheader[0].value == "Adjusted win index"
+    assert "win_index" in y_fields(charts(at)[0][0])
+
+
+def test_card_counting_shows_the_paired_gain_with_intervals(lake, monkeypatch):
+    """Card counting: evc vs ev at 3 players on common random numbers, per round and per game."""
+    at = open_app(lake, monkeypatch, "pages/card_counting.py")
+    (ppr_spec, ppr), (win_spec, _) = charts(at)
+    assert {"ppr_gain", "ppr_gain_lo"} <= y_fields(ppr_spec)
+    assert {"win_gain", "win_gain_lo"} <= y_fields(win_spec)
+    row = at.dataframe[0].value.iloc[0]
+    assert (row["counting"], row["base"], row["method"], row["players"]) == (
+        "evc",
+        "ev",
+        "paired",
+        3,
+    )
+    assert row["pairs"] == 60 and row["ppr_gain_lo"] <= row["ppr_gain"] <= row["ppr_gain_hi"]
+
+
+def test_card_counting_explains_a_run_without_a_counting_pair(lake, monkeypatch):
+    """Choosing a run with no counting twin says what to put in a spec instead of a chart."""
+    at = open_app(lake, monkeypatch, "pages/card_counting.py")
+    at.sidebar.selectbox(key="run").select("other").run()
+    assert not at.exception and not at.get("vega_lite_chart")
+    assert "non-counting twin" in at.info[0].value
+
+
+def test_policy_comparison_follows_the_field_size_control(lake, monkeypatch):
+    """League over all sizes; head to head, round scores and rates at the size picked."""
+    at = open_app(lake, monkeypatch, "pages/policies.py")
+    league = at.dataframe[0].value
+    assert list(league["place"]) == [1, 2, 3] and set(league["policy"]) == {
+        "ev",
+        "bust:0.25",
+        "evc",
+    }
+    assert at.segmented_control(key="pc_players:field").options == ["2", "3", "4"]
+    found = charts(at)
+    heat = [df for spec, df in found if "ahead_share" in df.columns][0]
+    assert set(heat["policy"]) == {"ev", "bust:0.25"}  # evc plays at 3 players only
+    at.segmented_control(key="pc_players:field").set_value(3).run()
+    assert "Head to head at 3 players" in [s.value for s in at.subheader]
+    heat = [df for spec, df in charts(at) if "ahead_share" in df.columns][0]
+    assert set(heat["policy"]) == {"ev", "evc", "bust:0.25"}
+    rates = at.dataframe[1].value
+    assert set(rates["policy"]) == {"ev", "evc", "bust:0.25"} and (rates["rounds"] > 0).all()
+
+
+def test_replay_steps_through_a_game_card_by_card(lake, monkeypatch):
+    """Next card advances one card; End reaches the game end, whose winner has the winning total."""
+    at = open_app(lake, monkeypatch, "pages/replay.py")
+    heading = at.subheader[0].value
+    assert heading.startswith("Round 1 · card 0 of ")
+    last = int(heading.rsplit(" ", 1)[1])
+    at.button(key="rp_next").click().run()
+    assert at.subheader[0].value == f"Round 1 · card 1 of {last}"
+    assert any("draws" in m.value for m in at.markdown)
+    at.button(key="rp_last").click().run()
+    assert at.subheader[0].value.endswith(f"card {last} of {last}")
+    assert any("WINS with" in m.value for m in at.markdown)
+    board = at.dataframe[0].value
+    label = at.selectbox(key="rp_game:field").format_func(at.selectbox(key="rp_game:field").value)
+    assert f"won with {board['game total'].max()}" in label
+
+
+def test_replay_picks_another_game(lake, monkeypatch):
+    """Choosing another game shows that game from its first step."""
+    at = open_app(lake, monkeypatch, "pages/replay.py")
+    at.button(key="rp_next").click().run()
+    picker = at.selectbox(key="rp_game:field")
+    other = picker.options[5]
+    picker.select_index(5).run()
+    assert at.subheader[0].value.startswith("Round 1 · card 0 of ")
+    assert other.startswith("game ")
+
+
+def test_runs_page_lists_every_run_and_the_ruleset_filter_narrows_the_choice(lake, monkeypatch):
+    """Runs: one row per run with status and sizes; a ruleset filter leaves only its runs."""
+    at = open_app(lake, monkeypatch, "pages/run_list.py")
+    runs = at.dataframe[0].value
+    assert {"field", "other"} <= set(runs["run"]) and set(runs["status"]) == {"complete"}
+    assert (runs["games"] == runs["planned_games"]).all()
+    at.sidebar.selectbox(key="ruleset").select("immediate").run()
+    assert at.sidebar.selectbox(key="run").options == ["other"]
+    assert "complete: 40 games; ruleset immediate" in at.sidebar.caption[0].value
+    assert at.subheader[0].value == "Run other: complete"
+
+
+def test_a_link_with_run_in_the_url_opens_that_run(lake, monkeypatch):
+    """?run=NAME picks the run (so a copied link shows the same view)."""
+    monkeypatch.setenv("FLIP7_DATA", str(lake))
+    for name in ("other", "field"):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params["run"] = name
+        at.run()
+        assert at.sidebar.selectbox(key="run").value == name

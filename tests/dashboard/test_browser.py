@@ -1,0 +1,67 @@
+"""The running dashboard in a real browser: `flip7 dashboard` in a subprocess, Debian's chromium
+driven by playwright. Every page loads, draws its charts and shows no exception; screenshots
+go to the test's tmp dir (python -m tests.dashboard.browser refreshes the ones in docs/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.dashboard import browser
+
+pytestmark = pytest.mark.browser
+
+MISSING = browser.chromium_missing()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    if MISSING:
+        pytest.skip(f"no browser for the real-browser test: {MISSING}")
+    with browser.browser() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def server(lake: Path):
+    if MISSING:
+        pytest.skip(f"no browser for the real-browser test: {MISSING}")
+    with browser.serve(lake) as url:
+        yield url
+
+
+@pytest.mark.parametrize("path", list(browser.PAGES))
+def test_page_renders_its_charts_without_exceptions(chromium, server, path, tmp_path):
+    """Each page shows its title, draws at least its charts with a real size, and no exception."""
+    name, title, charts = browser.PAGES[path]
+    shot = tmp_path / f"dashboard-{name}.png"
+    check = browser.visit(
+        chromium, server, path, min_charts=charts, title=title, shot=shot, query="run=field"
+    )
+    assert not check.exceptions, check.exceptions[0]
+    assert title in check.text
+    assert check.charts >= charts
+    assert shot.stat().st_size > 10_000  # a real picture, not a blank page
+
+
+def test_next_card_steps_the_replay_in_the_browser(chromium, server):
+    """Clicking "Next card" in the browser moves the replay on by one card."""
+    page = chromium.new_page(viewport={"width": 1400, "height": 1700})
+    try:
+        page.goto(f"{server}/game-replay?run=field")
+        browser.wait_ready(page, 1, 60_000, "Game replay")
+        assert page.get_by_text("card 0 of", exact=False).count() == 1
+        page.get_by_role("button", name="Next card").click()
+        page.get_by_text("card 1 of", exact=False).wait_for(timeout=30_000)
+        assert not page.query_selector_all(browser.EXCEPTION)
+    finally:
+        page.close()
+
+
+def test_empty_lake_page_in_the_browser(chromium, empty_lake):
+    """A server over an empty lake shows how to run a tournament, not an exception."""
+    with browser.serve(empty_lake) as url:
+        check = browser.visit(chromium, url, "", min_charts=0, title="No tournament results yet")
+    assert not check.exceptions
+    assert "flip7 tournament run" in check.text

@@ -1,0 +1,201 @@
+"""charts.py: each chart draws the columns it is given, with titled axes, units and sample sizes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import pytest
+
+from dashboard import charts
+
+
+def _layers(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    out = [spec]
+    for layer in spec.get("layer", []):
+        out += _layers(layer)
+    return out
+
+
+def _titles(chart: alt.TopLevelMixin) -> dict[str, list[str]]:
+    """Explicit axis titles per channel over every layer of a chart."""
+    titles: dict[str, list[str]] = {}
+    for layer in _layers(chart.to_dict()):
+        for channel, enc in layer.get("encoding", {}).items():
+            if isinstance(enc, dict) and enc.get("title"):
+                titles.setdefault(channel, []).append(enc["title"])
+    return titles
+
+
+def _tooltip_fields(chart: alt.TopLevelMixin) -> set[str]:
+    fields: set[str] = set()
+    for layer in _layers(chart.to_dict()):
+        tips = layer.get("encoding", {}).get("tooltip", [])
+        fields |= {t["field"] for t in (tips if isinstance(tips, list) else [tips])}
+    return fields
+
+
+def _rows(chart: alt.TopLevelMixin) -> int:
+    spec = chart.to_dict()
+    return sum(len(v) for v in spec.get("datasets", {}).values())
+
+
+def win_rates() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "players": [2, 2, 4, 4],
+            "policy": ["ev", "bust:0.25", "ev", "bust:0.25"],
+            "player_games": [100, 100, 200, 200],
+            "wins": [60, 40, 70, 30],
+            "win_rate": [0.6, 0.4, 0.35, 0.15],
+            "win_rate_lo": [0.5, 0.3, 0.29, 0.11],
+            "win_rate_hi": [0.7, 0.5, 0.42, 0.21],
+            "expected_rate": [0.5, 0.5, 0.25, 0.25],
+            "win_index": [1.2, 0.8, 1.4, 0.6],
+            "win_index_lo": [1.0, 0.6, 1.16, 0.44],
+            "win_index_hi": [1.4, 1.0, 1.68, 0.84],
+        }
+    )
+
+
+def test_win_rate_chart_has_titles_percent_axis_and_sample_sizes():
+    """Win rate vs players: both axes titled, y in percent, n in the tooltip, all rows drawn."""
+    chart = charts.win_rate_by_field_size(win_rates())
+    titles = _titles(chart)
+    assert titles["x"] == ["players at the table"] * len(titles["x"])
+    assert "win rate (% of games)" in titles["y"]
+    assert "player_games" in _tooltip_fields(chart)
+    spec = chart.to_dict()
+    axes = [
+        layer["encoding"]["y"].get("axis", {}) for layer in _layers(spec) if "encoding" in layer
+    ]
+    assert {"format": ".1%"} in axes
+    assert _rows(chart) == 4
+
+
+def test_players_axis_ticks_are_the_field_sizes():
+    """The x axis shows exactly the field sizes played (no 2.5 players)."""
+    chart = charts.win_index_by_field_size(win_rates())
+    xs = [
+        layer["encoding"]["x"]
+        for layer in _layers(chart.to_dict())
+        if "x" in layer.get("encoding", {})
+    ]
+    assert xs and all(x["axis"]["values"] == [2, 4] for x in xs)
+
+
+def test_counting_gain_per_measure():
+    """The gain chart draws the measure asked for, with its interval, and refuses others."""
+    df = pd.DataFrame(
+        {
+            "players": [3, 3],
+            "counting": ["evc", "bustc:0.25"],
+            "base": ["ev", "bust:0.25"],
+            "method": ["paired", "unpaired"],
+            "n_counting": [500, 400],
+            "n_base": [500, 400],
+            "ppr_gain": [0.3, 0.1],
+            "ppr_gain_lo": [0.1, -0.2],
+            "ppr_gain_hi": [0.5, 0.4],
+            "win_gain": [0.02, 0.0],
+            "win_gain_lo": [0.0, -0.03],
+            "win_gain_hi": [0.04, 0.03],
+        }
+    )
+    ppr = charts.counting_gain(df, "ppr").to_dict()
+    fields = {
+        layer["encoding"]["y"]["field"]
+        for layer in _layers(ppr)
+        if "y" in layer.get("encoding", {})
+    }
+    assert {"ppr_gain", "ppr_gain_lo"} <= fields and "win_gain" not in fields
+    assert "gain in win rate (percentage points)" in _titles(charts.counting_gain(df, "win"))["y"]
+    with pytest.raises(ValueError, match="'ppr' or 'win'"):
+        charts.counting_gain(df, "wins")
+
+
+def test_head_to_head_heatmap_centres_colour_on_even():
+    """The heatmap colours 50% as neutral and labels every cell with its share."""
+    df = pd.DataFrame(
+        {
+            "policy": ["ev", "bust:0.25"],
+            "opponent": ["bust:0.25", "ev"],
+            "meetings": [10, 10],
+            "ahead": [7, 3],
+            "behind": [3, 7],
+            "tied": [0, 0],
+            "ahead_share": [0.7, 0.3],
+            "ahead_share_lo": [0.4, 0.1],
+            "ahead_share_hi": [0.9, 0.6],
+        }
+    )
+    spec = charts.head_to_head(df).to_dict()
+    colors = [
+        layer["encoding"]["color"]
+        for layer in _layers(spec)
+        if "color" in layer.get("encoding", {})
+    ]
+    assert colors[0]["scale"]["domainMid"] == 0.5
+    texts = [layer for layer in _layers(spec) if layer.get("mark", {}).get("type") == "text"]
+    assert texts and texts[0]["encoding"]["text"]["field"] == "ahead_share"
+
+
+def test_round_scores_cumulative_switches_the_measure():
+    """The distribution chart plots share or cumulative share as asked."""
+    df = pd.DataFrame(
+        {
+            "policy": ["ev"] * 3,
+            "score": [0, 10, 20],
+            "rounds": [5, 3, 2],
+            "share": [0.5, 0.3, 0.2],
+            "cumulative_share": [0.5, 0.8, 1.0],
+        }
+    )
+    assert charts.round_scores(df).to_dict()["encoding"]["y"]["field"] == "share"
+    cumulative = charts.round_scores(df, cumulative=True).to_dict()
+    assert cumulative["encoding"]["y"]["field"] == "cumulative_share"
+
+
+def test_every_chart_titles_both_axes():
+    """Every chart function gives its x and y axes explicit titles (with units)."""
+    wr = win_rates()
+    league = pd.DataFrame(
+        {
+            "place": [1, 2],
+            "policy": ["ev", "bust:0.25"],
+            "win_index": [1.2, 0.8],
+            "win_index_lo": [1.1, 0.7],
+            "win_index_hi": [1.3, 0.9],
+            "player_games": [100, 100],
+        }
+    )
+    rates = pd.DataFrame(
+        {
+            "policy": ["ev"],
+            "rounds": [10],
+            "busts": [2],
+            "bust_rate": [0.2],
+            "bust_rate_lo": [0.05],
+            "bust_rate_hi": [0.5],
+        }
+    )
+    totals = pd.DataFrame({"round": [0, 1], "seat_label": ["seat 0 (ev)"] * 2, "total": [0, 12]})
+    runs = pd.DataFrame({"run": ["a"], "games": [10], "planned_games": [20], "status": ["running"]})
+    ppr = wr.assign(
+        points_per_round=[8.0, 7.0, 6.0, 5.0],
+        points_per_round_lo=0.0,
+        points_per_round_hi=9.0,
+        rounds=50,
+    )
+    for chart in [
+        charts.win_rate_by_field_size(wr),
+        charts.win_index_by_field_size(wr),
+        charts.points_by_field_size(ppr),
+        charts.league_win_index(league),
+        charts.round_rate(rates, "bust_rate", "bust rate"),
+        charts.game_totals(totals),
+        charts.runs_games(runs),
+    ]:
+        titles = _titles(chart)
+        assert titles.get("x") and titles.get("y"), chart.to_dict().get("layer", chart.to_dict())

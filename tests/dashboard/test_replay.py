@@ -1,0 +1,80 @@
+"""replay.py: steps go card by card and the board follows the logged events."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from dashboard import replay
+
+# A hand-written two-seat round: seat 1 deals, seat 0 gets a 5, seat 1 a Second Chance then
+# a 5, seat 0 hits a 5 and busts, seat 1 passes... (columns as warehouse.queries.game_timeline).
+EVENTS = [
+    # kind_name, player, card, card_label, target, value, draw_how
+    ("round_start", 1, -1, None, -1, 1, None),
+    ("draw", 0, 5, "5", -1, 0, "deal"),
+    ("draw", 1, 22, "Second Chance", -1, 0, "deal"),
+    ("sc_kept", 1, -1, None, -1, 0, None),
+    ("draw", 1, 7, "7", -1, 0, "deal"),
+    ("hit", 0, -1, None, -1, 0, None),
+    ("draw", 0, 5, "5", -1, 1, "hit"),
+    ("bust", 0, 5, "5", -1, 0, None),
+    ("hit", 1, -1, None, -1, 0, None),
+    ("draw", 1, 7, "7", -1, 1, "hit"),
+    ("sc_used", 1, 7, "7", -1, 0, None),
+    ("stay", 1, -1, None, -1, 7, None),
+    ("round_score", 0, -1, None, -1, 0, None),
+    ("round_score", 1, -1, None, -1, 7, None),
+    ("round_end", -1, -1, None, -1, 0, None),
+]
+
+
+def timeline() -> pd.DataFrame:
+    df = pd.DataFrame(
+        EVENTS, columns=["kind_name", "player", "card", "card_label", "target", "value", "draw_how"]
+    )
+    policies = {0: "ev", 1: "bust:0.25"}
+    return df.assign(
+        seq=range(len(df)),
+        round=1,
+        player_policy=df["player"].map(policies),
+        target_policy=df["target"].map(policies),
+    )
+
+
+def test_steps_go_card_by_card():
+    """One step before the first card, then one per card drawn (5 draws -> 6 steps)."""
+    ends = replay.steps(timeline())
+    assert len(ends) == 1 + 5
+    assert ends[0] == 0  # only the round start
+    assert ends[-1] == len(EVENTS) - 1
+
+
+def test_board_follows_draws_second_chances_and_busts():
+    """Cards land in the drawer's line; a used Second Chance and its duplicate leave it."""
+    tl = timeline()
+    ends = replay.steps(tl)
+    after_bust = replay.board(tl, ["ev", "bust:0.25"], ends[4])
+    assert after_bust[0].cards == ["5", "5"] and after_bust[0].status == "busted"
+    assert after_bust[1].cards == ["Second Chance", "7"]
+    final = replay.board(tl, ["ev", "bust:0.25"], ends[-1])
+    assert final[1].cards == ["7"]  # the Second Chance and the duplicate were discarded
+    assert final[1].status == "stayed"
+    assert [s.round_score for s in final] == [0, 7] and [s.total for s in final] == [0, 7]
+
+
+def test_describe_names_seats_policies_and_targets():
+    """Sentences name the seat and its policy, the card and how it was drawn."""
+    rows = timeline().to_dict("records")
+    assert replay.describe(rows[6]) == "seat 0 (ev) draws 5 (hit)"
+    assert replay.describe(rows[7]) == "seat 0 (ev) BUSTS on a duplicate 5"
+    played = dict(
+        rows[6], kind_name="action_played", card_label="Freeze", target=1, target_policy="bust:0.25"
+    )
+    assert replay.describe(played) == "seat 0 (ev) plays Freeze on seat 1 (bust:0.25)"
+
+
+def test_totals_by_round_start_at_zero_and_mark_the_current_round():
+    """The totals chart data: a zero row per seat, then the running totals, current marked."""
+    totals = replay.totals_by_round(timeline(), ["ev", "bust:0.25"], current=1)
+    assert totals["total"].tolist() == [0, 0, 0, 7]
+    assert totals["current"].tolist() == [False, False, True, True]
