@@ -3,13 +3,19 @@
 -- an unbusted row holds each drawn number once: their sum is the sum of the distinct numbers
 -- drawn), times 2 with an x2, plus the +N modifiers, plus the FLIP7 bonus the event carries;
 -- BUST scores 0. Also the status at round end (BUST 3, FREEZE 2, STAY 1, else 0), the logged
--- ROUND_SCORE and whether the seat dealt (ROUND_START names the dealer).
+-- ROUND_SCORE and whether the seat dealt (ROUND_START names the dealer). Vengeance games take
+-- their score from int_vengeance_rounds (a FORCED_STAY also means stayed).
 with groups as (
     select * from int_event_groups where player >= 0
 ),
 
 sums as (
     select *, number_sum(coalesce(cards, 0)) as numbers from groups
+),
+
+vengeance as (
+    select run as v_run, game as v_game, round as v_round, seat as v_seat, score as v_score
+    from int_vengeance_rounds
 ),
 
 final as (
@@ -21,6 +27,7 @@ final as (
         round,
         player as seat,
         case
+            when v_seat is not null then v_score
             when kinds & (1 << 12) <> 0 then 0
             else
                 numbers * (case when coalesce(cards, 0) & (1 << 19) <> 0 then 2 else 1 end)
@@ -32,13 +39,15 @@ final as (
         case
             when kinds & (1 << 12) <> 0 then 3
             when kinds & (1 << 7) <> 0 then 2
-            when kinds & (1 << 3) <> 0 then 1
+            when kinds & (1 << 3) <> 0 or kinds & (1 << 22) <> 0 then 1
             else 0
         end as status,
         kinds & 1 <> 0 as dealt,
         kinds & (1 << 15) <> 0 as has_round_score,
         round_score as logged_score
     from sums
+    left join vengeance
+        on run = v_run and game = v_game and round = v_round and player = v_seat
 )
 
 select * from final
