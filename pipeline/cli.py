@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from pipeline.lake import Lake, default_root, normalize_root
-from pipeline.plan import make_plan
+from pipeline.plan import Plan, cell_engines, make_plan
 from pipeline.replay import compare, describe_event, load_logged_game, resimulate
 from pipeline.run import DEFAULT_RETRIES, run_tournament
 from pipeline.spec import load_spec
@@ -49,6 +49,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="N",
         help="CPUs for the local Ray (default: all); on a cluster, at most N tasks at a time",
     )
+    r.add_argument(
+        "--engine",
+        choices=("auto", "kernel", "reference"),
+        default="auto",
+        help="auto (default): the compiled kernel when it can play every seat, else the "
+        "reference engine; the rows are the same either way",
+    )
     r.add_argument("--run", metavar="NAME", help="run name (default: the spec's name)")
     r.add_argument(
         "--overwrite", action="store_true", help="delete an existing run of this name first"
@@ -88,7 +95,7 @@ def _data_option(p: argparse.ArgumentParser) -> None:
 
 def cmd_run(args: argparse.Namespace, out: Output) -> int:
     spec = load_spec(args.spec)  # every spec error surfaces here, before Ray starts
-    plan = make_plan(spec, run=args.run, scale=args.scale)
+    plan = make_plan(spec, run=args.run, scale=args.scale, engine=args.engine)
     root = args.out or spec.out or default_root()
     sizes = sorted({c.players for c in plan.cells})
     out.print(
@@ -98,7 +105,7 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
         + (f", scale {args.scale:g}" if args.scale != 1.0 else "")
     )
     where = f"Ray at {args.address}" if args.address else "a local Ray"
-    out.print(f"writing to {normalize_root(root)} on {where}")
+    out.print(f"writing to {normalize_root(root)} on {where}; {engine_line(plan)}")
     if args.address and "://" not in normalize_root(root):
         out.print(
             "(a local path: every node of the cluster must see it, e.g. a shared mount; "
@@ -114,6 +121,11 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
         retries=args.retries,
         progress=not args.no_progress,
     )
+    if report.kernel is not None and report.kernel.compiled:
+        out.print(
+            f"(compiled the simulation kernel once, {report.kernel.seconds:.0f} s; later runs "
+            "load it from numba's cache)"
+        )
     if not report.ran and not report.failed:
         out.print(f"run {plan.run} is already complete: nothing to do (--overwrite runs it again)")
     else:
@@ -141,6 +153,19 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     for line in next_steps(plan.run, root):
         out.print(line)
     return 0
+
+
+def engine_line(plan: Plan) -> str:
+    """Which engine the shards use, e.g. 'engine: the compiled kernel'."""
+    engines = cell_engines(plan)
+    ref = {c: why for c, (engine, why) in engines.items() if engine == "reference"}
+    if not ref:
+        return "engine: the compiled kernel"
+    first = next(iter(ref.values()))
+    if len(ref) == len(engines):
+        return f"engine: reference ({first})"
+    cells = ", ".join(map(str, ref))
+    return f"engine: the compiled kernel; reference for cells {cells} ({first})"
 
 
 def _resume_flags(args: argparse.Namespace, run: str) -> str:

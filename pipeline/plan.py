@@ -49,6 +49,7 @@ class Plan:
     scale: float
     cells: tuple[Cell, ...]
     shards: tuple[ShardTask, ...]
+    engine: str = "auto"
 
     @property
     def games(self) -> int:
@@ -65,8 +66,11 @@ def default_run_name(spec: Spec, scale: float = 1.0) -> str:
     return spec.name if scale == 1.0 else f"{spec.name}-x{scale:g}"
 
 
-def make_plan(spec: Spec, *, run: str | None = None, scale: float = 1.0) -> Plan:
-    """Expand the spec into cells and shards (pure; no I/O)."""
+def make_plan(
+    spec: Spec, *, run: str | None = None, scale: float = 1.0, engine: str = "auto"
+) -> Plan:
+    """Expand the spec into cells and shards (pure; no I/O). `engine` is checked against every
+    cell: asking for the compiled kernel where it cannot play is a ValueError, before Ray."""
     if not scale > 0:
         raise ValueError(f"--scale must be > 0, got {scale}")
     run = run or default_run_name(spec, scale)
@@ -83,6 +87,8 @@ def make_plan(spec: Spec, *, run: str | None = None, scale: float = 1.0) -> Plan
                 pair = pair_of.setdefault((lu.pair, n), number)
             cells.append(Cell(number, n, layout, pair, games, offset, lu.label))
             offset += games
+    for c in cells:
+        check_engine(engine, c, spec)
     shards: list[ShardTask] = []
     for c in cells:
         for start in range(0, c.games, spec.shard_size):
@@ -100,6 +106,43 @@ def make_plan(spec: Spec, *, run: str | None = None, scale: float = 1.0) -> Plan
                     game_offset=c.game_offset,
                     start=start,
                     stop=min(start + spec.shard_size, c.games),
+                    engine=engine,
                 )
             )
-    return Plan(run, spec, scale, tuple(cells), tuple(shards))
+    return Plan(run, spec, scale, tuple(cells), tuple(shards), engine)
+
+
+def cell_engines(plan: Plan) -> dict[int, tuple[str, str | None]]:
+    """Per cell: the engine its shards will use and, when not the kernel, why."""
+    from flip7.kernel import choose_engine
+    from flip7.policies import parse_policies
+    from flip7.rules import parse_ruleset
+
+    ruleset = parse_ruleset(plan.spec.ruleset)
+    out: dict[int, tuple[str, str | None]] = {}
+    for c in plan.cells:
+        if plan.spec.variant != "classic":
+            out[c.cell] = ("reference", f"variant {plan.spec.variant}")
+        else:
+            out[c.cell] = choose_engine(plan.engine, parse_policies(list(c.lineup)), ruleset)
+    return out
+
+
+def check_engine(engine: str, cell: Cell, spec: Spec) -> None:
+    """ValueError unless `engine` can play the cell (flip7.kernel.choose_engine decides)."""
+    from flip7.kernel import ENGINES, choose_engine
+    from flip7.policies import parse_policies
+    from flip7.rules import parse_ruleset
+
+    if engine not in ENGINES:
+        raise ValueError(f"--engine: unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
+    if engine != "kernel":
+        return
+    if spec.variant != "classic":
+        raise ValueError(
+            f"--engine kernel: the kernel plays the classic game, not {spec.variant!r}"
+        )
+    try:
+        choose_engine(engine, parse_policies(list(cell.lineup)), parse_ruleset(spec.ruleset))
+    except ValueError as exc:
+        raise ValueError(f"cell {cell.cell} ({','.join(cell.lineup)}): {exc}") from None

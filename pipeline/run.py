@@ -8,9 +8,11 @@ every MANIFEST_INTERVAL seconds, and at the end), and retries a task whose worke
 `max_retries`) or that hit an I/O error. `--resume` runs only the shards the manifest lacks.
 
 Ray: `address=None` starts a private local Ray (`ray.init(address="local")`); `auto`,
-`HOST:PORT` or `ray://...` joins an existing cluster, shipping the `flip7` and `pipeline`
-packages to it so that every node runs this exact code. If Ray is already initialised in this
-process (tests), that connection is used and left open.
+`HOST:PORT` or `ray://...` joins an existing cluster, whose nodes must have the same flip7
+installed (every task checks its rules version against the driver's). If Ray is already
+initialised in this process (tests), that connection is used and left open. Before any task
+starts, the driver loads the compiled kernel once (compiling it into numba's on-disk cache on a
+fresh install), so that the local workers only load it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 
 from flip7.rules import RULES_VERSION
 from pipeline.lake import Lake, now
-from pipeline.plan import Plan
+from pipeline.plan import Plan, cell_engines
 from pipeline.schema import SCHEMA_VERSION
 from pipeline.shard import ShardTask
 from pipeline.task import FAULT_ENV, run_shard
@@ -53,6 +55,7 @@ class RunReport:
     seconds: float = 0.0  # from the first submit to the last result
     cpu_seconds: float = 0.0  # CPU time of this invocation's tasks, summed
     ray_seconds: float = 0.0  # starting or joining Ray
+    kernel: Any = None  # flip7.kernel.LoadInfo when the driver loaded the compiled kernel
 
 
 def package_version() -> str:
@@ -83,6 +86,7 @@ def new_manifest(plan: Plan) -> dict[str, Any]:
         "rotate": spec.rotate,
         "shard_size": spec.shard_size,
         "scale": plan.scale,
+        "engine": plan.engine,  # as asked; the rows do not depend on it
     }
 
 
@@ -132,6 +136,7 @@ def prepare(
                 "--overwrite to start it again, or --run NAME for a new run"
             )
         manifest = existing
+        manifest["engine"] = plan.engine
     else:
         manifest = new_manifest(plan)
     done = {int(k) for k in manifest["shards"]}
@@ -195,6 +200,7 @@ def run_tournament(
         report.status = manifest["status"]
         return report
     fault = os.environ.get(FAULT_ENV) or None
+    report.kernel = warm_kernel(plan)
 
     import ray
 
@@ -217,7 +223,7 @@ def run_tournament(
             while queue or pending:
                 while queue and len(pending) < window:
                     task = queue.pop()
-                    pending[remote.remote(task, lake.uri, fault)] = task
+                    pending[remote.remote(task, lake.uri, fault, RULES_VERSION)] = task
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
                 for ref in ready:
@@ -264,6 +270,16 @@ def run_tournament(
     return report
 
 
+def warm_kernel(plan: Plan) -> Any:
+    """Load (on a fresh install: compile) the kernel here before the workers need it, when some
+    cell will use it; its flip7.kernel.LoadInfo, or None."""
+    if not any(engine == "kernel" for engine, _ in cell_engines(plan).values()):
+        return None
+    from flip7.kernel import load_info
+
+    return load_info()
+
+
 def _connect(ray: Any, address: str | None, num_cpus: int | None) -> bool:
     """Start or join Ray unless this process already has; True if we must shut it down."""
     if ray.is_initialized():
@@ -273,13 +289,10 @@ def _connect(ray: Any, address: str | None, num_cpus: int | None) -> bool:
     if address in (None, "", "local"):
         kwargs.update(address="local", num_cpus=num_cpus, include_dashboard=False)
     else:
-        import flip7
-        import pipeline
-
-        # Ship this exact code to the cluster, so every node plays the same rules.
-        # (Caches such as numba's in __pycache__ are machine-specific: not shipped.)
-        env = {"py_modules": [flip7, pipeline], "excludes": ["__pycache__/", "*.pyc"]}
-        kwargs.update(address=address, runtime_env=env)
+        # The nodes run their installed flip7 (not a copy shipped with the job): numba keeps
+        # the compiled kernel next to the installed code, so it compiles once per node, not in
+        # every worker of every run. Each task checks its rules version against the driver's.
+        kwargs.update(address=address)
     ray.init(**kwargs)
     return True
 

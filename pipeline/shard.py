@@ -42,6 +42,9 @@ class ShardTask:
     start: int
     stop: int
     capture_events: bool = True
+    #: auto (the compiled kernel when it can play the line-up, else the reference engine),
+    #: kernel or reference: the rows are the same, only the speed differs.
+    engine: str = "auto"
 
     @property
     def n_players(self) -> int:
@@ -57,15 +60,16 @@ def game_seed(root_seed: int, pair: int, index: int) -> int:
     return derive_seed(root_seed, pair, index)
 
 
-def simulate_shard(task: ShardTask, engine: str = "auto") -> dict[str, pa.Table]:
+def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.Table]:
     """Play the shard's games; return the `events`, `rounds` and `games` tables.
 
     The loop only plays games and appends each result's buffers to flat lists; every row of the
     three tables is then built with numpy in one pass (no per-row Python work), which keeps the
-    cost of the tables small next to the engine's. `engine`: `auto` plays the shard in the
-    compiled kernel when it can (`_kernel_tables`: the same rows), `kernel` insists on it,
-    `reference` uses the reference engine.
+    cost of the tables small next to the engine's. `engine` (default: the task's): `auto` plays
+    the shard in the compiled kernel when it can (`_kernel_tables`: the same rows), `kernel`
+    insists on it, `reference` uses the reference engine.
     """
+    engine = engine or task.engine
     if engine != "reference":
         tables = _kernel_tables(task, engine)
         if tables is not None:

@@ -16,16 +16,24 @@ import os
 import time
 from typing import Any
 
+from flip7.rules import RULES_VERSION
 from pipeline.lake import TABLE_ORDER, WRITE_OPTIONS, Lake
 from pipeline.shard import ShardTask, simulate_shard
 
 FAULT_ENV = "FLIP7_FAULT"
 
 
-def run_shard(task: ShardTask, root: str, fault: str | None = None) -> dict[str, Any]:
+def run_shard(
+    task: ShardTask, root: str, fault: str | None = None, rules_version: int | None = None
+) -> dict[str, Any]:
     """Simulate and write one shard; return its row counts, seconds (wall and CPU) and where it
-    ran."""
+    ran. `rules_version`: the driver's; a node whose flip7 plays other rules refuses."""
     t0, c0 = time.perf_counter(), time.process_time()
+    if rules_version is not None and rules_version != RULES_VERSION:
+        raise RuntimeError(
+            f"this node's flip7 plays rules version {RULES_VERSION}, the driver's "
+            f"{rules_version}: install the same flip7 on every node"
+        )
     kill_after_events = _apply_fault(fault, task.shard)
     lake = Lake.open(root)
     tables = simulate_shard(task)

@@ -10,6 +10,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from flip7.observation import Observation
+from flip7.policies import Policy
 from pipeline.lake import Lake
 from pipeline.plan import Plan, make_plan
 from pipeline.run import finish, prepare, record_shard
@@ -42,6 +44,14 @@ seats = ["evc", "bust:0.25", "sum:20"]
 games = 120
 pair = "p"
 """
+
+
+class Timid(Policy):
+    """A user's own policy (imported by path, so only the reference engine can play it)."""
+
+    def hit(self, obs: Observation) -> bool:
+        return bool(obs.nsum[obs.seat] < 12)
+
 
 KEYS = {"events": ["game", "seq"], "rounds": ["game", "round", "seat"], "games": ["game", "seat"]}
 

@@ -84,3 +84,19 @@ def test_summary_counts_games_and_seats(tmp_path: Path) -> None:
         mine = [r for r in rows if (r.lineup, r.players) == (cell.label, cell.players)]
         assert round(sum(r.win_rate * r.seats for r in mine)) == cell.games
         assert all(0 < r.win_ci < 0.2 and r.ppr > 0 for r in mine)
+
+
+def test_a_users_own_policy_plays_on_the_reference_engine(tmp_path: Path) -> None:
+    """A policy given by import path falls back to the reference engine (auto), and its rows
+    carry its spec."""
+    from pipeline.plan import make_plan
+    from pipeline.spec import parse_spec
+
+    spec = parse_spec(
+        'name = "t"\nseed = 3\ngames = 20\n'
+        '[[lineups]]\nseats = ["tests.pipeline.helpers:Timid", "ev"]\n'
+    )
+    manifest = run_inline(make_plan(spec), str(tmp_path))
+    games = read_run(tmp_path, "games")
+    assert manifest["status"] == "complete" and games.num_rows == 40
+    assert set(games["policy"].to_pylist()) == {"tests.pipeline.helpers:Timid", "ev"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pipeline.plan import make_plan
 from pipeline.spec import parse_spec
 from tests.pipeline.helpers import small_plan
@@ -59,3 +61,19 @@ def test_scale_changes_games_and_the_default_run_name() -> None:
     tiny = make_plan(spec, scale=1e-6, run="quick")
     assert [c.games for c in tiny.cells] == [1, 1, 1] and tiny.run == "quick"
     assert all(t.run == "quick" for t in tiny.shards)
+
+
+def test_engine_choice_is_checked_before_anything_runs() -> None:
+    """--engine kernel with a user's own policy is refused naming the cell; auto is accepted
+    and every shard carries the engine asked for."""
+    spec = parse_spec(
+        'name = "u"\nseed = 3\ngames = 4\n'
+        '[[lineups]]\nseats = ["ev", "ev"]\n'
+        '[[lineups]]\nseats = ["tests.pipeline.helpers:Timid", "ev"]\n'
+    )
+    with pytest.raises(ValueError, match=r"cell 1 \(tests.pipeline.helpers:Timid,ev\)"):
+        make_plan(spec, engine="kernel")
+    with pytest.raises(ValueError, match="valid: auto, kernel, reference"):
+        make_plan(spec, engine="fast")
+    assert {t.engine for t in make_plan(spec).shards} == {"auto"}
+    assert {t.engine for t in make_plan(spec, engine="reference").shards} == {"reference"}
