@@ -92,8 +92,8 @@ def derive_seeds(root: int, cell: int, start: int, stop: int) -> np.ndarray:
         h = np.uint64(0x6A09E667F3BCC909)
         h = _mix(h ^ _mix(np.uint64(root & MASK64)))
         h = _mix(h ^ _mix(np.uint64(cell & MASK64)))
-        out = _mix(h ^ _mix(i))
-    return out >> np.uint64(1)
+        out: np.ndarray = _mix(h ^ _mix(i)) >> np.uint64(1)
+    return out
 
 
 def _mix(x: Any) -> Any:

@@ -86,15 +86,19 @@ def encode_policy(policy: Policy) -> tuple[int, int, float, int] | str:
     """(kind, int parameter, float parameter, counting) for a built-in policy, or why not."""
     kind = type(policy)
     counting = 1 if policy.counting else 0
-    if kind is SumPolicy and isinstance(policy.n, int):
+    if kind is SumPolicy and isinstance(policy, SumPolicy) and isinstance(policy.n, int):
         return P_SUM, policy.n, 0.0, counting
-    if kind is CountPolicy and isinstance(policy.n, int):
+    if kind is CountPolicy and isinstance(policy, CountPolicy) and isinstance(policy.n, int):
         return P_COUNT, policy.n, 0.0, counting
-    if kind is BustPolicy and isinstance(policy.p, (int, float)):
+    if kind is BustPolicy and isinstance(policy, BustPolicy):
         return P_BUST, 0, float(policy.p), counting
     if kind is EVPolicy:
         return P_EV, 0, 0.0, counting
-    if kind is EndgamePolicy and isinstance(policy.window, int):
+    if (
+        kind is EndgamePolicy
+        and isinstance(policy, EndgamePolicy)
+        and isinstance(policy.window, int)
+    ):
         return P_ENDGAME, policy.window, float(policy.max_risk), counting
     dp = _dp_encoding(policy)
     if dp is not None:
@@ -153,14 +157,16 @@ def unsupported(
 
 def policy_table(policies: Sequence[Policy]) -> tuple[np.ndarray, ...]:
     """The kernel's policy arrays (kind, int, float, counting), one row per policy."""
-    rows = [encode_policy(p) for p in policies]
-    for p, row in zip(policies, rows, strict=True):
+    rows: list[tuple[int, int, float, int]] = []
+    for p in policies:
+        row = encode_policy(p)
         if isinstance(row, str):
             raise ValueError(f"{row}; use engine='reference' for {p!r}")
-    kind = np.array([r[0] for r in rows], dtype=np.int64)  # type: ignore[index]
-    ints = np.array([r[1] for r in rows], dtype=np.int64)  # type: ignore[index]
-    floats = np.array([r[2] for r in rows], dtype=np.float64)  # type: ignore[index]
-    counting = np.array([r[3] for r in rows], dtype=np.int64)  # type: ignore[index]
+        rows.append(row)
+    kind = np.array([r[0] for r in rows], dtype=np.int64)
+    ints = np.array([r[1] for r in rows], dtype=np.int64)
+    floats = np.array([r[2] for r in rows], dtype=np.float64)
+    counting = np.array([r[3] for r in rows], dtype=np.int64)
     return kind, ints, floats, counting
 
 

@@ -39,6 +39,8 @@ SPECS = [
     "endgame",
 ]
 SIZES = [1, 2, 3, 4, 5, 6, 7, 8, 19]  # 19: two decks shuffled together
+#: Examples of the main differential test; FLIP7_KERNEL_EXAMPLES=20000 for a long run.
+EXAMPLES = int(os.environ.get("FLIP7_KERNEL_EXAMPLES", "400"))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -74,7 +76,7 @@ def reference(ruleset: str, specs: list[str], seed: int, **kw: object):  # type:
     return Engine(parse_ruleset(ruleset), parse_policies(specs), seed, **kw).run()  # type: ignore[arg-type]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(games)
 def test_kernel_game_equals_reference_event_for_event(game):
     """Any seed, field size (1..8, 19), line-up of built-in policies and ruleset: the kernel's

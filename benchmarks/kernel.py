@@ -1,0 +1,263 @@
+"""The compiled kernel against the reference engine on one core, and the pipeline end to end.
+
+    python benchmarks/kernel.py [--games 20000] [--ref-games 1000] [--repeats 7]
+                                [--pipeline-games 40000] [--shard-size 5000] [--no-compile]
+
+In one run, all on this process's one core, four players, seats rotated, seeds derived as the
+pipeline derives them:
+  engines   games/s of the reference engine and of the kernel for `sum:20`, `ev` and `dp`
+            tables (dp when the solver is installed), with the event buffer captured and
+            without, and the kernel/reference ratio;
+  pipeline  the work of one pipeline shard task end to end (pipeline.shard.simulate_shard:
+            games, Arrow tables; then the three zstd Parquet files through pipeline.lake, as
+            pipeline.task.run_shard writes them) on each engine, for `sum:20` tables;
+  compile   the kernel's first compile in a new process with an empty NUMBA_CACHE_DIR, then a
+            second new process loading it from that cache.
+Times are CPU seconds of this process (time.process_time), so other load on a shared machine
+disturbs them less than wall time (but a busy sibling core still slows this one); each figure is
+the median of --repeats runs, and the engines run in alternation so that both see the same load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from flip7 import kernel  # noqa: E402
+from flip7.engine import Engine  # noqa: E402
+from flip7.policies import parse_policies  # noqa: E402
+from flip7.rng import derive_seed  # noqa: E402
+from flip7.rules import parse_ruleset  # noqa: E402
+from flip7.simulate import rotated  # noqa: E402
+
+ROOT = 20240601
+TARGET_KERNEL = 150_000  # four-player sum:20 games per CPU-second, events captured (issue 8)
+TARGET_PIPELINE = 60_000  # the same into zstd Parquet, end to end
+TARGET_RATIO = 25.0  # kernel over reference engine
+
+
+def median_rate(games: int, repeats: int, run: Callable[[], object]) -> float:
+    """Median games per CPU-second of `run` over `repeats` runs."""
+    rates = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        run()
+        rates.append(games / (time.process_time() - t0))
+    return statistics.median(rates)
+
+
+def engine_rates(
+    specs: str, capture: bool, ref_games: int, games: int, repeats: int
+) -> tuple[float, float, float]:
+    """(reference games/s, kernel games/s, events per game), medians over `repeats` rounds that
+    each run the reference engine then the kernel, so both see the same load on the machine."""
+    ruleset = parse_ruleset("3.1")
+    lineup = parse_policies(specs)
+    n = len(lineup)
+    seeds = kernel.derive_seeds(ROOT, 0, 0, games)
+    seat_policy = kernel.rotation(n, np.arange(games) % n)
+    ref, ker = [], []
+    events = 0
+    for _ in range(repeats):
+        t0 = time.process_time()
+        for i in range(ref_games):
+            Engine(ruleset, rotated(lineup, i), derive_seed(ROOT, 0, i), capture=capture).run()
+        ref.append(ref_games / (time.process_time() - t0))
+        t0 = time.process_time()
+        batch = kernel.play_batch(ruleset, lineup, seat_policy, seeds, capture=capture)
+        ker.append(games / (time.process_time() - t0))
+        events = batch.ev.shape[1]
+        del batch
+    return statistics.median(ref), statistics.median(ker), events / games
+
+
+def pipeline_rate(engine: str, games: int, shard_size: int, repeats: int) -> tuple[float, float]:
+    """(games per CPU-second, share of that CPU time spent writing Parquet) of pipeline shard
+    tasks: simulate_shard, then the three files written as pipeline.task.run_shard writes them
+    (zstd, temp name, rename)."""
+    import pyarrow as pa
+
+    from pipeline.lake import TABLE_ORDER, Lake
+    from pipeline.shard import ShardTask, simulate_shard
+
+    pa.set_cpu_count(1)  # one core: no helper threads in Arrow
+    lineup = ("sum:20",) * 4
+    with tempfile.TemporaryDirectory() as root:
+        lake = Lake.open(root)
+        tasks = [
+            ShardTask("bench", s, 0, 0, lineup, "3.1", "classic", ROOT, True, 0, a, a + shard_size)
+            for s, a in enumerate(range(0, games, shard_size))
+        ]
+        write_share: list[float] = []
+
+        def run() -> None:
+            writing = 0.0
+            t0 = time.process_time()
+            for task in tasks:
+                tables = simulate_shard(task, engine=engine)
+                w0 = time.process_time()
+                for name in TABLE_ORDER:
+                    path = lake.shard_path(name, task.run, task.n_players, task.shard)
+                    lake.write_parquet(path, tables[name])
+                writing += time.process_time() - w0
+            write_share.append(writing / (time.process_time() - t0))
+
+        run()  # warm-up: imports, first-touch memory
+        write_share.clear()
+        rate = median_rate(len(tasks) * shard_size, repeats, run)
+        return rate, statistics.median(write_share)
+
+
+def parquet_options(games: int) -> list[tuple[str, float, float]]:
+    """(options, event rows per CPU-second, bytes per row) writing one kernel shard's events
+    table with the lake's settings and with cheaper encodings (for the pipeline's choice)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline.lake import ROW_GROUP_ROWS
+    from pipeline.shard import ShardTask, simulate_shard
+
+    pa.set_cpu_count(1)
+    task = ShardTask("bench", 0, 0, 0, ("sum:20",) * 4, "3.1", "classic", ROOT, True, 0, 0, games)
+    table = simulate_shard(task, engine="kernel")["events"]
+    variants = [
+        ("lake: zstd, dictionary, statistics", {}),
+        ("zstd level 1, no dictionary", {"compression_level": 1, "use_dictionary": False}),
+        (
+            "zstd level 1, no dictionary, no statistics",
+            {"compression_level": 1, "use_dictionary": False, "write_statistics": False},
+        ),
+    ]
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "events.parquet")
+        for label, options in variants:
+            times = []
+            for _ in range(3):
+                t0 = time.process_time()
+                pq.write_table(
+                    table, path, compression="zstd", row_group_size=ROW_GROUP_ROWS, **options
+                )
+                times.append(time.process_time() - t0)
+            secs = statistics.median(times)
+            out.append((label, table.num_rows / secs, os.path.getsize(path) / table.num_rows))
+    return out
+
+
+def compile_and_load() -> tuple[dict[str, float], dict[str, float], float]:
+    """(first compile, load from cache, wall seconds of the whole loading process), each in a
+    new process with a fresh NUMBA_CACHE_DIR."""
+    code = (
+        "import json, time; t = time.perf_counter()\n"
+        "from flip7.kernel import load_info; i = load_info()\n"
+        "print(json.dumps({'seconds': i.seconds, 'cpu_seconds': i.cpu_seconds, "
+        "'compiled': i.compiled, 'process': time.perf_counter() - t}))"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        runs = []
+        for _ in range(2):
+            t0 = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+            )
+            wall = time.perf_counter() - t0
+            runs.append((json.loads(done.stdout), wall))
+    return runs[0][0], runs[1][0], runs[1][1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20000, help="kernel games per run")
+    parser.add_argument("--ref-games", type=int, default=1000, help="reference games per run")
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--pipeline-games", type=int, default=40000)
+    parser.add_argument("--shard-size", type=int, default=5000)
+    parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
+    args = parser.parse_args()
+
+    info = kernel.load_info()
+    how = "compiled" if info.compiled else "loaded from the cache"
+    print(f"kernel {how} in {info.seconds:.2f} s ({info.cpu_seconds:.2f} CPU s), {info.cache_dir}")
+    print(
+        f"one core, 4 players, seats rotated; CPU seconds, median of {args.repeats}; "
+        f"reference {args.ref_games:,} games a run, kernel {args.games:,}"
+    )
+    tables = [("sum:20", "sum:20,sum:20,sum:20,sum:20"), ("ev", "ev,ev,ev,ev")]
+    try:
+        parse_policies("dp")
+        tables.append(("dp", "dp,dp,dp,dp"))
+    except (ImportError, ValueError) as exc:
+        print(f"(dp skipped: {exc})")
+    print(f"{'table':<8}{'events':>8}{'reference':>12}{'kernel':>12}{'ratio':>8}{'events/s':>14}")
+    kernel_sum20 = ratio_sum20 = 0.0
+    for name, specs in tables:
+        for capture in (True, False):
+            ref, ker, per_game = engine_rates(
+                specs, capture, args.ref_games, args.games, args.repeats
+            )
+            ev_rate = f"{ker * per_game:>14,.0f}" if capture else f"{'-':>14}"
+            print(
+                f"{name:<8}{'on' if capture else 'off':>8}{ref:>12,.0f}{ker:>12,.0f}"
+                f"{ker / ref:>7.1f}x{ev_rate}"
+            )
+            if name == "sum:20" and capture:
+                kernel_sum20, ratio_sum20 = ker, ker / ref
+
+    print(
+        f"pipeline shard tasks (simulate + Arrow + 3 zstd Parquet files), sum:20 x4, "
+        f"shards of {args.shard_size:,} games"
+    )
+    ref_games = max(args.shard_size, args.ref_games)
+    ref_pipe, ref_share = pipeline_rate("reference", ref_games, args.shard_size, 1)
+    ker_pipe, ker_share = pipeline_rate(
+        "kernel", args.pipeline_games, args.shard_size, args.repeats
+    )
+    print(
+        f"{'reference':<12}{ref_pipe:>12,.0f} games/s  Parquet {ref_share:.0%} of the CPU time "
+        f"(one run of {ref_games:,} games)"
+    )
+    print(
+        f"{'kernel':<12}{ker_pipe:>12,.0f} games/s  Parquet {ker_share:.0%} of the CPU time, "
+        f"{ker_pipe / ref_pipe:.1f}x the reference"
+    )
+    print(f"writing one shard's events table ({args.shard_size:,} games):")
+    for label, rows_s, size in parquet_options(args.shard_size):
+        print(f"  {label:<44}{rows_s / 1e6:>6.1f} M rows/s {size:>6.2f} bytes/row")
+
+    if not args.no_compile:
+        first, cached, wall = compile_and_load()
+        print(
+            f"first compile (new process, empty cache): {first['seconds']:.1f} s, "
+            f"{first['cpu_seconds']:.1f} CPU s"
+        )
+        print(
+            f"cached load (new process): kernel {cached['seconds']:.2f} s, "
+            f"whole process {wall:.2f} s (Python start-up and imports included)"
+        )
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    print(
+        f"targets: kernel with events {kernel_sum20:,.0f} >= {TARGET_KERNEL:,} "
+        f"{verdict(kernel_sum20 >= TARGET_KERNEL)}; pipeline {ker_pipe:,.0f} >= "
+        f"{TARGET_PIPELINE:,} {verdict(ker_pipe >= TARGET_PIPELINE)}; kernel/reference "
+        f"{ratio_sum20:.1f}x >= {TARGET_RATIO:.0f}x {verdict(ratio_sum20 >= TARGET_RATIO)}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""Scaling of the compiled kernel over processes: games/s and efficiency at 1, 2, 4, 8, 16 CPUs.
+
+    python benchmarks/scaling_kernel.py [--procs 1,2,4,8,16] [--mode pipeline|kernel]
+                                        [--engine kernel|reference] [--games-per-proc 40000]
+                                        [--shard-size 5000] [--json out.json]
+
+The kernel mode of benchmarks/scaling.sh (which runs benchmarks/scaling.py): call it as
+`PROCS=... python benchmarks/scaling_kernel.py --procs "$PROCS"` with the same environment.
+Weak scaling: P processes each get --games-per-proc four-player `sum:20` games, cut into shards.
+`--mode pipeline` runs each shard as a Ray task would (pipeline.shard.simulate_shard, then the
+three zstd Parquet files through pipeline.lake, as pipeline.task.run_shard does), on --engine;
+`--mode kernel` plays the shard's games in the kernel alone (events captured, no Arrow, no I/O).
+The numba cache is warmed in this process first and every worker loads the kernel before the
+clock starts, so the figures are steady-state work. Needs numpy, numba and pyarrow, no Ray.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+ROOT_SEED = 8
+LINEUP = ("sum:20",) * 4
+
+
+def _init() -> None:
+    """One core per process (no helper threads), and the kernel loaded before timing."""
+    import pyarrow as pa
+
+    from flip7.kernel import load_info
+
+    pa.set_cpu_count(1)
+    load_info()
+
+
+def _shard(job: tuple[str, str, int, int, int, str]) -> int:
+    """Play (and for the pipeline mode, write) one shard; return its event rows."""
+    mode, engine, shard, start, stop, root = job
+    from pipeline.shard import ShardTask
+
+    task = ShardTask(
+        "scale", shard, 0, 0, LINEUP, "3.1", "classic", ROOT_SEED, True, 0, start, stop
+    )
+    if mode == "kernel":
+        import numpy as np
+
+        from flip7.kernel import derive_seeds, play_batch, rotation
+        from flip7.policies import parse_policies
+        from flip7.rules import parse_ruleset
+
+        batch = play_batch(
+            parse_ruleset("3.1"),
+            parse_policies(list(LINEUP)),
+            rotation(len(LINEUP), np.arange(start, stop) % len(LINEUP)),
+            derive_seeds(ROOT_SEED, 0, start, stop),
+        )
+        return int(batch.ev.shape[1])
+    from pipeline.lake import TABLE_ORDER, Lake
+    from pipeline.shard import simulate_shard
+
+    lake = Lake.open(root)
+    tables = simulate_shard(task, engine=engine)
+    for name in TABLE_ORDER:
+        lake.write_parquet(
+            lake.shard_path(name, task.run, task.n_players, task.shard), tables[name]
+        )
+    return int(tables["events"].num_rows)
+
+
+def measure(procs: int, args: argparse.Namespace, root: str) -> dict[str, Any]:
+    games = procs * args.games_per_proc
+    size = args.shard_size
+    jobs = [
+        (args.mode, args.engine, s, a, min(games, a + size), root)
+        for s, a in enumerate(range(0, games, size))
+    ]
+    warm = [(args.mode, args.engine, 10_000 + i, 0, 20, root) for i in range(procs)]
+    ctx = mp.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=procs, mp_context=ctx, initializer=_init) as pool:
+        list(pool.map(_shard, warm))
+        t0 = time.perf_counter()
+        events = sum(pool.map(_shard, jobs))
+        secs = time.perf_counter() - t0
+    return {
+        "procs": procs,
+        "games": games,
+        "shards": len(jobs),
+        "seconds": round(secs, 3),
+        "games_per_s": games / secs,
+        "events_per_s": events / secs,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--procs", default="1,2,4,8,16", help="process counts, comma-separated")
+    ap.add_argument("--mode", choices=("pipeline", "kernel"), default="pipeline")
+    ap.add_argument("--engine", choices=("kernel", "reference"), default="kernel")
+    ap.add_argument("--games-per-proc", type=int, default=40000)
+    ap.add_argument("--shard-size", type=int, default=5000)
+    ap.add_argument("--out", help="data directory (default: a temporary one, deleted after)")
+    ap.add_argument("--json", help="also write the figures to this file")
+    args = ap.parse_args()
+    from flip7.kernel import load_info
+
+    info = load_info()  # compile once here, so that workers load the cache
+    counts = [int(p) for p in args.procs.split(",")]
+    cores = os.cpu_count() or 1
+    print(
+        f"{cores} cores; {args.mode} mode, {args.engine} engine; weak scaling: "
+        f"{args.games_per_proc:,} four-player sum:20 games per process, shards of "
+        f"{args.shard_size:,}; kernel {'compiled' if info.compiled else 'cached'} "
+        f"({info.seconds:.1f} s); python {sys.version.split()[0]}"
+    )
+    root = args.out or tempfile.mkdtemp(prefix="flip7-scaling-kernel-")
+    rows: list[dict[str, Any]] = []
+    try:
+        for procs in counts:
+            if procs > cores:
+                print(f"skipping {procs} processes: only {cores} cores")
+                continue
+            rows.append(measure(procs, args, root))
+            r, first = rows[-1], rows[0]
+            per_proc = first["games_per_s"] / first["procs"]
+            print(
+                f"{r['procs']:>3} procs {r['games']:>9,} games {r['seconds']:>7.2f} s "
+                f"{r['games_per_s']:>10,.0f} games/s {r['events_per_s']:>13,.0f} events/s  "
+                f"efficiency {r['games_per_s'] / (per_proc * r['procs']):>5.0%}",
+                flush=True,
+            )
+    finally:
+        if not args.out:
+            shutil.rmtree(root, ignore_errors=True)
+    if args.json:
+        out = {"cores": cores, "mode": args.mode, "engine": args.engine, "rows": rows}
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
