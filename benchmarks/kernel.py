@@ -8,9 +8,10 @@ pipeline derives them:
   engines   games/s of the reference engine and of the kernel for `sum:20`, `ev` and `dp`
             tables (dp when the solver is installed), with the event buffer captured and
             without, and the kernel/reference ratio;
-  pipeline  the work of one pipeline shard task end to end (pipeline.shard.simulate_shard:
-            games, Arrow tables; then the three zstd Parquet files through pipeline.lake, as
-            pipeline.task.run_shard writes them) on each engine, for `sum:20` tables;
+  pipeline  pipeline shard tasks end to end (pipeline.task.run_shard, what a Ray task runs:
+            games, Arrow tables, then the three zstd Parquet files with the lake's options) on
+            each engine, for `sum:20` tables, and how fast the events file alone is written
+            with the lake's options and with cheaper ones;
   compile   the kernel's first compile in a new process with an empty NUMBA_CACHE_DIR, then a
             second new process loading it from that cache.
 Times are CPU seconds of this process (time.process_time), so other load on a shared machine
@@ -85,55 +86,64 @@ def engine_rates(
 
 def pipeline_rate(engine: str, games: int, shard_size: int, repeats: int) -> tuple[float, float]:
     """(games per CPU-second, share of that CPU time spent writing Parquet) of pipeline shard
-    tasks: simulate_shard, then the three files written as pipeline.task.run_shard writes them
-    (zstd, temp name, rename)."""
+    tasks: pipeline.task.run_shard (simulate_shard, then the three zstd Parquet files with the
+    lake's options, temp name then rename), exactly what a Ray task runs."""
     import pyarrow as pa
 
-    from pipeline.lake import TABLE_ORDER, Lake
     from pipeline.shard import ShardTask, simulate_shard
+    from pipeline.task import run_shard
 
     pa.set_cpu_count(1)  # one core: no helper threads in Arrow
     lineup = ("sum:20",) * 4
+    tasks = [
+        ShardTask(
+            "bench",
+            s,
+            0,
+            0,
+            lineup,
+            "3.1",
+            "classic",
+            ROOT,
+            True,
+            0,
+            a,
+            a + shard_size,
+            engine=engine,
+        )  # fmt: skip
+        for s, a in enumerate(range(0, games, shard_size))
+    ]
+    n_games = len(tasks) * shard_size
     with tempfile.TemporaryDirectory() as root:
-        lake = Lake.open(root)
-        tasks = [
-            ShardTask("bench", s, 0, 0, lineup, "3.1", "classic", ROOT, True, 0, a, a + shard_size)
-            for s, a in enumerate(range(0, games, shard_size))
-        ]
-        write_share: list[float] = []
 
         def run() -> None:
-            writing = 0.0
-            t0 = time.process_time()
             for task in tasks:
-                tables = simulate_shard(task, engine=engine)
-                w0 = time.process_time()
-                for name in TABLE_ORDER:
-                    path = lake.shard_path(name, task.run, task.n_players, task.shard)
-                    lake.write_parquet(path, tables[name])
-                writing += time.process_time() - w0
-            write_share.append(writing / (time.process_time() - t0))
+                run_shard(task, root)
+
+        def simulate() -> None:
+            for task in tasks:
+                simulate_shard(task)
 
         run()  # warm-up: imports, first-touch memory
-        write_share.clear()
-        rate = median_rate(len(tasks) * shard_size, repeats, run)
-        return rate, statistics.median(write_share)
+        whole = median_rate(n_games, repeats, run)
+        alone = median_rate(n_games, repeats, simulate)
+    return whole, 1.0 - whole / alone
 
 
 def parquet_options(games: int) -> list[tuple[str, float, float]]:
     """(options, event rows per CPU-second, bytes per row) writing one kernel shard's events
-    table with the lake's settings and with cheaper encodings (for the pipeline's choice)."""
+    table with the lake's options and with cheaper encodings (for the pipeline's choice)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from pipeline.lake import ROW_GROUP_ROWS
+    from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS
     from pipeline.shard import ShardTask, simulate_shard
 
     pa.set_cpu_count(1)
     task = ShardTask("bench", 0, 0, 0, ("sum:20",) * 4, "3.1", "classic", ROOT, True, 0, 0, games)
     table = simulate_shard(task, engine="kernel")["events"]
-    variants = [
-        ("lake: zstd, dictionary, statistics", {}),
+    variants: list[tuple[str, dict[str, object]]] = [
+        ("the lake's options for events", dict(WRITE_OPTIONS["events"])),
         ("zstd level 1, no dictionary", {"compression_level": 1, "use_dictionary": False}),
         (
             "zstd level 1, no dictionary, no statistics",
@@ -148,7 +158,11 @@ def parquet_options(games: int) -> list[tuple[str, float, float]]:
             for _ in range(3):
                 t0 = time.process_time()
                 pq.write_table(
-                    table, path, compression="zstd", row_group_size=ROW_GROUP_ROWS, **options
+                    table,
+                    path,
+                    compression="zstd",
+                    row_group_size=ROW_GROUP_ROWS,
+                    **options,  # type: ignore[arg-type]
                 )
                 times.append(time.process_time() - t0)
             secs = statistics.median(times)

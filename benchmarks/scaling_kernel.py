@@ -7,8 +7,8 @@
 The kernel mode of benchmarks/scaling.sh (which runs benchmarks/scaling.py): call it as
 `PROCS=... python benchmarks/scaling_kernel.py --procs "$PROCS"` with the same environment.
 Weak scaling: P processes each get --games-per-proc four-player `sum:20` games, cut into shards.
-`--mode pipeline` runs each shard as a Ray task would (pipeline.shard.simulate_shard, then the
-three zstd Parquet files through pipeline.lake, as pipeline.task.run_shard does), on --engine;
+`--mode pipeline` runs each shard as a Ray task does (pipeline.task.run_shard: simulate, Arrow
+tables, the three zstd Parquet files with the lake's options), on --engine;
 `--mode kernel` plays the shard's games in the kernel alone (events captured, no Arrow, no I/O).
 The numba cache is warmed in this process first and every worker loads the kernel before the
 clock starts, so the figures are steady-state work. Needs numpy, numba and pyarrow, no Ray.
@@ -50,8 +50,9 @@ def _shard(job: tuple[str, str, int, int, int, str]) -> int:
     from pipeline.shard import ShardTask
 
     task = ShardTask(
-        "scale", shard, 0, 0, LINEUP, "3.1", "classic", ROOT_SEED, True, 0, start, stop
-    )
+        "scale", shard, 0, 0, LINEUP, "3.1", "classic", ROOT_SEED, True, 0, start, stop,
+        engine=engine,
+    )  # fmt: skip
     if mode == "kernel":
         import numpy as np
 
@@ -66,16 +67,9 @@ def _shard(job: tuple[str, str, int, int, int, str]) -> int:
             derive_seeds(ROOT_SEED, 0, start, stop),
         )
         return int(batch.ev.shape[1])
-    from pipeline.lake import TABLE_ORDER, Lake
-    from pipeline.shard import simulate_shard
+    from pipeline.task import run_shard
 
-    lake = Lake.open(root)
-    tables = simulate_shard(task, engine=engine)
-    for name in TABLE_ORDER:
-        lake.write_parquet(
-            lake.shard_path(name, task.run, task.n_players, task.shard), tables[name]
-        )
-    return int(tables["events"].num_rows)
+    return int(run_shard(task, root)["rows"]["events"])
 
 
 def measure(procs: int, args: argparse.Namespace, root: str) -> dict[str, Any]:
