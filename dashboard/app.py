@@ -16,14 +16,15 @@ st.set_page_config(
 
 ROOT = data.data_root()
 
-# URL paths differ from the file names on purpose: Streamlit also registers a `pages/` folder
-# the old way, and AppTest.switch_page prefers a page whose URL equals its file name, which
-# would run the page without this router (no sidebar filters).
+# The page files live in views/, not pages/: Streamlit also registers a `pages/` folder beside
+# the entry point the old (v1) way. Measured with Streamlit 1.67: that makes the first visit to
+# any non-default page of a freshly started server show a "Page not found" dialog, and makes
+# AppTest.switch_page run such a page without this router (no sidebar filters).
 
 if data.is_empty(ROOT):
     pages = [
         st.Page(
-            "pages/getting_started.py",
+            "views/getting_started.py",
             title="Getting started",
             icon=":material/rocket_launch:",
             url_path="start",
@@ -32,28 +33,28 @@ if data.is_empty(ROOT):
 else:
     pages = [
         st.Page(
-            "pages/field_size.py",
+            "views/field_size.py",
             title="Field size",
             icon=":material/groups:",
             url_path="field-size",
             default=True,
         ),
         st.Page(
-            "pages/card_counting.py",
+            "views/card_counting.py",
             title="Card counting",
             icon=":material/calculate:",
             url_path="card-counting",
         ),
         st.Page(
-            "pages/policies.py",
+            "views/policies.py",
             title="Policy comparison",
             icon=":material/leaderboard:",
-            url_path="policy-comparison",
+            url_path="policies",
         ),
         st.Page(
-            "pages/replay.py", title="Game replay", icon=":material/replay:", url_path="game-replay"
+            "views/replay.py", title="Game replay", icon=":material/replay:", url_path="replay"
         ),
-        st.Page("pages/run_list.py", title="Runs", icon=":material/folder_open:", url_path="runs"),
+        st.Page("views/runs.py", title="Runs", icon=":material/folder_open:", url_path="runs"),
     ]
     filters.sidebar(ROOT)
 

@@ -42,8 +42,8 @@ EXCEPTION = '[data-testid="stException"]'
 PAGES: dict[str, tuple[str, str, int]] = {
     "": ("field-size", "Field size", 2),
     "card-counting": ("card-counting", "Card counting", 2),
-    "policy-comparison": ("policies", "Policy comparison", 5),
-    "game-replay": ("replay", "Game replay", 1),
+    "policies": ("policies", "Policy comparison", 5),
+    "replay": ("replay", "Game replay", 1),
     "runs": ("runs", "Runs", 1),
 }
 
@@ -109,6 +109,7 @@ class PageCheck:
     path: str
     charts: int  # charts that rendered (a canvas or svg with a size)
     exceptions: list[str]
+    dialogs: list[str]  # modal dialogs, e.g. Streamlit's "Page not found"
     text: str
     screenshot: Path | None
     seconds: float
@@ -144,14 +145,14 @@ def visit(
         t0 = time.perf_counter()
         page.goto(f"{url}/{path}" + (f"?{query}" if query else ""), wait_until="domcontentloaded")
         try:
-            wait_ready(page, min_charts, timeout_ms, title)
+            ready = wait_ready(page, min_charts, timeout_ms, title)
         except Exception as exc:  # playwright's TimeoutError: say what the page showed instead
             shown = page.inner_text("body")[:2000] if page.query_selector("body") else ""
             raise AssertionError(
                 f"/{path}: no {title!r} page with {min_charts} charts within "
                 f"{timeout_ms / 1000:.0f} s ({exc.__class__.__name__}); the page shows:\n{shown}"
             ) from None
-        seconds = time.perf_counter() - t0
+        seconds = ready - t0
         rendered = page.eval_on_selector_all(
             CHART,
             """els => els.filter(e => {
@@ -162,6 +163,7 @@ def visit(
             }).length""",
         )
         exceptions = [e.inner_text() for e in page.query_selector_all(EXCEPTION)]
+        dialogs = [e.inner_text() for e in page.query_selector_all('[role="dialog"]')]
         text = page.inner_text('[data-testid="stMain"]')
         if shot is not None:
             height = page.evaluate(
@@ -172,7 +174,7 @@ def visit(
             page.wait_for_timeout(800)  # let Vega re-layout at the new size
             shot.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(shot))
-        return PageCheck(path, rendered, exceptions, text, shot, seconds)
+        return PageCheck(path, rendered, exceptions, dialogs, text, shot, seconds)
     finally:
         page.close()
 
@@ -191,12 +193,15 @@ _IDLE = """() => !document.querySelector('[data-testid="stStatusWidget"]')
     && !document.querySelector('[data-testid="stSkeleton"]')"""
 
 
-def wait_ready(page: Any, min_charts: int, timeout_ms: int, title: str | None = None) -> None:
+def wait_ready(page: Any, min_charts: int, timeout_ms: int, title: str | None = None) -> float:
     """Wait until the page shows `title` as its heading and has drawn `min_charts` charts (or
-    shows an exception), then until Streamlit says its script is no longer running."""
+    shows an exception), then until Streamlit says its script is no longer running. Returns
+    `time.perf_counter()` at that moment (before a short settling pause)."""
     page.wait_for_function(_READY, arg=[title or "", min_charts], timeout=timeout_ms)
     page.wait_for_function(_IDLE, timeout=timeout_ms)
+    ready = time.perf_counter()
     page.wait_for_timeout(300)
+    return ready
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -85,7 +85,7 @@ def test_policy_filter_and_win_measure_change_the_charts(lake, monkeypatch):
 
 def test_card_counting_shows_the_paired_gain_with_intervals(lake, monkeypatch):
     """Card counting: evc vs ev at 3 players on common random numbers, per round and per game."""
-    at = open_app(lake, monkeypatch, "pages/card_counting.py")
+    at = open_app(lake, monkeypatch, "views/card_counting.py")
     (ppr_spec, ppr), (win_spec, _) = charts(at)
     assert {"ppr_gain", "ppr_gain_lo"} <= y_fields(ppr_spec)
     assert {"win_gain", "win_gain_lo"} <= y_fields(win_spec)
@@ -101,7 +101,7 @@ def test_card_counting_shows_the_paired_gain_with_intervals(lake, monkeypatch):
 
 def test_card_counting_explains_a_run_without_a_counting_pair(lake, monkeypatch):
     """Choosing a run with no counting twin says what to put in a spec instead of a chart."""
-    at = open_app(lake, monkeypatch, "pages/card_counting.py")
+    at = open_app(lake, monkeypatch, "views/card_counting.py")
     at.sidebar.selectbox(key="run").select("other").run()
     assert not at.exception and not at.get("vega_lite_chart")
     assert "non-counting twin" in at.info[0].value
@@ -109,7 +109,7 @@ def test_card_counting_explains_a_run_without_a_counting_pair(lake, monkeypatch)
 
 def test_policy_comparison_follows_the_field_size_control(lake, monkeypatch):
     """League over all sizes; head to head, round scores and rates at the size picked."""
-    at = open_app(lake, monkeypatch, "pages/policies.py")
+    at = open_app(lake, monkeypatch, "views/policies.py")
     league = at.dataframe[0].value
     assert list(league["place"]) == [1, 2, 3] and set(league["policy"]) == {
         "ev",
@@ -130,7 +130,7 @@ def test_policy_comparison_follows_the_field_size_control(lake, monkeypatch):
 
 def test_replay_steps_through_a_game_card_by_card(lake, monkeypatch):
     """Next card advances one card; End reaches the game end, whose winner has the winning total."""
-    at = open_app(lake, monkeypatch, "pages/replay.py")
+    at = open_app(lake, monkeypatch, "views/replay.py")
     heading = at.subheader[0].value
     assert heading.startswith("Round 1 · card 0 of ")
     last = int(heading.rsplit(" ", 1)[1])
@@ -147,7 +147,7 @@ def test_replay_steps_through_a_game_card_by_card(lake, monkeypatch):
 
 def test_replay_picks_another_game(lake, monkeypatch):
     """Choosing another game shows that game from its first step."""
-    at = open_app(lake, monkeypatch, "pages/replay.py")
+    at = open_app(lake, monkeypatch, "views/replay.py")
     at.button(key="rp_next").click().run()
     picker = at.selectbox(key="rp_game:field")
     other = picker.options[5]
@@ -158,7 +158,7 @@ def test_replay_picks_another_game(lake, monkeypatch):
 
 def test_runs_page_lists_every_run_and_the_ruleset_filter_narrows_the_choice(lake, monkeypatch):
     """Runs: one row per run with status and sizes; a ruleset filter leaves only its runs."""
-    at = open_app(lake, monkeypatch, "pages/run_list.py")
+    at = open_app(lake, monkeypatch, "views/runs.py")
     runs = at.dataframe[0].value
     assert {"field", "other"} <= set(runs["run"]) and set(runs["status"]) == {"complete"}
     assert (runs["games"] == runs["planned_games"]).all()
