@@ -51,6 +51,12 @@ _TIMES2 = int(Card.TIMES2)
 
 END_NOBODY_ACTIVE, END_FLIP7, END_NO_CARDS = 0, 1, 2
 
+#: A safety stop no rulebook needs: when the draw pile runs out after this many reshuffles in one
+#: round, the round ends as if no card were left. Without it a table holding every card but a
+#: spare Second Chance nobody can take would draw, discard and reshuffle that card forever (seen
+#: with 20 never-staying seats on one deck). Real rounds reshuffle at most once or twice.
+MAX_RESHUFFLES_PER_ROUND = 3
+
 
 @dataclass(frozen=True)
 class GameResult:
@@ -116,6 +122,7 @@ class Engine:
         self.round_over = False
         self.end_reason = END_NOBODY_ACTIVE
         self.flip7_player = -1
+        self.round_reshuffles = 0
         #: The card just drawn and not yet placed or discarded (-1 if none): the DRAW event
         #: fires when a card leaves the deck, before it lands, so the census counts it here.
         self.in_hand = -1
@@ -241,6 +248,7 @@ class Engine:
         self.round_over = False
         self.end_reason = END_NOBODY_ACTIVE
         self.flip7_player = -1
+        self.round_reshuffles = 0
         emit = self.emit
         emit((_ROUND_START, self.dealer, -1, -1, self.round_no))
         order = [(self.dealer + 1 + i) % n for i in range(n)]
@@ -326,10 +334,12 @@ class Engine:
 
     def draw(self) -> int:
         """The top card; reshuffles the discard pile when the draw pile is empty. -1 if no card
-        is left anywhere (every card is in front of a player)."""
+        is left anywhere (every card is in front of a player), or after the round's
+        MAX_RESHUFFLES_PER_ROUND reshuffles."""
         if not self.draw_pile:
-            if not self.discard_pile:
+            if not self.discard_pile or self.round_reshuffles >= MAX_RESHUFFLES_PER_ROUND:
                 return -1
+            self.round_reshuffles += 1
             t = self.table
             self.draw_pile = self.rng.shuffle(self.discard_pile)
             self.discard_pile = []

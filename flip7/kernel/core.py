@@ -93,10 +93,12 @@ N_T = 4
 
 # What play_games returns as its last value.
 DONE, GROW, STUCK = 0, 1, 2
-#: Draws in one round after which the kernel gives up on a game: a round can cycle one spare
-#: Second Chance through reshuffles forever (flip7.engine loops forever there too; reported),
-#: and a compiled loop cannot be interrupted. Real rounds draw a few hundred cards at most.
+#: Draws in one round after which the kernel gives up on a game (a guard: a compiled loop cannot
+#: be interrupted). Real rounds draw a few hundred cards at most, and the reshuffle limit below
+#: ends the one known endless round (a spare Second Chance cycling through reshuffles).
 MAX_ROUND_DRAWS = 1_000_000
+#: As flip7.engine.MAX_RESHUFFLES_PER_ROUND.
+MAX_RESHUFFLES_PER_ROUND = 3
 
 JOB_NONE, JOB_DRAW, JOB_PENDING = 0, 1, 2
 
@@ -570,6 +572,7 @@ def _play(
             end_reason = END_NOBODY_ACTIVE
             flip7p = -1
             rdraws = 0
+            rshuf = 0
             pos = emit(ev, pos, capture, rnd, K_ROUND_START, dealer, -1, -1, rnd)
             dealing = True  # the opening deal, then laps of hit-or-stay
             turn = 0  # index into the turn order dealer+1, dealer+2, ..., dealer
@@ -668,7 +671,7 @@ def _play(
                         stuck = True
                         break
                     if top == 0:  # reshuffle the discard pile (flip7.engine.Engine.draw)
-                        if ndis == 0:
+                        if ndis == 0 or rshuf >= MAX_RESHUFFLES_PER_ROUND:
                             round_over = True
                             end_reason = END_NO_CARDS
                             continue
@@ -676,6 +679,7 @@ def _play(
                         counter += ndis
                         top = ndis
                         ndis = 0
+                        rshuf += 1
                         for x in range(nid):
                             cd[C_DIS, x] = 0
                         pos = emit(ev, pos, capture, rnd, K_RESHUFFLE, -1, -1, -1, top)

@@ -208,17 +208,20 @@ def test_shuffle_equals_card_rng(seed):
         assert dst[:m].tolist() == expected
 
 
-def test_a_round_that_never_ends_is_an_error_not_a_hang():
+def test_the_reshuffle_limit_ends_the_endless_round_as_the_reference_does():
     """20 seats on one deck: every card but a spare Second Chance ends up in front of someone,
-    and a seat that always hits draws it, discards it, reshuffles it, forever. The reference
-    engine loops forever on this seed (reported); the kernel stops with a clear error."""
+    and a seat that always hits would draw, discard and reshuffle it forever. Both engines end
+    that round after MAX_RESHUFFLES_PER_ROUND reshuffles, with the same events."""
+    from flip7.engine import Engine
+
     specs = (
         "sum:30,count:7,sum:30,ev,bust:1,ev,sum:200,sum:30,ev,count:7,"
         "sum:200,count:7,ev,ev,ev,sum:30,sum:200,count:7,sum:200,bust:1"
     )
     ruleset = parse_ruleset("3.1(players_per_deck=100,max_rounds=20)")
-    with pytest.raises(RuntimeError, match="never ends"):
-        kernel.play_game(ruleset, parse_policies(specs), 7508186784583419233)
+    seed = 7508186784583419233
+    expected = Engine(ruleset, parse_policies(specs), seed).run()
+    assert kernel.play_game(ruleset, parse_policies(specs), seed) == expected
 
 
 def test_choose_engine_says_why_it_falls_back(tmp_path, monkeypatch):
