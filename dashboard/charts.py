@@ -77,7 +77,9 @@ def _by_field_size(
         color=color,
         tooltip=tooltip,
     )
-    return alt.layer(band, line).properties(width=WIDTH, height=HEIGHT)
+    # The band draws no legend of its own; independent legends keep the line's.
+    chart = alt.layer(band, line).resolve_legend(color="independent")
+    return chart.properties(width=WIDTH, height=HEIGHT)
 
 
 def win_rate_by_field_size(df: pd.DataFrame) -> AnyChart:
@@ -186,7 +188,6 @@ def league_win_index(df: pd.DataFrame) -> AnyChart:
     Columns: place, policy, win_index, win_index_lo, win_index_hi, player_games.
     """
     order = df.sort_values("place")["policy"].tolist()
-    color = policy_color(df["policy"].tolist())
     y = alt.Y("policy:N", sort=order, title="policy (by place)")
     tooltip = [
         alt.Tooltip("place:Q"),
@@ -199,7 +200,7 @@ def league_win_index(df: pd.DataFrame) -> AnyChart:
     base = alt.Chart(df).encode(y=y)
     bars = base.mark_bar(opacity=0.75).encode(
         x=alt.X("win_index:Q", title="win index (wins ÷ expected wins; 1 = average seat)"),
-        color=color,
+        color=policy_color(df["policy"].tolist(), legend=False),
         tooltip=tooltip,
     )
     whisker = base.mark_rule(color="black", strokeWidth=1.5).encode(
@@ -248,9 +249,15 @@ def head_to_head(df: pd.DataFrame) -> AnyChart:
     return alt.layer(cells, text).properties(width=size + 60, height=size)
 
 
-def round_scores(df: pd.DataFrame, cumulative: bool = False) -> AnyChart:
+def round_scores(
+    df: pd.DataFrame, cumulative: bool = False, busts: bool = True, tail: float = 0.995
+) -> AnyChart:
     """Distribution of round scores per policy: share of rounds at each score (or cumulative).
 
+    `busts=False` leaves out the rounds scoring 0 (mostly busts; the rates chart has them),
+    whose spike otherwise flattens the rest; shares stay shares of all rounds. The x axis ends
+    at the score where every policy has reached `tail` of its rounds (beyond is a long thin
+    tail; zoom to see it).
     Columns: policy, score, rounds, share, cumulative_share.
     """
     value = "cumulative_share" if cumulative else "share"
@@ -259,17 +266,67 @@ def round_scores(df: pd.DataFrame, cumulative: bool = False) -> AnyChart:
         alt.Tooltip("policy:N"),
         alt.Tooltip("score:Q", title="round score (points)"),
         alt.Tooltip("rounds:Q", title="rounds", format=","),
-        alt.Tooltip("share:Q", title="share", format=".2%"),
+        alt.Tooltip("share:Q", title="share of all rounds", format=".2%"),
         alt.Tooltip("cumulative_share:Q", title="cumulative", format=".1%"),
     ]
-    line = alt.Chart(df).mark_line(interpolate="step-after" if cumulative else "linear")
+    # Rows whose rounds start below `tail` (cumulative before them): up to each policy's first
+    # score that reaches it.
+    reach = df[df["cumulative_share"] - df["share"] < tail]["score"]
+    upper = int(max(reach.max() if len(reach) else 0, 10))
+    data = df if busts else df[df["score"] != 0]
+    line = alt.Chart(data).mark_line(
+        interpolate="step-after" if cumulative else "linear", clip=True, point=not cumulative
+    )
     chart: alt.Chart = line.encode(
-        x=alt.X("score:Q", title="round score (points; a bust scores 0)"),
+        x=alt.X(
+            "score:Q",
+            title="round score (points; a bust scores 0)",
+            scale=alt.Scale(domain=[0, upper], nice=False),
+        ),
         y=alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format="%")),
         color=policy_color(df["policy"].tolist()),
         tooltip=tooltip,
     ).interactive(bind_y=False)
     return chart.properties(width=WIDTH, height=HEIGHT)
+
+
+def points_vs_wins(df: pd.DataFrame) -> AnyChart:
+    """Win index against points per round, one dot per policy and field size.
+
+    If more points per round meant more wins, the dots would climb from left to right; where
+    they do not, a policy scores more and still wins less. Columns: players, policy,
+    points_per_round, win_index, player_games, rounds.
+    """
+    tooltip = [
+        alt.Tooltip("policy:N"),
+        alt.Tooltip("players:Q", title="players"),
+        alt.Tooltip("points_per_round:Q", title="points per round", format=".2f"),
+        alt.Tooltip("win_index:Q", title="win index", format=".3f"),
+        alt.Tooltip("player_games:Q", title="games played (seats)", format=","),
+        alt.Tooltip("rounds:Q", title="rounds played", format=","),
+    ]
+    base = alt.Chart(df).encode(
+        x=alt.X(
+            "points_per_round:Q",
+            title="points per round (mean round score)",
+            scale=alt.Scale(zero=False),
+        ),
+        y=alt.Y(
+            "win_index:Q",
+            title="win index (wins ÷ expected wins)",
+            scale=alt.Scale(zero=False),
+        ),
+    )
+    dots = base.mark_point(filled=True, size=90).encode(
+        color=policy_color(df["policy"].tolist()),
+        shape=alt.Shape("players:N", title="players"),
+        tooltip=tooltip,
+    )
+    labels = base.mark_text(dx=9, align="left", fontSize=11, color="gray").encode(
+        text=alt.Text("players:Q", format="d")
+    )
+    one = alt.Chart(pd.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="gray")
+    return alt.layer(dots, labels, one.encode(y="y:Q")).properties(width=WIDTH, height=HEIGHT)
 
 
 def round_rate(df: pd.DataFrame, rate: str, title: str) -> AnyChart:
@@ -293,7 +350,7 @@ def round_rate(df: pd.DataFrame, rate: str, title: str) -> AnyChart:
     base = alt.Chart(df).encode(y=alt.Y("policy:N", sort=names, title="policy"))
     bars = base.mark_bar(opacity=0.75).encode(
         x=alt.X(f"{rate}:Q", title=f"{title} (% of rounds)", axis=alt.Axis(format="%")),
-        color=policy_color(df["policy"].tolist()),
+        color=policy_color(df["policy"].tolist(), legend=False),
         tooltip=tooltip,
     )
     whisker = base.mark_rule(color="black", strokeWidth=1.5).encode(

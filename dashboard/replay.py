@@ -209,8 +209,8 @@ def totals_by_round(
 
 
 def log_frame(timeline: pd.DataFrame) -> pd.DataFrame:
-    """The events as a readable log: round, sequence number and one sentence each."""
-    rows = timeline.to_dict("records")
+    """The events as a readable log, newest first: round, sequence number and a sentence."""
+    rows = timeline.to_dict("records")[::-1]
     return pd.DataFrame(
         {
             "round": [int(r["round"]) for r in rows],

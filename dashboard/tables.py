@@ -4,6 +4,7 @@ order. Pure functions returning `st.column_config` mappings; nothing here comput
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import pandas as pd
@@ -230,6 +231,8 @@ def spec_rows(run: dict[str, Any]) -> list[dict[str, str]]:
             continue
         if not isinstance(value, str) and hasattr(value, "__len__"):
             value = ", ".join(str(v) for v in value)
+        elif isinstance(value, numbers.Real) and key.startswith("planned"):
+            value = f"{int(value):,}"
         rows.append({"field": label, "value": str(value)})
     return rows
 

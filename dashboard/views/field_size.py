@@ -45,5 +45,24 @@ with right:
         "with the win chart: more points per round is not the same as more wins."
     )
 
+left, right = st.columns(2)
+with left:
+    st.subheader("Points against wins")
+    st.altair_chart(charts.points_vs_wins(sizes), width="stretch")
+    st.caption(
+        "One dot per policy and field size (the number beside it). Dots that do not climb "
+        "from left to right are policies that score more per round yet win less."
+    )
+with right:
+    st.subheader("How to read it")
+    st.markdown(
+        "- **Win rate**: share of games won, one game per seat played; an average seat at an "
+        "n-player table wins 1/n.\n"
+        "- **Win index**: wins ÷ the wins an average seat expects, so field sizes share one "
+        "scale (1 = average).\n"
+        "- **Points per round**: mean round score, a bust counting 0.\n"
+        "- Bands are 95% intervals; hover a point for its sample size, or see the table."
+    )
+
 st.subheader("The numbers")
 tables.show(sizes, tables.field_size())

@@ -40,9 +40,14 @@ else:
     )
 
 st.subheader(f"Round scores at {players} players")
-cumulative = st.toggle("Cumulative", key="pc_cumulative")
+shape = st.columns(2)
+cumulative = shape[0].toggle("Cumulative", key="pc_cumulative")
+busts = shape[1].toggle(
+    "Include rounds scoring 0", key="pc_busts", help="Mostly busts: see their rate below."
+)
 dist = data.round_distribution(f.root, f.run, players, f.policy_filter)
-st.altair_chart(charts.round_scores(dist, cumulative), width="stretch")
+st.altair_chart(charts.round_scores(dist, cumulative, busts), width="stretch")
+st.caption("Shares are of all rounds played at this field size. Scroll on the chart to zoom.")
 
 st.subheader(f"Busts and Flip 7s at {players} players")
 rates = data.rates(f.root, f.run, players, f.policy_filter)

@@ -83,7 +83,9 @@ current_round = int(timeline.iloc[end]["round"])
 st.subheader(f"Round {current_round} · card {step} of {last}")
 for row in timeline.iloc[first : end + 1].to_dict("records"):
     st.markdown(f"- {replay.describe(row)}")
-st.dataframe(replay.board_frame(replay.board(timeline, seats, end)), hide_index=True)
+st.dataframe(
+    replay.board_frame(replay.board(timeline, seats, end)), hide_index=True, placeholder="–"
+)
 
 left, right = st.columns([3, 2])
 with left:
@@ -95,5 +97,5 @@ with left:
         "round on screen."
     )
 with right:
-    st.subheader("Every event so far")
+    st.subheader("Every event so far (newest first)")
     st.dataframe(replay.log_frame(timeline.iloc[: end + 1]), hide_index=True, height=320)

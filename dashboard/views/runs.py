@@ -35,4 +35,10 @@ if f is not None:
     )
     m[2].metric("round rows", f"{int(info['rounds']):,}")
     m[3].metric("events", f"{int(info['events']):,}")
-    st.dataframe(tables.spec_rows(info), hide_index=True, column_config=tables.spec_config())
+    spec = tables.spec_rows(info)
+    st.dataframe(
+        spec,
+        hide_index=True,
+        column_config=tables.spec_config(),
+        height=35 * (len(spec) + 1) + 3,  # every row, no inner scrolling
+    )

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,12 +40,13 @@ EXCEPTION = '[data-testid="stException"]'
 
 #: url path -> (screenshot name, text the page must show, charts it must draw at least)
 PAGES: dict[str, tuple[str, str, int]] = {
-    "": ("field-size", "Field size", 2),
+    "": ("field-size", "Field size", 3),
     "card-counting": ("card-counting", "Card counting", 2),
     "policies": ("policies", "Policy comparison", 5),
     "replay": ("replay", "Game replay", 1),
     "runs": ("runs", "Runs", 1),
 }
+PAGES_BY_NAME = {name: path for path, (name, _, _) in PAGES.items()}
 
 
 def chromium_missing() -> str | None:
@@ -136,10 +137,12 @@ def visit(
     title: str | None = None,
     shot: Path | None = None,
     query: str = "",
+    clicks: Sequence[str] = (),
     timeout_ms: int = 60_000,
 ) -> PageCheck:
     """Load a page, wait until it has finished running and drawn `min_charts` charts, then check
-    that every chart rendered and no exception shows; optionally save a screenshot."""
+    that every chart rendered and no exception shows; optionally press buttons (by name, each
+    followed by a wait for the rerun) and save a screenshot."""
     page = b.new_page(viewport={"width": 1400, "height": 1700})
     try:
         t0 = time.perf_counter()
@@ -153,6 +156,10 @@ def visit(
                 f"{timeout_ms / 1000:.0f} s ({exc.__class__.__name__}); the page shows:\n{shown}"
             ) from None
         seconds = ready - t0
+        for name in clicks:
+            page.get_by_role("button", name=name).first.click()
+            page.wait_for_timeout(150)
+            wait_ready(page, min_charts, timeout_ms, title)
         rendered = page.eval_on_selector_all(
             CHART,
             """els => els.filter(e => {
@@ -197,32 +204,56 @@ def wait_ready(page: Any, min_charts: int, timeout_ms: int, title: str | None = 
     """Wait until the page shows `title` as its heading and has drawn `min_charts` charts (or
     shows an exception), then until Streamlit says its script is no longer running. Returns
     `time.perf_counter()` at that moment (before a short settling pause)."""
-    page.wait_for_function(_READY, arg=[title or "", min_charts], timeout=timeout_ms)
-    page.wait_for_function(_IDLE, timeout=timeout_ms)
+    # Poll every 50 ms rather than per animation frame (which headless chromium may throttle).
+    page.wait_for_function(_READY, arg=[title or "", min_charts], timeout=timeout_ms, polling=50)
+    page.wait_for_function(_IDLE, timeout=timeout_ms, polling=50)
     ready = time.perf_counter()
     page.wait_for_timeout(300)
     return ready
 
 
+#: For the screenshots in docs/: buttons to press first, so the replay shows a game under way.
+SCREENSHOT_CLICKS: dict[str, tuple[str, ...]] = {"replay": ("Next card",) * 30}
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Screenshot every dashboard page.")
+    parser = argparse.ArgumentParser(description="Screenshot dashboard pages (for docs/).")
     parser.add_argument("--data", required=True, help="the lake to show")
     parser.add_argument("--out", default="docs", help="folder for dashboard-<page>.png")
+    parser.add_argument("--run", default="", help="the run to show (default: the newest)")
+    parser.add_argument(
+        "--pages", default="", help=f"comma-separated subset of {', '.join(PAGES_BY_NAME)}"
+    )
     args = parser.parse_args(argv)
     reason = chromium_missing()
     if reason:
         print(reason, file=sys.stderr)
         return 2
+    names = [n for n in args.pages.split(",") if n] or list(PAGES_BY_NAME)
+    unknown = sorted(set(names) - set(PAGES_BY_NAME))
+    if unknown:
+        parser.error(f"unknown page(s) {', '.join(unknown)}; valid: {', '.join(PAGES_BY_NAME)}")
     with serve(Path(args.data).resolve()) as url, browser() as b:
-        for path, (name, title, charts) in PAGES.items():
+        for name in names:
+            path = PAGES_BY_NAME[name]
+            _, title, charts = PAGES[path]
             shot = Path(args.out) / f"dashboard-{name}.png"
-            check = visit(b, url, path, min_charts=charts, title=title, shot=shot)
+            check = visit(
+                b,
+                url,
+                path,
+                min_charts=charts,
+                title=title,
+                shot=shot,
+                query=f"run={args.run}" if args.run else "",
+                clicks=SCREENSHOT_CLICKS.get(name, ()),
+            )
             print(
                 f"{name}: {check.charts} charts, {len(check.exceptions)} exceptions, "
                 f"{check.seconds:.1f} s -> {check.screenshot}"
             )
-            if check.exceptions:
-                print("\n".join(check.exceptions), file=sys.stderr)
+            if check.exceptions or check.dialogs:
+                print("\n".join(check.exceptions + check.dialogs), file=sys.stderr)
                 return 1
     return 0
 

@@ -63,8 +63,9 @@ def test_field_size_shows_win_rate_beside_points_with_sample_sizes(lake, monkeyp
     """Field size: win rate and points per round per policy over 2, 3 and 4 players, with n."""
     at = open_app(lake, monkeypatch)
     assert at.title[0].value == "Field size"
-    (win_spec, win), (ppr_spec, ppr) = charts(at)
+    (win_spec, win), (ppr_spec, ppr), (both_spec, both) = charts(at)
     assert "win_rate" in y_fields(win_spec) and "points_per_round" in y_fields(ppr_spec)
+    assert "win_index" in y_fields(both_spec) and both["points_per_round"].count() == len(win)
     assert set(win["policy"]) == {"ev", "bust:0.25", "evc"}
     assert set(win["players"]) == {2, 3, 4}
     table = at.dataframe[0].value
@@ -76,7 +77,7 @@ def test_policy_filter_and_win_measure_change_the_charts(lake, monkeypatch):
     """Picking one policy leaves only its lines; the win-index toggle switches the left chart."""
     at = open_app(lake, monkeypatch)
     at.sidebar.multiselect(key="f_policies:field").set_value(["ev"]).run()
-    (_, win), (_, ppr) = charts(at)
+    (_, win), (_, ppr), _ = charts(at)
     assert set(win["policy"]) == {"ev"} and set(ppr["policy"]) == {"ev"}
     at.segmented_control(key="fs_measure").set_value("win index").run()
     assert at.subheader[0].value == "Adjusted win index"

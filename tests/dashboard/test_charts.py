@@ -157,6 +157,33 @@ def test_round_scores_cumulative_switches_the_measure():
     assert cumulative["encoding"]["y"]["field"] == "cumulative_share"
 
 
+def test_round_scores_can_leave_out_zero_rounds_and_cut_the_tail():
+    """busts=False drops the rounds at 0; the x axis ends where `tail` of the rounds are."""
+    df = pd.DataFrame(
+        {
+            "policy": ["ev"] * 4,
+            "score": [0, 10, 20, 90],
+            "rounds": [500, 300, 199, 1],
+            "share": [0.5, 0.3, 0.199, 0.001],
+            "cumulative_share": [0.5, 0.8, 0.999, 1.0],
+        }
+    )
+    without = charts.round_scores(df, busts=False)
+    assert _rows(without) == 3
+    assert _rows(charts.round_scores(df)) == 4
+    assert without.to_dict()["encoding"]["x"]["scale"]["domain"] == [0, 20]
+
+
+def test_points_vs_wins_puts_points_across_and_win_index_up():
+    """One dot per policy and field size: points per round on x, win index on y."""
+    df = win_rates().assign(points_per_round=[21.0, 20.0, 21.5, 20.5], rounds=100)
+    spec = charts.points_vs_wins(df).to_dict()
+    dots = _layers(spec)[1]
+    assert dots["encoding"]["x"]["field"] == "points_per_round"
+    assert dots["encoding"]["y"]["field"] == "win_index"
+    assert _rows(charts.points_vs_wins(df)) == 4 + 1  # the dots and the line at 1
+
+
 def test_every_chart_titles_both_axes():
     """Every chart function gives its x and y axes explicit titles (with units)."""
     wr = win_rates()
@@ -192,6 +219,7 @@ def test_every_chart_titles_both_axes():
         charts.win_rate_by_field_size(wr),
         charts.win_index_by_field_size(wr),
         charts.points_by_field_size(ppr),
+        charts.points_vs_wins(ppr),
         charts.league_win_index(league),
         charts.round_rate(rates, "bust_rate", "bust rate"),
         charts.game_totals(totals),
