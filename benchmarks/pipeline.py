@@ -44,8 +44,8 @@ from pipeline.run import RunReport, run_tournament  # noqa: E402
 from pipeline.shard import game_seed, simulate_shard  # noqa: E402
 from pipeline.spec import parse_spec  # noqa: E402
 
-#: (games, shard size) per engine: a few seconds per measurement, tasks of about half a second.
-SIZES = {"reference": (32_000, 1_000), "kernel": (320_000, 10_000)}
+#: (games, shard size) per engine: seconds per measurement; tasks of 0.4 s (kernel) to 2 s.
+SIZES = {"reference": (40_000, 5_000), "kernel": (320_000, 10_000)}
 
 
 @dataclasses.dataclass
