@@ -78,7 +78,7 @@ def _by_field_size(
         tooltip=tooltip,
     )
     # The band draws no legend of its own; independent legends keep the line's.
-    chart = alt.layer(band, line).resolve_legend(color="independent")
+    chart: alt.LayerChart = alt.layer(band, line).resolve_legend(color="independent")
     return chart.properties(width=WIDTH, height=HEIGHT)
 
 

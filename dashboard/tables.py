@@ -232,7 +232,7 @@ def spec_rows(run: dict[str, Any]) -> list[dict[str, str]]:
         if not isinstance(value, str) and hasattr(value, "__len__"):
             value = ", ".join(str(v) for v in value)
         elif isinstance(value, numbers.Real) and key.startswith("planned"):
-            value = f"{int(value):,}"
+            value = f"{round(float(value)):,}"  # counts (a float when the column has gaps)
         rows.append({"field": label, "value": str(value)})
     return rows
 

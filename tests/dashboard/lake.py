@@ -15,8 +15,8 @@ from pipeline.run import finish, prepare, record_shard
 from pipeline.spec import VARIANTS, parse_spec
 from pipeline.task import run_shard
 
-# Field sizes 2 and 4 for ev vs bust:0.25, and ev vs evc on common random numbers at 3 players:
-# every page has something to show. About 1 s of engine time.
+# Field sizes 2 and 4 for ev vs bust:0.25, and on common random numbers ev vs evc at 3 players
+# and bust:0.25 vs bustc:0.25 at 2: every page has something to show. About 1 s of engine time.
 FIELD_SPEC = """
 name = "field"
 seed = 11
@@ -39,6 +39,16 @@ pair = "counting"
 name = "evc"
 seats = ["evc", "bust:0.25", "bust:0.25"]
 pair = "counting"
+
+[[lineups]]
+name = "bust"
+seats = ["bust:0.25", "ev"]
+pair = "bust"
+
+[[lineups]]
+name = "bustc"
+seats = ["bustc:0.25", "ev"]
+pair = "bust"
 """
 
 # A second run under another ruleset with other policies, so that filters have a choice.

@@ -66,7 +66,7 @@ def test_field_size_shows_win_rate_beside_points_with_sample_sizes(lake, monkeyp
     (win_spec, win), (ppr_spec, ppr), (both_spec, both) = charts(at)
     assert "win_rate" in y_fields(win_spec) and "points_per_round" in y_fields(ppr_spec)
     assert "win_index" in y_fields(both_spec) and both["points_per_round"].count() == len(win)
-    assert set(win["policy"]) == {"ev", "bust:0.25", "evc"}
+    assert set(win["policy"]) == {"ev", "bust:0.25", "evc", "bustc:0.25"}
     assert set(win["players"]) == {2, 3, 4}
     table = at.dataframe[0].value
     assert {"player_games", "rounds"} <= set(table.columns)
@@ -90,14 +90,21 @@ def test_card_counting_shows_the_paired_gain_with_intervals(lake, monkeypatch):
     (ppr_spec, ppr), (win_spec, _) = charts(at)
     assert {"ppr_gain", "ppr_gain_lo"} <= y_fields(ppr_spec)
     assert {"win_gain", "win_gain_lo"} <= y_fields(win_spec)
-    row = at.dataframe[0].value.iloc[0]
-    assert (row["counting"], row["base"], row["method"], row["players"]) == (
-        "evc",
-        "ev",
-        "paired",
-        3,
-    )
+    table = at.dataframe[0].value
+    assert set(table["comparison"]) == {"evc vs ev", "bustc:0.25 vs bust:0.25"}
+    row = table[table["counting"] == "evc"].iloc[0]
+    assert (row["base"], row["method"], row["players"]) == ("ev", "paired", 3)
     assert row["pairs"] == 60 and row["ppr_gain_lo"] <= row["ppr_gain"] <= row["ppr_gain_hi"]
+
+
+def test_card_counting_comparison_picker_narrows_charts_and_table(lake, monkeypatch):
+    """Keeping one comparison leaves only its points and rows."""
+    at = open_app(lake, monkeypatch, "views/card_counting.py")
+    at.multiselect(key="cc_comparisons:field").set_value(["bustc:0.25 vs bust:0.25"]).run()
+    for _, df in charts(at):
+        assert set(df["comparison"].dropna()) == {"bustc:0.25 vs bust:0.25"}
+    table = at.dataframe[0].value
+    assert list(table["players"]) == [2] and list(table["base"]) == ["bust:0.25"]
 
 
 def test_card_counting_explains_a_run_without_a_counting_pair(lake, monkeypatch):
@@ -112,15 +119,12 @@ def test_policy_comparison_follows_the_field_size_control(lake, monkeypatch):
     """League over all sizes; head to head, round scores and rates at the size picked."""
     at = open_app(lake, monkeypatch, "views/policies.py")
     league = at.dataframe[0].value
-    assert list(league["place"]) == [1, 2, 3] and set(league["policy"]) == {
-        "ev",
-        "bust:0.25",
-        "evc",
-    }
+    assert list(league["place"]) == [1, 2, 3, 4]
+    assert set(league["policy"]) == {"ev", "bust:0.25", "evc", "bustc:0.25"}
     assert at.segmented_control(key="pc_players:field").options == ["2", "3", "4"]
     found = charts(at)
     heat = [df for spec, df in found if "ahead_share" in df.columns][0]
-    assert set(heat["policy"]) == {"ev", "bust:0.25"}  # evc plays at 3 players only
+    assert set(heat["policy"]) == {"ev", "bust:0.25", "bustc:0.25"}  # evc plays at 3 only
     at.segmented_control(key="pc_players:field").set_value(3).run()
     assert "Head to head at 3 players" in [s.value for s in at.subheader]
     heat = [df for spec, df in charts(at) if "ahead_share" in df.columns][0]
@@ -177,3 +181,15 @@ def test_a_link_with_run_in_the_url_opens_that_run(lake, monkeypatch):
         at.query_params["run"] = name
         at.run()
         assert at.sidebar.selectbox(key="run").value == name
+
+
+def test_replay_jumps_to_a_round_and_lists_games_of_the_chosen_policies(lake, monkeypatch):
+    """Jump to round 2 shows round 2's first card; a policy filter lists only its games."""
+    at = open_app(lake, monkeypatch, "views/replay.py")
+    game = at.selectbox(key="rp_game:field").value
+    at.selectbox(key=f"rp_round:field:{game}").select(2).run()
+    assert at.subheader[0].value.startswith("Round 2 · card ")
+    assert any("draws" in m.value for m in at.markdown)
+    at.sidebar.multiselect(key="f_policies:field").set_value(["evc"]).run()
+    picker = at.selectbox(key="rp_game:field")
+    assert picker.options and all("evc" in label for label in picker.options)

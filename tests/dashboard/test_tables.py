@@ -1,0 +1,40 @@
+"""tables.py: a run's spec rows read well, and layouts keep only the columns a result has."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dashboard import tables
+
+
+def test_spec_rows_format_lists_and_counts_and_skip_missing_fields():
+    """Lists join with commas, planned counts get thousands separators, absent fields go."""
+    rows = tables.spec_rows(
+        {
+            "ruleset": "3.1",
+            "planned_games": np.int64(200000),
+            "planned_shards": 40.0,
+            "field_sizes": np.array([2, 4, 6]),
+            "created": None,
+        }
+    )
+    assert rows == [
+        {"field": "ruleset", "value": "3.1"},
+        {"field": "field sizes", "value": "2, 4, 6"},
+        {"field": "games planned", "value": "200,000"},
+        {"field": "shards planned", "value": "40"},
+    ]
+
+
+def test_every_layout_configures_only_columns_it_orders():
+    """Each table layout titles the columns it shows, and present() keeps their order."""
+    for layout in (
+        tables.field_size,
+        tables.card_counting,
+        tables.league,
+        tables.rates,
+        tables.runs,
+    ):
+        cols, config = layout()
+        assert set(config) <= set(cols), layout.__name__
+    assert tables.present(["b", "a", "z"], ["a", "b", "c"]) == ["b", "a"]
