@@ -43,6 +43,7 @@ class Warehouse:
     con: duckdb.DuckDBPyConnection | None
     lock: threading.Lock
     empty_reason: str | None = None
+    broken: bool = False  # the lake has data the warehouse could not read
 
 
 @st.cache_resource(show_spinner="Opening the lake and computing the marts ...")
@@ -52,6 +53,8 @@ def warehouse(root: str) -> Warehouse:
         con = connect(root, materialize=True)
     except EmptyLakeError as exc:
         return Warehouse(None, threading.Lock(), str(exc))
+    except (ValueError, duckdb.Error) as exc:  # e.g. a damaged manifest: say so, do not crash
+        return Warehouse(None, threading.Lock(), f"{exc.__class__.__name__}: {exc}", broken=True)
     return Warehouse(con, threading.Lock())
 
 
@@ -61,7 +64,13 @@ def is_empty(root: str) -> bool:
 
 
 def empty_reason(root: str) -> str:
+    """What the warehouse said when it found nothing to show."""
     return warehouse(root).empty_reason or ""
+
+
+def is_broken(root: str) -> bool:
+    """True when the lake holds data the warehouse could not read (not merely empty)."""
+    return warehouse(root).broken
 
 
 def reload() -> None:

@@ -1,4 +1,5 @@
-"""Shown instead of every other page while the lake holds no committed shard."""
+"""Shown instead of every other page while the lake holds no committed shard (or cannot be
+read): how to fill it."""
 
 from __future__ import annotations
 
@@ -8,9 +9,14 @@ from dashboard import data
 
 ROOT = data.data_root()
 
-st.title("No tournament results yet")
+BROKEN = data.is_broken(ROOT)
+st.title("The lake could not be read" if BROKEN else "No tournament results yet")
 st.caption("This page answers: how do I get data for the dashboard to show?")
-st.write(f"The dashboard reads the lake at `{ROOT}`, and it holds no finished shard yet.")
+if BROKEN:
+    st.error(f"The lake at `{ROOT}` could not be read: {data.empty_reason(ROOT)}")
+    st.markdown("`flip7 warehouse verify` says more. Or write a fresh run, or another lake:")
+else:
+    st.write(f"The dashboard reads the lake at `{ROOT}`, and it holds no finished shard yet.")
 st.markdown(
     "Run a tournament into it (the demo takes about a minute on 2 cores), then press "
     "**Check again**:"

@@ -4,6 +4,7 @@ is shown, numbers come with their sample sizes, and no page raises."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -193,3 +194,13 @@ def test_replay_jumps_to_a_round_and_lists_games_of_the_chosen_policies(lake, mo
     at.sidebar.multiselect(key="f_policies:field").set_value(["evc"]).run()
     picker = at.selectbox(key="rp_game:field")
     assert picker.options and all("evc" in label for label in picker.options)
+
+
+def test_a_damaged_lake_says_what_is_wrong_instead_of_raising(lake, tmp_path, monkeypatch):
+    """A manifest that is not JSON gives a page naming the problem, not a traceback."""
+    damaged = tmp_path / "damaged"
+    shutil.copytree(lake, damaged)
+    (damaged / "runs" / "other" / "manifest.json").write_text("{not json")
+    at = open_app(damaged, monkeypatch, run="")
+    assert at.title[0].value == "The lake could not be read"
+    assert "manifest" in at.error[0].value and "other" in at.error[0].value
