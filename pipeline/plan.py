@@ -107,6 +107,7 @@ def make_plan(
                     start=start,
                     stop=min(start + spec.shard_size, c.games),
                     engine=engine,
+                    deck=spec.deck,
                 )
             )
     return Plan(run, spec, scale, tuple(cells), tuple(shards), engine)

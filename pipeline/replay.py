@@ -15,10 +15,11 @@ from typing import Any
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from flip7.engine import Engine
+from flip7.cards import Deck
 from flip7.events import FIELDS, WIDTH, Event, EventKind
 from flip7.policies import parse_policies
 from flip7.rules import parse_ruleset
+from flip7.variants import parse_variant
 from pipeline.lake import Lake, default_root
 
 
@@ -74,6 +75,7 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
         "policies": [str(r["policy"]) for r in rows],
         "ruleset": str(rows[0]["ruleset"]),
         "variant": str(rows[0]["variant"]),
+        "deck": manifest.get("deck"),
         "seed": int(rows[0]["seed"]),
         "events": flat,
     }
@@ -107,9 +109,11 @@ def compare(logged: list[int], replayed: list[int]) -> ReplayResult:
 
 def resimulate(game: dict[str, Any]) -> list[int]:
     """The event buffer the engine produces from the logged game's seed, seats and ruleset."""
-    if game["variant"] != "classic":
-        raise ValueError(f"replay supports the classic variant only, not {game['variant']!r}")
-    engine = Engine(parse_ruleset(game["ruleset"]), parse_policies(game["policies"]), game["seed"])
+    deck = game.get("deck")
+    variant = parse_variant(game["variant"], Deck("custom", tuple(deck)) if deck else None)
+    engine = variant.new_engine(
+        parse_ruleset(game["ruleset"]), parse_policies(game["policies"]), game["seed"]
+    )
     return engine.run().events
 
 

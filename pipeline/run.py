@@ -74,6 +74,7 @@ def new_manifest(plan: Plan) -> dict[str, Any]:
         "rules_version": RULES_VERSION,
         "ruleset": spec.ruleset,
         "variant": spec.variant,
+        "deck": list(spec.deck) or None,  # copies per card id of a declared deck
         "seed": spec.seed,
         "created": now(),
         "status": "running",
@@ -95,6 +96,7 @@ _PLAN_KEYS = (
     "rules_version",
     "ruleset",
     "variant",
+    "deck",
     "seed",
     "rotate",
     "shard_size",

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from flip7.engine import Engine
+from flip7.cards import Deck
 from flip7.events import WIDTH, EventKind
 from flip7.observation import BUSTED
 from flip7.policies import parse_policies
 from flip7.rng import derive_seed
 from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
+from flip7.variants import Variant, parse_variant
 from pipeline.schema import EVENTS, GAMES, ROUNDS
 
 
@@ -45,6 +46,8 @@ class ShardTask:
     #: auto (the compiled kernel when it can play the line-up, else the reference engine),
     #: kernel or reference: the rows are the same, only the speed differs.
     engine: str = "auto"
+    #: A user-declared deck (copies per card id) for a `...(deck=custom)` variant, else empty.
+    deck: tuple[int, ...] = ()
 
     @property
     def n_players(self) -> int:
@@ -53,6 +56,11 @@ class ShardTask:
     @property
     def n_games(self) -> int:
         return self.stop - self.start
+
+
+def task_variant(task: ShardTask) -> Variant:
+    """The task's variant, with its declared deck when the variant says `deck=custom`."""
+    return parse_variant(task.variant, Deck("custom", task.deck) if task.deck else None)
 
 
 def game_seed(root_seed: int, pair: int, index: int) -> int:
@@ -90,10 +98,11 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
     g_capped: list[bool] = []
     seeds: list[int] = []
     chain = itertools.chain.from_iterable
+    variant = task_variant(task)
     for i in range(task.start, task.stop):
         seats = rotated(base, i) if task.rotate else base
         seed = game_seed(task.root_seed, task.pair, i)
-        result = Engine(ruleset, seats, seed, capture=task.capture_events).run()
+        result = variant.new_engine(ruleset, seats, seed, capture=task.capture_events).run()
         flat += result.events
         ev_counts.append(len(result.events) // WIDTH)
         n_rounds.append(result.rounds)

@@ -22,11 +22,11 @@ from typing import Any
 
 from flip7.policies import PolicySpecError, parse_policy
 from flip7.rules import parse_ruleset
+from flip7.variants import deck_from_counts, parse_variant
 
-#: The card-game variants a tournament can play. Only the classic 94-card game exists today; the
-#: "With a Vengeance" variant (issue 7) adds its name here once the engine can play it, and
-#: `pipeline.shard` passes the variant on to the engine.
-VARIANTS: tuple[str, ...] = ("classic",)
+#: The card-game variants a tournament can play (flip7.variants), with their options:
+#: `vengeance(deck=alt)`, `vengeance(brutal=1)`, or `vengeance(deck=custom)` with a [deck] table.
+VARIANTS: tuple[str, ...] = ("classic", "vengeance")
 
 MIN_PLAYERS = 2
 #: One classic deck serves up to 18 players (flip7.rules.Ruleset.players_per_deck).
@@ -42,7 +42,8 @@ _TOP_KEYS = {
     "description": "free text",
     "seed": "root seed, an integer >= 0",
     "ruleset": "a ruleset spec such as '3.1' or '3.1(target=150)'",
-    "variant": f"one of {', '.join(VARIANTS)}",
+    "variant": "classic or vengeance, e.g. 'vengeance(deck=alt,brutal=1)'",
+    "deck": "a declared deck for variant '...(deck=custom)': [deck] table of card = copies",
     "games": "games per cell (default for every line-up)",
     "players": "default field sizes for mix line-ups",
     "rotate": "rotate seats game by game (true/false)",
@@ -84,6 +85,7 @@ class Spec:
     lineups: tuple[LineupSpec, ...]
     description: str = ""
     text: str = ""
+    deck: tuple[int, ...] = ()  # copies per card id of a declared [deck], else empty
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -124,9 +126,26 @@ def parse_spec(text: str) -> Spec:
             f"ruleset: target {ruleset.target} is too large for the event log (int16 values); "
             f"use a target <= {MAX_TARGET}"
         )
-    variant = _get(data, "variant", str, "", "classic")
-    if variant not in VARIANTS:
-        raise ValueError(f"variant: unknown variant {variant!r}; valid: {', '.join(VARIANTS)}")
+    variant_text = _get(data, "variant", str, "", "classic")
+    custom = None
+    if "deck" in data:
+        if not isinstance(data["deck"], dict):
+            raise ValueError("deck: must be a [deck] table of card = copies, e.g. '\"-4\" = 2'")
+        if "deck=custom" not in variant_text.replace(" ", ""):
+            raise ValueError(
+                "deck: a [deck] table needs variant = 'vengeance(deck=custom)' "
+                f"(variant is {variant_text!r})"
+            )
+        try:
+            custom = deck_from_counts("custom", data["deck"])
+        except ValueError as exc:
+            raise ValueError(f"deck: {exc}") from None
+    try:
+        parsed_variant = parse_variant(variant_text, custom)
+    except ValueError as exc:
+        raise ValueError(f"variant: {exc}") from None
+    variant = parsed_variant.spec
+    deck = parsed_variant.deck.counts if custom is not None else ()
     rotate = _get(data, "rotate", bool, "", True)
     shard_size = _get(data, "shard_size", int, "", DEFAULT_SHARD_SIZE)
     if shard_size < 1:
@@ -150,6 +169,7 @@ def parse_spec(text: str) -> Spec:
         seed=seed,
         ruleset=ruleset.spec,
         variant=variant,
+        deck=deck,
         rotate=rotate,
         shard_size=shard_size,
         out=out,

@@ -104,9 +104,9 @@ def test_shipped_experiments_are_valid(path: Path) -> None:
             "unknown field",
         ),
         (
-            spec_with('[[lineups]]\nseats = ["ev", "ev"]\n', head=BASE + 'variant = "vengeance"\n'),
+            spec_with('[[lineups]]\nseats = ["ev", "ev"]\n', head=BASE + 'variant = "revenge"\n'),
             "variant",
-            "valid: classic",
+            "valid: classic, vengeance",
         ),
         (
             spec_with('[[lineups]]\nseats = ["ev", "ev"]\n', head=BASE + 'ruleset = "3.2"\n'),
