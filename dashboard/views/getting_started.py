@@ -18,7 +18,7 @@ if BROKEN:
 else:
     st.write(f"The dashboard reads the lake at `{ROOT}`, and it holds no finished shard yet.")
 st.markdown(
-    "Run a tournament into it (the demo takes about a minute on 2 cores), then press "
+    "Run a tournament into it (the demo takes under a minute on 2 cores), then press "
     "**Check again**:"
 )
 st.code(
