@@ -1,7 +1,7 @@
 """`flip7 dashboard`: serve the Streamlit dashboard over a lake, on 127.0.0.1 by default.
 
-The command only builds a `streamlit run` command line and waits for it; the lake location goes
-to the app through the environment (`FLIP7_DATA`, the lake contract's own variable), so the app
+The command only builds a `streamlit run` command line and turns into it (exec); the lake
+location goes to the app through the environment (`FLIP7_DATA`, the lake contract's own variable), so the app
 reads the same root `flip7 sql` would. Importing this module imports neither Streamlit nor the
 warehouse, so `flip7 --help` stays fast.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -109,4 +108,9 @@ def cmd_dashboard(args: argparse.Namespace, out: Output) -> int:
     if not ipaddress.ip_address("127.0.0.1" if address == "localhost" else address).is_loopback:
         out.print(f"warning: listening on {address}: other machines can reach it")
     env = {**os.environ, DATA_ENV: root}
-    return subprocess.call(streamlit_command(port, address), env=env)
+    cmd = streamlit_command(port, address)
+    sys.stdout.flush()
+    # Become the server (same process): Ctrl-C, kill and exit status all reach Streamlit itself,
+    # and no parent can die leaving it behind.
+    os.execve(cmd[0], cmd, env)
+    return 0  # not reached

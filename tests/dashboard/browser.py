@@ -73,7 +73,13 @@ def serve(data: Path, timeout: float = 60.0) -> Iterator[str]:
     port = free_port()
     cmd = [sys.executable, "-m", "flip7", "dashboard", "--data", str(data), "--port", str(port)]
     log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in finally)
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
@@ -101,6 +107,15 @@ def serve(data: Path, timeout: float = 60.0) -> Iterator[str]:
             os.killpg(proc.pid, 9)
             proc.wait()
         log.close()
+
+
+def _die_with_parent() -> None:
+    """In the child: ask Linux to SIGTERM it when this process dies, so a killed test run does
+    not leave a server behind (the normal exit stops it in `serve`)."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
 
 
 @dataclass
