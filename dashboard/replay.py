@@ -65,7 +65,8 @@ def describe(row: Row) -> str:
     texts = {
         "round_start": f"round {v} begins; {who} deals",
         "draw": f"{who} draws {card}" + (f" ({row['draw_how']})" if row.get("draw_how") else ""),
-        "hit": f"{who} hits" + (" (must: no cards yet)" if v == 1 else ""),
+        "hit": f"{who} hits"
+        + {1: " (must: no cards yet)", 2: " (must: holds The Zero)"}.get(v, ""),
         "stay": f"{who} stays with {v} points",
         "action_played": f"{who} plays {card}" + (f" on {to}" if to != "?" else ""),
         "action_deferred": f"{who} sets {card} aside until the Flip Three is done",
@@ -84,8 +85,10 @@ def describe(row: Row) -> str:
         "round_cap": f"game stopped after {v} rounds (round cap)",
         "game_end": f"{who} WINS with {v} points",
         "modifier_given": f"{who} gives {card} to {to}",
-        "card_moved": f"{card} moves from {who} to {to}",
-        "card_discarded": f"{who} loses {card}",
+        "card_moved": f"{card} moves from {who} to {to} ({'swap' if v == 1 else 'steal'})",
+        "card_discarded": f"{who} loses {card} ("
+        + ("Unlucky 7" if v == 1 else f"discarded by {to}")
+        + ")",
         "forced_stay": f"{who} must stay with {v} points",
         "flip7_penalty": f"{who} takes {v} points from {to}",
     }

@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard
+from pipeline.spec import VARIANTS
 
 APP = str(Path(dashboard.__file__).with_name("app.py"))
 
@@ -204,3 +205,21 @@ def test_a_damaged_lake_says_what_is_wrong_instead_of_raising(lake, tmp_path, mo
     at = open_app(damaged, monkeypatch, run="")
     assert at.title[0].value == "The lake could not be read"
     assert "manifest" in at.error[0].value and "other" in at.error[0].value
+
+
+@pytest.mark.skipif("vengeance" not in VARIANTS, reason="the pipeline cannot play Vengeance yet")
+def test_variant_filter_and_a_vengeance_game_replayed_to_its_end(lake, monkeypatch):
+    """The variant filter leaves the Vengeance run; its games replay with Vengeance's moves."""
+    at = open_app(lake, monkeypatch, "views/replay.py", run="")
+    at.sidebar.selectbox(key="variant").select("vengeance").run()
+    assert at.sidebar.selectbox(key="run").options == ["venge"]
+    texts: list[str] = []
+    for index in range(6):  # a few games: Vengeance cards show up within them
+        at.selectbox(key="rp_game:venge").select_index(index).run()
+        at.button(key="rp_last").click().run()
+        assert not at.exception, at.exception[0].value
+        texts += list(at.dataframe[1].value["event"])
+    assert any("WINS with" in t for t in texts)
+    assert any(("gives" in t) or ("moves from" in t) or ("loses" in t) for t in texts)
+    at.switch_page("views/field_size.py").run()
+    assert not at.exception and len(at.get("vega_lite_chart")) == 3
