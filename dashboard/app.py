@@ -52,6 +52,12 @@ else:
             url_path="policies",
         ),
         st.Page(
+            "views/variants.py",
+            title="Classic vs Vengeance",
+            icon=":material/compare_arrows:",
+            url_path="variants",
+        ),
+        st.Page(
             "views/replay.py", title="Game replay", icon=":material/replay:", url_path="replay"
         ),
         st.Page("views/runs.py", title="Runs", icon=":material/folder_open:", url_path="runs"),

@@ -416,3 +416,61 @@ def runs_games(df: pd.DataFrame) -> AnyChart:
         ],
     )
     return alt.layer(planned, done).properties(width=WIDTH, height=_bar_height(len(names)))
+
+
+def by_variant(df: pd.DataFrame, value: str, title: str, fmt: str, count: str) -> AnyChart:
+    """One measure per policy, a bar per variant side by side, with 95% intervals.
+
+    Columns: policy, variant, <value>, its interval (<value>_lo/_hi, or ppr_lo/ppr_hi for
+    points_per_round) and the sample size named by `count`.
+    """
+    lo, hi = ("ppr_lo", "ppr_hi") if value == "points_per_round" else (f"{value}_lo", f"{value}_hi")
+    tooltip = [
+        alt.Tooltip("policy:N"),
+        alt.Tooltip("variant:N"),
+        alt.Tooltip(f"{value}:Q", title=title, format=fmt),
+        alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
+        alt.Tooltip(f"{hi}:Q", title="95% high", format=fmt),
+        alt.Tooltip(f"{count}:Q", title=count.replace("_", " "), format=","),
+    ]
+    names = sorted(df["policy"].unique())
+    variants = sorted(df["variant"].unique())
+    base = alt.Chart(df).encode(
+        y=alt.Y("policy:N", sort=names, title="policy"),
+        yOffset=alt.YOffset("variant:N", sort=variants),
+    )
+    axis = alt.Axis(format="%") if fmt.endswith("%") else alt.Axis()
+    bars = base.mark_bar(opacity=0.8).encode(
+        x=alt.X(f"{value}:Q", title=title, axis=axis),
+        color=alt.Color("variant:N", title="variant", scale=alt.Scale(domain=variants)),
+        tooltip=tooltip,
+    )
+    whisker = base.mark_rule(color="black", strokeWidth=1.2).encode(
+        x=f"{lo}:Q", x2=f"{hi}:Q", tooltip=tooltip
+    )
+    height = max(160, 22 * len(names) * max(1, len(variants)))
+    return alt.layer(bars, whisker).properties(width=WIDTH, height=height)
+
+
+def variant_round_scores(df: pd.DataFrame) -> AnyChart:
+    """The share of rounds at each score, a line per variant (busts are the rounds at 0).
+
+    Columns: variant, score, rounds, share.
+    """
+    tooltip = [
+        alt.Tooltip("variant:N"),
+        alt.Tooltip("score:Q", title="round score (points)"),
+        alt.Tooltip("share:Q", title="share of rounds", format=".2%"),
+        alt.Tooltip("rounds:Q", title="rounds", format=","),
+    ]
+    return (
+        alt.Chart(df)
+        .mark_line(point=True, opacity=0.85)
+        .encode(
+            x=alt.X("score:Q", title="round score (points)"),
+            y=alt.Y("share:Q", title="share of rounds", axis=alt.Axis(format="%")),
+            color=alt.Color("variant:N", title="variant"),
+            tooltip=tooltip,
+        )
+        .properties(width=WIDTH, height=HEIGHT)
+    )

@@ -157,3 +157,19 @@ def games(root: str, run: str, limit: int, policies: tuple[str, ...] = ()) -> pd
 def game_timeline(root: str, run: str, game: int) -> pd.DataFrame:
     """Every event of one game in order."""
     return _query(queries.game_timeline, root, run, game)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def variant_comparison(root: str, players: int | None = None) -> pd.DataFrame:
+    """Each policy's points, bust and Flip 7 rates and win index per variant (all runs)."""
+    return _query(queries.variant_comparison, root, players=players)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def variant_round_distribution(
+    root: str, players: int | None = None, policies: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """Round-score shares per variant, pooled over the chosen policies (all when empty)."""
+    return _query(
+        queries.variant_round_distribution, root, policies=_list(policies), players=players
+    )

@@ -21,6 +21,9 @@ Open a connection with `warehouse.connect(data_dir=None, runs=None, materialize=
   position relative to the dealer (policy '*' pools all policies).
 - `games(con, run, limit, offset)`: the logged games of a run (line-up, winner, length, seed).
 - `game_timeline(con, run, game)`: one game card by card, in order, for a replay.
+- `variant_comparison(con, policies, players)` and `variant_round_distribution(...)`: classic
+  against "With a Vengeance": each policy's points, bust and Flip 7 rates and win index, and
+  the round-score distribution, per variant (pooled over its runs).
 
 Filters are optional: None means all. `runs` and `policies` take lists; `variant` a name (as in
 the run manifest); `players` a field size. Every result is a pandas DataFrame whose rows carry
@@ -310,3 +313,49 @@ def game_timeline(con: duckdb.DuckDBPyConnection, run: str, game: int) -> pd.Dat
         where = f"its games are {span[0]}..{span[1]}" if span[0] is not None else "no such run"
         raise ValueError(f"no game {game} in run {run!r} ({where})")
     return df
+
+
+def variant_comparison(
+    con: duckdb.DuckDBPyConnection,
+    policies: Sequence[str] | str | None = None,
+    players: int | None = None,
+) -> pd.DataFrame:
+    """Per variant, field size and policy, pooled over the variant's runs: points per round,
+    bust and Flip 7 rates and win index, each with its 95% interval and sample size."""
+    return _df(
+        con,
+        """
+        SELECT * FROM variant_comparison
+        WHERE ($policies is null or list_contains($policies, policy))
+          and ($players is null or players = $players)
+        ORDER BY players, policy, variant
+        """,
+        policies=_list(policies),
+        players=players,
+    )
+
+
+def variant_round_distribution(
+    con: duckdb.DuckDBPyConnection,
+    policies: Sequence[str] | str | None = None,
+    players: int | None = None,
+) -> pd.DataFrame:
+    """Round scores per variant (pooled over its runs and the chosen policies): rounds at each
+    score and their share of the variant's rounds."""
+    return _df(
+        con,
+        """
+        WITH counts AS (
+            SELECT r.variant, d.score, sum(d.rounds) AS rounds
+            FROM round_distribution AS d JOIN runs AS r ON d.run = r.run
+            WHERE ($policies is null or list_contains($policies, d.policy))
+              and ($players is null or d.players = $players)
+            GROUP BY r.variant, d.score
+        )
+        SELECT variant, score, rounds, rounds / sum(rounds) OVER (PARTITION BY variant) AS share
+        FROM counts
+        ORDER BY variant, score
+        """,
+        policies=_list(policies),
+        players=players,
+    )

@@ -43,6 +43,7 @@ PAGES: dict[str, tuple[str, str, int]] = {
     "": ("field-size", "Field size", 3),
     "card-counting": ("card-counting", "Card counting", 2),
     "policies": ("policies", "Policy comparison", 5),
+    "variants": ("variants", "Classic vs With a Vengeance", 5),
     "replay": ("replay", "Game replay", 1),
     "runs": ("runs", "Runs", 1),
 }

@@ -223,3 +223,18 @@ def test_variant_filter_and_a_vengeance_game_replayed_to_its_end(lake, monkeypat
     assert any(("gives" in t) or ("moves from" in t) or ("loses" in t) for t in texts)
     at.switch_page("views/field_size.py").run()
     assert not at.exception and len(at.get("vega_lite_chart")) == 3
+
+
+def test_variants_page_sets_classic_against_vengeance(lake, monkeypatch):
+    """Classic vs Vengeance: points, win index, bust and Flip 7 rates per policy with a bar per
+    variant, and the round-score distribution per variant; the policy picker narrows them."""
+    at = open_app(lake, monkeypatch, "views/variants.py", run="")
+    assert at.title[0].value == "Classic vs With a Vengeance"
+    drawn = charts(at)
+    assert len(drawn) == 5
+    for _, data in drawn[:4]:
+        assert set(data["variant"]) == {"classic", "vengeance"}
+    assert set(drawn[4][1]["variant"]) == {"classic", "vengeance"}
+    at.multiselect(key="variants_policies:2").set_value(["ev"]).run()
+    assert not at.exception
+    assert set(charts(at)[0][1]["policy"]) == {"ev"}

@@ -1,0 +1,73 @@
+"""Variants: how "With a Vengeance" changes round scores, bust rates and each policy's value."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, data, filters
+
+f = filters.require()
+st.title("Classic vs With a Vengeance")
+st.caption(
+    "Answers: how does the variant change round scores, bust and Flip 7 rates, and what each "
+    "policy is worth? Pooled over every run of each variant in the lake (the sidebar's run "
+    "filter does not apply here)."
+)
+
+everything = data.variant_comparison(f.root)
+variants = sorted(set(everything["variant"]))
+if len(variants) < 2:
+    st.info(
+        "The lake holds runs of one variant only. Run the same line-ups in both games, e.g. "
+        "`flip7 tournament run experiments/vengeance.toml` and "
+        "`flip7 tournament run experiments/vengeance-classic.toml`."
+    )
+sizes = sorted(int(p) for p in everything["players"].unique())
+players = st.selectbox("Players at the table", sizes, index=0, key="variants_players")
+df = data.variant_comparison(f.root, players)
+shared = sorted(set.intersection(*(set(df[df.variant == v].policy) for v in variants)))
+policies = st.multiselect(
+    "Policies",
+    sorted(set(df["policy"])),
+    default=shared or sorted(set(df["policy"])),
+    key=f"variants_policies:{players}",
+)
+df = df[df["policy"].isin(policies)]
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Points per round")
+    st.altair_chart(
+        charts.by_variant(
+            df, "points_per_round", "points per round (mean round score)", ".2f", "rounds"
+        ),
+        width="stretch",
+    )
+with right:
+    st.subheader("Win index")
+    st.altair_chart(
+        charts.by_variant(
+            df, "win_index", "win index (wins ÷ expected; 1 = average seat)", ".2f", "player_games"
+        ),
+        width="stretch",
+    )
+left, right = st.columns(2)
+with left:
+    st.subheader("Bust rate")
+    st.altair_chart(
+        charts.by_variant(df, "bust_rate", "busts (% of rounds)", ".1%", "rounds"), width="stretch"
+    )
+with right:
+    st.subheader("Flip 7 rate")
+    st.altair_chart(
+        charts.by_variant(df, "flip7_rate", "Flip 7s (% of rounds)", ".2%", "rounds"),
+        width="stretch",
+    )
+
+st.subheader("Round scores")
+dist = data.variant_round_distribution(f.root, players, tuple(policies))
+st.altair_chart(charts.variant_round_scores(dist), width="stretch")
+st.caption("Share of rounds at each score for the chosen policies; busts are the rounds at 0.")
+
+st.subheader("The numbers")
+st.dataframe(df, hide_index=True, width="stretch")
