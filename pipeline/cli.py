@@ -180,15 +180,14 @@ def _resume_flags(args: argparse.Namespace, run: str) -> str:
 
 
 def next_steps(run: str, root: str) -> list[str]:
-    """How to look at a finished run: SQL, the dashboard, one game."""
+    """How to look at a finished run: SQL, a report, the dashboard, one game."""
     data = "" if normalize_root(root) == normalize_root(default_root()) else f" --data {root}"
-    games = f"{normalize_root(root)}/games/**/*.parquet"
     return [
         "Next:",
-        f"  flip7 sql{data}          # SQL over the lake (DuckDB); e.g.",
-        f'  flip7 sql{data} "SELECT players, policy, avg(winner::int) AS win_rate, count(*) AS n '
-        f"FROM read_parquet('{games}', hive_partitioning=true) WHERE run = '{run}' "
-        'GROUP BY ALL ORDER BY ALL"',
+        f"  flip7 sql{data}    # an SQL prompt over the lake (DuckDB; .tables lists the views)",
+        f'  flip7 sql{data} "SELECT policy, players, win_rate, win_rate_lo, win_rate_hi '
+        f"FROM win_rates WHERE run = '{run}'\"",
+        f"  flip7 report {run}{data}    # the headline analyses, with intervals",
         f"  flip7 dashboard{data}    # the dashboard (Streamlit, on 127.0.0.1)",
         f"  flip7 watch --run {run} --game 0{data}    # one logged game, card by card",
         f"  flip7 replay {run} 0{data}    # re-simulate it from its seed and compare",
