@@ -21,6 +21,7 @@ from flip7.policies import parse_policies
 from flip7.rules import parse_ruleset
 from flip7.variants import parse_variant
 from pipeline.lake import Lake, default_root
+from pipeline.schema import unpack_codes
 
 
 def locate(manifest: dict[str, Any], game: int) -> tuple[dict[str, Any], int]:
@@ -61,11 +62,12 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
     events = pq.read_table(
         lake.shard_path("events", run, players, shard),
         filesystem=lake.fs,
-        columns=["seq", *FIELDS],
+        columns=["seq", "code"],
         filters=[("game", "=", game)],
     )
     events = events.take(pc.sort_indices(events, [("seq", "ascending")]))
-    columns = [events[name].to_pylist() for name in FIELDS]
+    unpacked = unpack_codes(events["code"].to_numpy())
+    columns = [unpacked[name].tolist() for name in FIELDS]
     flat = [v for row in zip(*columns, strict=True) for v in row]
     return {
         "run": run,

@@ -16,14 +16,14 @@ import numpy as np
 import pyarrow as pa
 
 from flip7.cards import Deck
-from flip7.events import WIDTH, EventKind
+from flip7.events import FIELDS, WIDTH, EventKind
 from flip7.observation import BUSTED
 from flip7.policies import parse_policies
 from flip7.rng import derive_seed
 from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
 from flip7.variants import Variant, parse_variant
-from pipeline.schema import EVENTS, GAMES, ROUNDS
+from pipeline.schema import EVENTS, GAMES, ROUNDS, pack_codes
 
 
 @dataclass(frozen=True)
@@ -222,11 +222,7 @@ def events_table(
             "game": pa.array(games),
             "round": pa.array(rnd),
             "seq": pa.array(seq),
-            "kind": pa.array(kind),
-            "player": pa.array(arr[:, 1].astype(np.int8)),
-            "card": pa.array(arr[:, 2].astype(np.int8)),
-            "target": pa.array(arr[:, 3].astype(np.int8)),
-            "value": pa.array(arr[:, 4]),
+            "code": pa.array(pack_codes(dict(zip(FIELDS, arr.T, strict=True)))),
         },
         schema=EVENTS,
     )

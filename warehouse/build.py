@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.lake import Snapshot
+from warehouse.lake import SCHEMA_VERSION, Snapshot
 
 SQL_DIR = Path(__file__).with_name("sql")
 LAYERS = ("staging", "intermediate", "marts")
@@ -90,8 +90,23 @@ def bind_files(con: duckdb.DuckDBPyConnection, snap: Snapshot) -> set[str]:
             raise ValueError(
                 f"manifest of run {run!r} at {path} is not valid JSON ({exc})"
             ) from None
+    for m in manifests:
+        _check_schema(m)
     con.execute(f"CREATE OR REPLACE MACRO manifests() AS {_literal(json.dumps(manifests))}")
     return {t for t, paths in files.items() if not paths}
+
+
+def _check_schema(manifest: dict[str, object]) -> None:
+    """Refuse a run written with another Parquet schema than the views read, saying what to do."""
+    version = manifest.get("schema_version")
+    if version == SCHEMA_VERSION:
+        return
+    raise ValueError(
+        f"run {manifest.get('run')!r} was written with event-log schema v{version} (flip7 "
+        f"{manifest.get('package_version', '?')}); this flip7 reads v{SCHEMA_VERSION}: run its "
+        "tournament again with this flip7 (`flip7 tournament run SPEC`), or choose other runs "
+        "(--run) or another lake (--data)"
+    )
 
 
 def build(

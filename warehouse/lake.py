@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TABLES = ("events", "rounds", "games")
+#: The version of the pipeline's Parquet schema (pipeline.schema.SCHEMA_VERSION) these views
+#: read; a run whose manifest names another is refused by name (tests keep the two equal).
+SCHEMA_VERSION = 2
 SHARD_FILE = re.compile(r"^shard-(\d+)\.parquet$")
 
 

@@ -2,7 +2,8 @@
 
 `shard_columns` plays a contiguous range of one cell's games and returns the columns of the
 `events`, `rounds` and `games` tables (pipeline.schema) in their schema dtypes, derived from the
-kernel's buffers with whole-array numpy operations: no per-event or per-row Python objects.
+kernel's buffers by whole-array numpy operations and, for the events, one compiled pass
+(`core.event_columns`: ids and the packed event code): no per-event or per-row Python objects.
 Dictionary-encoded columns come back as indices (`policy`: the seat's index in the line-up before
 rotation); the pipeline adds the strings and the per-shard constants. flip7 imports no pyarrow,
 so the Arrow tables themselves are built in pipeline.shard.
@@ -48,19 +49,17 @@ def shard_columns(
     game_ids = np.arange(first_game, first_game + k, dtype=np.int64)
 
     counts = batch.go[:, 3]
-    total = int(counts.sum())
-    starts = np.cumsum(counts) - counts
-    ev = batch.ev
+    total = batch.ev.shape[1]
     events = {
-        "game": np.repeat(game_ids, counts),
-        "round": ev[5],
-        "seq": (np.arange(total, dtype=np.int64) - np.repeat(starts, counts)).astype(np.int32),
-        "kind": ev[0].astype(np.int8),
-        "player": ev[1].astype(np.int8),
-        "card": ev[2].astype(np.int8),
-        "target": ev[3].astype(np.int8),
-        "value": ev[4],
+        "game": np.empty(total, dtype=np.int64),
+        "round": batch.ev[5],
+        "seq": np.empty(total, dtype=np.int32),
+        "code": np.empty(total, dtype=np.int64),
     }
+    if total:
+        from flip7.kernel.core import event_columns
+
+        event_columns(batch.ev, counts, first_game, events["game"], events["seq"], events["code"])
 
     rs = batch.rs
     status = rs[6].astype(np.int8)

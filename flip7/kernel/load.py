@@ -60,6 +60,7 @@ def kernel() -> Callable[..., Any]:
     from flip7.kernel.batch import warm_up
 
     warm_up(core.play_games)
+    _warm_event_columns(core.event_columns)
     stats = core.play_games.stats
     _info = LoadInfo(
         seconds=time.perf_counter() - t0,
@@ -69,6 +70,15 @@ def kernel() -> Callable[..., Any]:
     )
     _kernel = core.play_games
     return _kernel
+
+
+def _warm_event_columns(event_columns: Callable[..., Any]) -> None:
+    """Compile (or load) the event-columns pass on a one-event buffer."""
+    import numpy as np
+
+    ev = np.zeros((6, 1), dtype=np.int16)
+    one = np.ones(1, dtype=np.int64)
+    event_columns(ev, one, 0, np.empty(1, np.int64), np.empty(1, np.int32), np.empty(1, np.int64))
 
 
 def load_info() -> LoadInfo:

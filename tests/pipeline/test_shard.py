@@ -13,7 +13,7 @@ from flip7.events import FIELDS, EventLog, rebuild_scores
 from flip7.policies import parse_policies
 from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
-from pipeline.schema import TABLES
+from pipeline.schema import TABLES, unpack_events
 from pipeline.shard import ShardTask, game_seed, simulate_shard
 
 TASK = ShardTask(
@@ -49,7 +49,7 @@ def test_schemas_and_row_counts(tables: dict[str, pa.Table]) -> None:
 
 def test_rows_agree_with_the_events(tables: dict[str, pa.Table]) -> None:
     """Round scores, totals and winners rebuilt from the events alone equal the compact tables."""
-    ev = tables["events"].to_pydict()
+    ev = unpack_events(tables["events"]).to_pydict()
     rounds = tables["rounds"].to_pydict()
     games = tables["games"].to_pydict()
     n = TASK.n_players
@@ -75,7 +75,7 @@ def test_rows_agree_with_the_events(tables: dict[str, pa.Table]) -> None:
 
 def test_rows_equal_the_engine_game_by_game(tables: dict[str, pa.Table]) -> None:
     """Each game's events are the engine's own buffer for its seed and rotated line-up."""
-    ev = tables["events"]
+    ev = unpack_events(tables["events"])
     games = tables["games"].to_pydict()
     base = parse_policies(list(TASK.lineup))
     for i in (TASK.start, TASK.stop - 1):
@@ -112,7 +112,9 @@ def test_paired_cells_share_shuffles() -> None:
     for t in (a, b):
         assert len(set(t["games"]["seed"].to_pylist())) == 12  # distinct games, distinct seeds
     first = [
-        t["events"].filter(pc.equal(t["events"]["round"], 1)).select(FIELDS).to_pylist()
+        unpack_events(t["events"].filter(pc.equal(t["events"]["round"], 1)))
+        .select(FIELDS)
+        .to_pylist()
         for t in (a, b)
     ]
     assert first[0] == first[1]

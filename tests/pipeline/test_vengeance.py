@@ -8,6 +8,7 @@ from flip7.cards import Card
 from flip7.variants import VENGEANCE_ALT
 from pipeline.plan import make_plan
 from pipeline.replay import compare, resimulate
+from pipeline.schema import unpack_events
 from pipeline.shard import ShardTask, simulate_shard
 from pipeline.spec import parse_spec
 
@@ -43,7 +44,7 @@ def test_a_declared_deck_reaches_the_shards():
     task = make_plan(spec).shards[0]
     assert task.deck == spec.deck
     tables = simulate_shard(task)
-    assert set(tables["events"].column("card").to_pylist()) <= {
+    assert set(unpack_events(tables["events"]).column("card").to_pylist()) <= {
         c for c, k in enumerate(spec.deck) if k
     } | {-1}
 
@@ -85,7 +86,7 @@ def test_vengeance_shards_replay_exactly():
     )
     tables = simulate_shard(task)
     games = tables["games"].to_pylist()
-    events = tables["events"]
+    events = unpack_events(tables["events"])
     for game in sorted({g["game"] for g in games}):
         rows = sorted((g for g in games if g["game"] == game), key=lambda g: g["seat"])
         mask = [g == game for g in events.column("game").to_pylist()]

@@ -10,6 +10,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from flip7.events import CODE_SHIFTS
+from pipeline.schema import unpack_events
 from warehouse import connect, verify
 from warehouse.build import sql_files
 from warehouse.commands import describe
@@ -79,12 +81,12 @@ def test_an_edited_event_is_caught(lake_copy: Lake) -> None:
     number counts) no longer adds up to the logged round score."""
     task = lake_copy.tasks["t1"][0]
     path = shard_path(lake_copy.root, "events", task)
-    ev = pq.read_table(path).to_pandas()
+    ev = unpack_events(pq.read_table(path)).to_pandas()
     rounds = pq.read_table(shard_path(lake_copy.root, "rounds", task)).to_pandas()
     kept = rounds[~rounds.busted][["game", "round", "seat"]].rename(columns={"seat": "player"})
     draws = ev.reset_index().merge(kept, on=["game", "round", "player"])
     row = int(draws[(draws.kind == 1) & draws.card.between(2, 12)]["index"].iloc[0])
-    edit(path, "card", row, -1)
+    edit(path, "code", row, -(1 << CODE_SHIFTS[2]))  # the packed card, one lower
     assert "assert_rounds_match_events" in failed(verify(lake_copy.root))
 
 

@@ -1,0 +1,65 @@
+"""The packed event code: flip7.events.pack/unpack, their array forms, and the tables they make."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from flip7.events import FIELDS, pack, unpack
+from pipeline.schema import EVENTS, pack_codes, pack_events, unpack_codes, unpack_events
+from pipeline.shard import ShardTask, simulate_shard
+
+events = st.tuples(
+    st.integers(0, 31),  # kind
+    st.integers(-1, 62),  # player
+    st.integers(-1, 62),  # card
+    st.integers(-1, 62),  # target
+    st.integers(-(1 << 31), (1 << 31) - 1),  # value
+)
+
+
+@given(st.lists(events, min_size=1, max_size=50))
+def test_pack_round_trips_and_the_array_forms_agree(rows: list[tuple[int, ...]]) -> None:
+    """unpack(pack(e)) == e, and pack_codes/unpack_codes do the same to columns."""
+    codes = [pack(*row) for row in rows]
+    assert [unpack(c) for c in codes] == rows
+    columns = {name: np.array([r[i] for r in rows]) for i, name in enumerate(FIELDS)}
+    packed = pack_codes(columns)
+    assert packed.tolist() == codes
+    back = unpack_codes(packed)
+    assert [tuple(int(back[f][i]) for f in FIELDS) for i in range(len(rows))] == rows
+
+
+@pytest.mark.parametrize(
+    ("event", "field"),
+    [
+        ((32, 0, 0, 0, 0), "kind"),
+        ((1, 63, 0, 0, 0), "player"),
+        ((1, 0, -2, 0, 0), "card"),
+        ((1, 0, 0, 63, 0), "target"),
+        ((1, 0, 0, 0, 1 << 31), "value"),
+    ],
+)
+def test_a_field_out_of_range_is_refused_by_name(event: tuple[int, ...], field: str) -> None:
+    """A field that does not fit its bits is a ValueError naming it, never a silent wrap."""
+    with pytest.raises(ValueError, match=field):
+        pack(*event)
+    with pytest.raises(ValueError, match=field):
+        pack_codes({name: np.array([v]) for name, v in zip(FIELDS, event, strict=True)})
+
+
+def test_unpack_events_gives_the_engine_columns_and_pack_events_inverts_it() -> None:
+    """A shard's events table unpacks to kind..value and packs back to the same table."""
+    task = ShardTask(
+        "t", 0, 0, 0, ("ev", "sum:20", "bust:0.25"), "3.1", "classic", 7, True, 0, 0, 5
+    )
+    table = simulate_shard(task, engine="reference")["events"]
+    readable = unpack_events(table)
+    assert readable.column_names == ["shard", "game", "round", "seq", *FIELDS]
+    assert readable.column("kind").to_pylist()[0] == 0  # every game opens with ROUND_START
+    assert pack_events(readable).equals(table)
+    assert pack_events(readable).schema == EVENTS
+    with pytest.raises(ValueError, match="code"):
+        unpack_events(readable)
