@@ -18,6 +18,7 @@ from typing import Any
 
 from flip7.rules import RULES_VERSION
 from pipeline.lake import TABLE_ORDER, WRITE_OPTIONS, Lake
+from pipeline.memory import keep_freed_memory
 from pipeline.shard import ShardTask, simulate_shard
 
 FAULT_ENV = "FLIP7_FAULT"
@@ -34,6 +35,7 @@ def run_shard(
             f"this node's flip7 plays rules version {RULES_VERSION}, the driver's "
             f"{rules_version}: install the same flip7 on every node"
         )
+    keep_freed_memory()
     kill_after_events = _apply_fault(fault, task.shard)
     lake = Lake.open(root)
     tables = simulate_shard(task)
