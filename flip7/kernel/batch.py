@@ -173,7 +173,7 @@ def _run(
     capture: bool,
     capacity: int | None = None,
 ) -> Batch:
-    from flip7.kernel.core import GROW, MAX_ROUND_DRAWS, STUCK
+    from flip7.kernel.core import GROW, MAX_ROUND_DRAWS, STUCK, workspace
 
     rounds_guess = 1 if ip[7] else _ROUNDS_PER_GAME
     ev_cap = max(64, k * rounds_guess * (n * _EVENTS_PER_SEAT_ROUND + 4))
@@ -189,9 +189,10 @@ def _run(
     dp_rows, dpb, dpm, dps = dp_support.tables(list(policies))
     g = pos = rpos = 0
     while True:
+        work = workspace(n, counts)  # owned here, so alive for the whole call
         g, pos, rpos, status = kern(
             seeds, seat_policy, *table, dp_rows, ip, fp, counts, stack, dpb, dpm, dps,
-            ev, rs, go, gt, g, pos, rpos,
+            ev, rs, go, gt, g, pos, rpos, *work,
         )  # fmt: skip
         if status == GROW:  # game g did not fit: double the buffers, start game g over
             if capture:

@@ -440,6 +440,32 @@ def unplace(pl, cd, lines, p, c):
 
 
 @njit(cache=True)
+def workspace(n, deck):
+    """play_games' scratch arrays for n seats and `deck` (copies per card id), zeroed.
+
+    The caller allocates them and passes them in, so that they outlive the call: play_games
+    hands bare() views (no reference count) to _play, and numba frees an array right after its
+    variable's last use, so arrays allocated inside play_games were freed while _play still
+    wrote to them (a heap corruption that crashed a Ray worker, whose other threads allocate)."""
+    nid = deck.shape[0]
+    dsize = 0
+    for c in range(nid):
+        dsize += deck[c]
+    return (
+        np.zeros((N_FIELDS, n), dtype=np.int64),  # pl
+        np.zeros(n, dtype=np.float64),  # pf
+        np.zeros((3, nid), dtype=np.int64),  # cd
+        np.zeros((n, dsize + 1), dtype=np.int64),  # lines
+        np.zeros((2, dsize + 1), dtype=np.int64),  # piles
+        np.zeros((dsize + 2, N_FRAME), dtype=np.int64),  # fr
+        np.zeros(dsize + 1, dtype=np.uint64),  # keys
+        np.zeros(dsize + 1, dtype=np.int64),  # order
+        np.zeros(2 * dsize + 4, dtype=np.int64),  # cnt
+        np.zeros(dsize + 1, dtype=np.int64),  # fresh: the unshuffled deck, in id order
+    )
+
+
+@njit(cache=True)
 def play_games(
     seeds,
     seat_policy,
@@ -462,28 +488,28 @@ def play_games(
     g0,
     pos0,
     rpos0,
+    pl,
+    pf,
+    cd,
+    lines,
+    piles,
+    fr,
+    keys,
+    order,
+    cnt,
+    fresh,
 ):
     """Play games g0.. of a batch; game g uses seeds[g], and seat s plays policy
     seat_policy[g, s] (a row of the pol_* tables). Writes events from ev[:, pos0], round rows
     from rs[:, rpos0], go[g] and gt[:, g]. Returns (games done, event pos, round row pos,
     status): DONE, or GROW when game `games done` did not fit (grow, resume there), or STUCK
     when one of its rounds never ends. A non-empty `stacked` is drawn first card first (tests).
+    pl..fresh: a fresh `workspace(n, deck)` for every call.
     """
-    n = ip[I_N]
     nid = deck.shape[0]
     dsize = 0
     for c in range(nid):
         dsize += deck[c]
-    pl = np.zeros((N_FIELDS, n), dtype=np.int64)
-    pf = np.zeros(n, dtype=np.float64)
-    cd = np.zeros((3, nid), dtype=np.int64)
-    lines = np.zeros((n, dsize + 1), dtype=np.int64)
-    piles = np.zeros((2, dsize + 1), dtype=np.int64)
-    fr = np.zeros((dsize + 2, N_FRAME), dtype=np.int64)
-    keys = np.zeros(dsize + 1, dtype=np.uint64)
-    order = np.zeros(dsize + 1, dtype=np.int64)
-    cnt = np.zeros(2 * dsize + 4, dtype=np.int64)
-    fresh = np.zeros(dsize + 1, dtype=np.int64)  # the unshuffled deck, in id order
     i = 0
     for c in range(nid):
         cd[C_DECK, c] = deck[c]
