@@ -47,12 +47,12 @@ WRITE_OPTIONS: dict[str, dict[str, object]] = {
     },
     "rounds": {
         "use_dictionary": ["policy"],
-        "write_statistics": ["shard", "game", "round"],
+        "write_statistics": ["game", "round"],
         "write_batch_size": WRITE_BATCH_ROWS,
     },
     "games": {
         "use_dictionary": ["policy", "lineup", "ruleset", "variant"],
-        "write_statistics": ["shard", "game", "cell", "pair"],
+        "write_statistics": ["game", "cell", "pair"],
     },
 }
 

@@ -1,8 +1,8 @@
 """The event log's Parquet schema: the contract between the pipeline and the warehouse.
 
-Three tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/<shard>.parquet`:
+Three tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/shard-<shard>.parquet`:
 
-- `events`: one row per engine event: its ids (shard, game, round, seq) and `code`, the event's
+- `events`: one row per engine event: its ids (game, round, seq) and `code`, the event's
   five small integers (kind, player, card, target, value; see `flip7.events` for what each means
   per kind) packed into one int64 by `flip7.events.pack`. One packed column instead of five makes
   the file 3x cheaper to write and 10% smaller (benchmarks/kernel.py measures it); the warehouse's
@@ -10,10 +10,12 @@ Three tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/<sh
 - `rounds`: one row per player per round (compact; what most queries read).
 - `games`:  one row per player per game (compact; the seed and line-up to replay it).
 
-Every row carries run, shard, game and (events, rounds) round, so it is unique and orderable:
-`(run, game, seq)` for events, `(run, game, round, seat)` for rounds, `(run, game, seat)` for
-games. `run` and `players` live in the directory names (hive partitions), not in the files.
-Strings are dictionary-encoded. Bump SCHEMA_VERSION on any change; the manifest records it.
+Every row is unique and orderable by its run, game and (events, rounds) round: `(run, game, seq)`
+for events, `(run, game, round, seat)` for rounds, `(run, game, seat)` for games. `run`,
+`players` and `shard` live in the path (hive partition directories and the file name), not in
+the files: the warehouse's staging views add them to every row (a constant column costs a
+twentieth of a kernel shard's CPU to write). Strings are dictionary-encoded. Bump
+SCHEMA_VERSION on any change; the manifest records it.
 """
 
 from __future__ import annotations
@@ -23,13 +25,13 @@ import pyarrow as pa
 
 from flip7.events import CODE_BITS, CODE_OFFSETS, CODE_SHIFTS, FIELDS
 
-SCHEMA_VERSION = 2  # 2: the events table packs kind..value into `code`
+#: 2: the events table packs kind..value into `code`; 3: `shard` only in the file name.
+SCHEMA_VERSION = 3
 
 _dict = pa.dictionary(pa.int32(), pa.string())
 
 EVENTS = pa.schema(
     [
-        ("shard", pa.int32()),
         ("game", pa.int64()),
         ("round", pa.int16()),
         ("seq", pa.int32()),
@@ -39,7 +41,6 @@ EVENTS = pa.schema(
 
 ROUNDS = pa.schema(
     [
-        ("shard", pa.int32()),
         ("game", pa.int64()),
         ("round", pa.int16()),
         ("seat", pa.int8()),
@@ -58,7 +59,6 @@ ROUNDS = pa.schema(
 
 GAMES = pa.schema(
     [
-        ("shard", pa.int32()),
         ("game", pa.int64()),
         ("seat", pa.int8()),
         ("policy", _dict),

@@ -170,7 +170,6 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
     r_seat = np.tile(np.arange(n, dtype=np.int8), total_rounds)
     r_base = (r_seat - np.repeat(shift[game_of_round], n)) % n
     rounds = _rounds_table(
-        task.shard,
         {
             "game": np.repeat(game_ids[game_of_round], n),
             "round": np.repeat(round_no.astype(np.int16), n),
@@ -185,14 +184,14 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
         },
     )
     return {
-        "events": events_table(task.shard, flat, ev_counts, task.game_offset + task.start),
+        "events": events_table(flat, ev_counts, task.game_offset + task.start),
         "rounds": rounds,
         "games": games,
     }
 
 
 def events_table(
-    shard: int, flat: Sequence[int] | np.ndarray, counts: Sequence[int], first_game: int
+    flat: Sequence[int] | np.ndarray, counts: Sequence[int], first_game: int
 ) -> pa.Table:
     """Flat event buffers of consecutive games -> the `events` table (vectorised, no per-row
     Python objects): game ids, per-game sequence numbers and round numbers are derived.
@@ -218,7 +217,6 @@ def events_table(
     # Events after the last ROUND_END of a game (GAME_END, ROUND_CAP) keep the last round.
     return pa.table(
         {
-            "shard": pa.array(np.full(total, shard, dtype=np.int32)),
             "game": pa.array(games),
             "round": pa.array(rnd),
             "seq": pa.array(seq),
@@ -239,15 +237,13 @@ def _const(value: str, n: int) -> pa.DictionaryArray:
     return _dict(np.zeros(n, dtype=np.int32), [value])
 
 
-def _rounds_table(shard: int, cols: dict[str, np.ndarray | pa.Array]) -> pa.Table:
-    n = len(cols["game"])
-    return pa.table({"shard": pa.array(np.full(n, shard, dtype=np.int32)), **cols}, schema=ROUNDS)
+def _rounds_table(cols: dict[str, np.ndarray | pa.Array]) -> pa.Table:
+    return pa.table(cols, schema=ROUNDS)
 
 
 def _games_table(task: ShardTask, cols: dict[str, np.ndarray | pa.Array]) -> pa.Table:
     n = len(cols["game"])
     order = {
-        "shard": np.full(n, task.shard, dtype=np.int32),
         "game": cols["game"],
         "seat": cols["seat"],
         "policy": cols["policy"],
@@ -310,10 +306,7 @@ def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
         },
     )
     rounds = _rounds_table(
-        task.shard, {**cols.rounds, "policy": _dict(base_to_name[cols.rounds["policy"]], names)}
+        {**cols.rounds, "policy": _dict(base_to_name[cols.rounds["policy"]], names)}
     )
-    n_events = len(cols.events["game"])
-    events = pa.table(
-        {"shard": np.full(n_events, task.shard, dtype=np.int32), **cols.events}, schema=EVENTS
-    )
+    events = pa.table(cols.events, schema=EVENTS)
     return {"events": events, "rounds": rounds, "games": games}

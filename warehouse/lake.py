@@ -18,7 +18,7 @@ from pathlib import Path
 TABLES = ("events", "rounds", "games")
 #: The version of the pipeline's Parquet schema (pipeline.schema.SCHEMA_VERSION) these views
 #: read; a run whose manifest names another is refused by name (tests keep the two equal).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SHARD_FILE = re.compile(r"^shard-(\d+)\.parquet$")
 
 

@@ -76,7 +76,7 @@ def run_inline(plan: Plan, root: str) -> dict[str, Any]:
     return manifest
 
 
-def read_run(root: str | Path, table: str, run: str = "t", keep_shard: bool = False) -> pa.Table:
+def read_run(root: str | Path, table: str, run: str = "t") -> pa.Table:
     """All committed rows of one table of a run (strings decoded), sorted by the table's key."""
     parts = []
     for path in sorted(Path(root, table, f"run={run}").glob("players=*/shard-*.parquet")):
@@ -84,8 +84,6 @@ def read_run(root: str | Path, table: str, run: str = "t", keep_shard: bool = Fa
         players = int(path.parent.name.split("=")[1])
         parts.append(t.append_column("players", pa.array([players] * t.num_rows, pa.int8())))
     t = pa.concat_tables(parts)
-    if not keep_shard:
-        t = t.drop_columns(["shard"])
     for i, field in enumerate(t.schema):
         if pa.types.is_dictionary(field.type):
             t = t.set_column(i, field.name, pc.cast(t[field.name], pa.string()))

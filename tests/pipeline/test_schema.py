@@ -57,7 +57,7 @@ def test_unpack_events_gives_the_engine_columns_and_pack_events_inverts_it() -> 
     )
     table = simulate_shard(task, engine="reference")["events"]
     readable = unpack_events(table)
-    assert readable.column_names == ["shard", "game", "round", "seq", *FIELDS]
+    assert readable.column_names == ["game", "round", "seq", *FIELDS]
     assert readable.column("kind").to_pylist()[0] == 0  # every game opens with ROUND_START
     assert pack_events(readable).equals(table)
     assert pack_events(readable).schema == EVENTS

@@ -27,7 +27,7 @@ def test_stg_events_unpacks_every_event_as_pipeline_schema_does(lake: Lake) -> N
     expected = unpack_events(pq.read_table(shard_path(lake.root, "events", task)))
     con = connect(lake.root, runs=["t1"])
     got = con.sql(
-        "SELECT shard, game, round, seq, kind, player, card, target, value FROM stg_events "
+        "SELECT game, round, seq, kind, player, card, target, value FROM stg_events "
         f"WHERE shard = {task.shard} ORDER BY game, seq"
     ).to_arrow_table()
     cols = expected.column_names
@@ -40,8 +40,8 @@ def test_a_run_of_another_schema_version_is_refused_by_name(lake_copy: Lake) -> 
     """A manifest naming another schema version: a clear error naming the run and the fix."""
     path = lake_copy.root / "runs" / "t2" / "manifest.json"
     manifest = json.loads(path.read_text())
-    manifest["schema_version"] = 1
+    manifest["schema_version"] = 2
     path.write_text(json.dumps(manifest))
-    with pytest.raises(ValueError, match=r"run 't2' was written with event-log schema v1"):
+    with pytest.raises(ValueError, match=r"run 't2' was written with event-log schema v2"):
         connect(lake_copy.root)
     connect(lake_copy.root, runs=["t1"])  # the other run still reads

@@ -8,7 +8,8 @@ with source as (
     from read_parquet(
         events_files(),
         hive_partitioning = true,
-        hive_types = {'run': 'VARCHAR', 'players': 'INTEGER'}
+        hive_types = {'run': 'VARCHAR', 'players': 'INTEGER'},
+        filename = true
     )
 ),
 
@@ -16,7 +17,7 @@ final as (
     select
         cast(run as varchar) as run,
         cast(players as integer) as players,
-        shard,
+        shard_of(filename) as shard,
         game,
         round,
         seq,

@@ -4,7 +4,8 @@ with source as (
     from read_parquet(
         games_files(),
         hive_partitioning = true,
-        hive_types = {'run': 'VARCHAR', 'players': 'INTEGER'}
+        hive_types = {'run': 'VARCHAR', 'players': 'INTEGER'},
+        filename = true
     )
 ),
 
@@ -12,7 +13,7 @@ final as (
     select
         cast(run as varchar) as run,
         cast(players as integer) as players,
-        shard,
+        shard_of(filename) as shard,
         game,
         seat,
         cast(policy as varchar) as policy,

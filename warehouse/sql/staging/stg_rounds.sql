@@ -5,7 +5,8 @@ with source as (
     from read_parquet(
         rounds_files(),
         hive_partitioning = true,
-        hive_types = {'run': 'VARCHAR', 'players': 'INTEGER'}
+        hive_types = {'run': 'VARCHAR', 'players': 'INTEGER'},
+        filename = true
     )
 ),
 
@@ -13,7 +14,7 @@ final as (
     select
         cast(run as varchar) as run,
         cast(players as integer) as players,
-        shard,
+        shard_of(filename) as shard,
         game,
         round,
         seat,
