@@ -211,6 +211,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--pipeline-games", type=int, default=40000)
     parser.add_argument("--shard-size", type=int, default=5000)
+    parser.add_argument(
+        "--shard-sweep",
+        default="2500,10000,20000",
+        help="other shard sizes to time the kernel pipeline at (comma-separated; '' skips)",
+    )
     parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
     args = parser.parse_args()
 
@@ -259,6 +264,15 @@ def main() -> None:
         f"{'kernel':<12}{ker_pipe:>12,.0f} games/s  Parquet {ker_share:.0%} of the CPU time, "
         f"{ker_pipe / ref_pipe:.1f}x the reference"
     )
+    sweep = [int(x) for x in args.shard_sweep.split(",") if x.strip()]
+    if sweep:
+        # Each shard pays fixed costs (three files, a zstd context per column, the kernel call's
+        # set-up): a few ms, so small shards cost more per game.
+        rates = []
+        for size in sweep:
+            games = max(size, args.pipeline_games // size * size)
+            rates.append(f"{size:,}: {pipeline_rate('kernel', games, size, args.repeats)[0]:,.0f}")
+        print(f"kernel games/s by shard size: {'; '.join(rates)}")
     print(f"writing one shard's events table ({args.shard_size:,} games):")
     for label, rows_s, size in parquet_options(args.shard_size):
         print(f"  {label:<44}{rows_s / 1e6:>6.1f} M rows/s {size:>6.2f} bytes/row")
