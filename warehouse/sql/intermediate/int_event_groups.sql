@@ -1,38 +1,52 @@
--- The one pass over the event log that verify makes: events grouped per player per round
--- (player -1 holds the round's events about nobody: ROUND_END, RESHUFFLE, ROUND_CAP), with
--- what rebuilding a round needs and what checking a game needs (counts, sequence bounds and sum).
+-- The one pass over the event log that rebuilding rounds needs: events grouped per player per
+-- round (player -1 holds the round's events about nobody: ROUND_END, RESHUFFLE, ROUND_CAP), with
 --   kinds: bit k set if an event of kind k occurred (kinds as in macros/labels.sql)
---   cards: bit c set if card c was drawn (DRAW); 0-13 numbers, 14-18 +2..+10, 19 x2
---   plus_half: sum of (card - 13) over +N modifiers drawn (+2 -> 1, ..., +10 -> 5)
+--   cards: bit c set if an event of the group named card c (0-13 numbers, 14-18 +2..+10, 19 x2;
+--          card & 31, so -1 "no card" sets bit 31). In classic games only DRAW, BUST and SC_USED
+--          name number cards, and the last two repeat a number the seat drew; action events name
+--          action cards (20-22), which score nothing.
+--   plus_half: sum of (card - 13) over the +N modifiers drawn (+2 -> 1, ..., +10 -> 5)
 --   bonus, round_score, game_end_value: the values of FLIP7, ROUND_SCORE and GAME_END
--- Few, plain aggregates on purpose: verify runs this over every event, and each FILTERed
--- aggregate costs about 6% of the pass (measured; see docs/warehouse.md). `card & 31` keeps the
--- shift defined on rows the FILTER drops (card -1), which DuckDB still evaluates.
+-- HIT events (a quarter of the log) tell a rebuild nothing and are left out; int_games_from_events
+-- counts every event and checks the sequence numbers, per game, in a pass of its own (cheaper
+-- than grouping the HITs here too). Few keys and aggregates, with little to compute per event,
+-- on purpose: verify runs this over every event, and each key column or expression evaluated
+-- per event costs several percent of the pass (FILTER clauses cost more than CASE; measured,
+-- see docs/warehouse.md). Shifts stay below bit 63: DuckDB refuses shifts that overflow.
 with events as (
-    select run, players, shard, game, round, seq, kind, player, card, value
+    select run, game, round, player, kind, card, value
     from stg_events
+    where kind <> 2
+),
+
+grouped as (
+    select
+        run,
+        game,
+        round,
+        player,
+        bit_or((1::bigint << kind) | (1::bigint << ((card & 31) + 24))) as bits,
+        sum(case when kind = 1 and card between 14 and 18 then card - 13 end) as plus_half,
+        max(case kind when 13 then value end) as bonus,
+        max(case kind when 15 then value end) as round_score,
+        max(case kind when 18 then value end) as game_end_value
+    from events
+    group by run, game, round, player
 ),
 
 final as (
     select
         run,
-        players,
-        shard,
         game,
         round,
         player,
-        count(*) as events,
-        min(seq) as first_seq,
-        max(seq) as last_seq,
-        sum(seq) as seq_sum,
-        bit_or(1::integer << kind) as kinds,
-        bit_or(1::bigint << (card & 31)) filter (kind = 1) as cards,
-        sum(card - 13) filter (kind = 1 and card between 14 and 18) as plus_half,
-        max(value) filter (kind = 13) as bonus,
-        max(value) filter (kind = 15) as round_score,
-        max(value) filter (kind = 18) as game_end_value
-    from events
-    group by run, players, shard, game, round, player
+        cast(bits & 16777215 as integer) as kinds,
+        bits >> 24 as cards,
+        plus_half,
+        bonus,
+        round_score,
+        game_end_value
+    from grouped
 )
 
 select * from final

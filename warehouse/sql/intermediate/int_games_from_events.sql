@@ -1,29 +1,104 @@
--- Every game summarised from the event log alone: how many events and rounds, whether the
--- sequence numbers run 0..n-1 (count, bounds and sum), the round markers, and the winner and
--- winning total that GAME_END names.
-with groups as (
-    select * from int_event_groups
+-- Every game summarised from the event log alone, beside which verify's tests compare it with
+-- the compact tables (int_games_from_tables, side by side in int_games_compared):
+--   events, first_seq, last_seq, seq_sum: how many events and whether their sequence numbers
+--     run 0..n-1 (count, bounds and sum)
+--   rounds, round_starts, round_ends, round_caps, game_ends: the last round and the markers
+--     (ROUND_START and GAME_END counted where they name a seat, as they always do)
+--   winner, winner_total: the seat GAME_END names and the total it names
+--   round_rows, round_fingerprint: how many (round, seat) rows rebuilt from the events, and the
+--     sum of their hashes (round, seat, score, busted, flip7, status, dealt): equal to the
+--     rounds table's fingerprint exactly when the two hold the same rows, in any order (but for
+--     a 2^-64 chance of a collision)
+--   unlogged_rounds: rebuilt rows whose ROUND_SCORE event is missing or says another score
+--   seat_rows, seat_fingerprint: seats with rebuilt rounds, and the sum of hashes of (seat,
+--     total of its rebuilt scores, whether GAME_END names it), to compare with the games table
+-- Hashes see types (a negative tinyint and bigint hash differently), so scores and totals hash
+-- as bigint here and in int_games_from_tables.
+with ids as (
+    select
+        run,
+        game,
+        any_value(shard) as shard,
+        count(*) as events,
+        min(seq) as first_seq,
+        max(seq) as last_seq,
+        sum(seq) as seq_sum
+    from stg_events
+    group by run, game
+),
+
+ends as (
+    select
+        run,
+        game,
+        max(round) as last_round,
+        count(*) filter (kinds & (1 << 16) <> 0) as round_ends,
+        count(*) filter (kinds & (1 << 17) <> 0) as round_caps
+    from int_event_groups
+    where player < 0
+    group by run, game
+),
+
+seats as (
+    select
+        run,
+        game,
+        seat,
+        sum(score) as total,
+        count(*) as round_rows,
+        sum(hash(round, seat, score::bigint, busted, flip7, status, dealt)) as round_fingerprint,
+        count(*) filter (not coalesce(has_round_score and logged_score = score, false))
+            as unlogged_rounds,
+        count(*) filter (dealt) as round_starts,
+        count(*) filter (won) as game_ends,
+        max(game_end_value) as game_end_value,
+        max(round) as last_round
+    from int_rounds_from_events
+    group by run, game, seat
+),
+
+rebuilt as (
+    select
+        run,
+        game,
+        sum(round_rows) as round_rows,
+        sum(round_fingerprint) as round_fingerprint,
+        sum(unlogged_rounds) as unlogged_rounds,
+        count(*) as seat_rows,
+        sum(hash(seat, total::bigint, game_ends > 0)) as seat_fingerprint,
+        sum(round_starts) as round_starts,
+        sum(game_ends) as game_ends,
+        max(seat) filter (game_ends > 0) as winner,
+        max(game_end_value) as winner_total,
+        max(last_round) as last_round
+    from seats
+    group by run, game
 ),
 
 final as (
     select
-        run,
-        players,
-        shard,
-        game,
-        sum(events) as events,
-        min(first_seq) as first_seq,
-        max(last_seq) as last_seq,
-        sum(seq_sum) as seq_sum,
-        max(round) as rounds,
-        count(*) filter (kinds & 1 <> 0) as round_starts,
-        count(*) filter (kinds & (1 << 16) <> 0) as round_ends,
-        count(*) filter (kinds & (1 << 17) <> 0) as round_caps,
-        count(*) filter (kinds & (1 << 18) <> 0) as game_ends,
-        max(player) filter (kinds & (1 << 18) <> 0) as winner,
-        max(game_end_value) as winner_total
-    from groups
-    group by run, players, shard, game
+        i.run,
+        i.shard,
+        i.game,
+        i.events,
+        i.first_seq,
+        i.last_seq,
+        i.seq_sum,
+        greatest(r.last_round, e.last_round) as rounds,
+        coalesce(r.round_starts, 0) as round_starts,
+        coalesce(e.round_ends, 0) as round_ends,
+        coalesce(e.round_caps, 0) as round_caps,
+        coalesce(r.game_ends, 0) as game_ends,
+        r.winner,
+        r.winner_total,
+        r.round_rows,
+        r.round_fingerprint,
+        r.unlogged_rounds,
+        r.seat_rows,
+        r.seat_fingerprint
+    from ids as i
+    left join rebuilt as r on i.run = r.run and i.game = r.game
+    left join ends as e on i.run = e.run and i.game = e.game
 )
 
 select * from final

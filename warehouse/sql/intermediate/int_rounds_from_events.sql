@@ -3,14 +3,16 @@
 -- an unbusted row holds each drawn number once: their sum is the sum of the distinct numbers
 -- drawn), times 2 with an x2, plus the +N modifiers, plus the FLIP7 bonus the event carries;
 -- BUST scores 0. Also the status at round end (BUST 3, FREEZE 2, STAY 1, else 0), the logged
--- ROUND_SCORE and whether the seat dealt (ROUND_START names the dealer). Vengeance games take
--- their score from int_vengeance_rounds (a FORCED_STAY also means stayed).
+-- ROUND_SCORE, whether the seat dealt (ROUND_START names the dealer) and, in the game's last
+-- round, whether GAME_END names the seat the winner (`won`) and the total it names. Vengeance
+-- games take their score from int_vengeance_rounds (a FORCED_STAY also means stayed). A game's
+-- shard is in int_games_from_events.
+-- The sum of the numbers 1..13 whose bits are set in `cards` is taken bit plane by bit plane:
+-- 2^j times how many of them have bit j set (10922 = the odd numbers' bits, 3276 those with
+-- bit 1, 12528 bit 2, 16128 bit 3).
+-- materialized: view
 with groups as (
     select * from int_event_groups where player >= 0
-),
-
-sums as (
-    select *, number_sum(coalesce(cards, 0)) as numbers from groups
 ),
 
 vengeance as (
@@ -21,8 +23,6 @@ vengeance as (
 final as (
     select
         run,
-        players,
-        shard,
         game,
         round,
         player as seat,
@@ -30,7 +30,10 @@ final as (
             when v_seat is not null then v_score
             when kinds & (1 << 12) <> 0 then 0
             else
-                numbers * (case when coalesce(cards, 0) & (1 << 19) <> 0 then 2 else 1 end)
+                (
+                    bit_count(cards & 10922)::integer + 2 * bit_count(cards & 3276)
+                    + 4 * bit_count(cards & 12528) + 8 * bit_count(cards & 16128)
+                ) * (case when cards & (1 << 19) <> 0 then 2 else 1 end)
                 + 2 * coalesce(plus_half, 0)
                 + (case when kinds & (1 << 13) <> 0 then bonus else 0 end)
         end as score,
@@ -44,8 +47,10 @@ final as (
         end as status,
         kinds & 1 <> 0 as dealt,
         kinds & (1 << 15) <> 0 as has_round_score,
-        round_score as logged_score
-    from sums
+        round_score as logged_score,
+        kinds & (1 << 18) <> 0 as won,
+        game_end_value
+    from groups
     left join vengeance
         on run = v_run and game = v_game and round = v_round and player = v_seat
 )

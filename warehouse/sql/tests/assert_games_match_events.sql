@@ -1,22 +1,32 @@
 -- scope: shard
+-- only where: games_differ
 -- Every row of the compact games table equals the game rebuilt from the event log alone: total
 -- (the sum of the seat's rebuilt round scores), rounds, event count, the winner GAME_END names
 -- and its total, capped (ROUND_CAP), and rank (1 + seats with a higher total).
-with games as (
+-- Row by row only in the games whose summaries differ (int_games_compared.games_differ): where
+-- they agree, every row does (the seat fingerprints hold each seat's total and winner flag).
+with suspects as (
+    select run, game from int_games_compared where games_differ
+),
+
+games as (
     select
         *,
         rank() over (partition by run, game order by total desc) as rank_from_totals
     from stg_games
+    semi join suspects using (run, game)
 ),
 
 seat_totals as (
     select run, game, seat, sum(score) as total
     from int_rounds_from_events
+    semi join suspects using (run, game)
     group by run, game, seat
 ),
 
 game_events as (
     select * from int_games_from_events
+    semi join suspects using (run, game)
 ),
 
 compared as (

@@ -1,19 +1,28 @@
 -- scope: shard
+-- only where: rounds_differ
 -- Every row of the compact rounds table equals the round rebuilt from the event log alone
 -- (score, bust, Flip 7, status, dealer, the logged ROUND_SCORE), and every rebuilt round has its
 -- row. (The running totals are checked in assert_games_complete.)
-with rounds as (
+-- Row by row only in the games whose summaries differ (int_games_compared.rounds_differ):
+-- equal row counts and fingerprints (sums of row hashes) mean equal rows.
+with suspects as (
+    select run, shard, game from int_games_compared where rounds_differ
+),
+
+rounds as (
     select * from stg_rounds
+    semi join suspects using (run, game)
 ),
 
 rebuilt as (
     select * from int_rounds_from_events
+    semi join suspects using (run, game)
 ),
 
 compared as (
     select
         coalesce(r.run, e.run) as run,
-        coalesce(r.shard, e.shard) as shard,
+        coalesce(r.shard, s.shard) as shard,
         coalesce(r.game, e.game) as game,
         coalesce(r.round, e.round) as round,
         coalesce(r.seat, e.seat) as seat,
@@ -31,6 +40,7 @@ compared as (
     from rounds as r
     full outer join rebuilt as e
         on r.run = e.run and r.game = e.game and r.round = e.round and r.seat = e.seat
+    left join suspects as s on coalesce(r.run, e.run) = s.run and coalesce(r.game, e.game) = s.game
 )
 
 select * from compared where problem is not null

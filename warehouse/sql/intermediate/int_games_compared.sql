@@ -1,0 +1,43 @@
+-- Every game's summary from the compact tables (int_games_from_tables) compared with its
+-- summary from the event log (int_games_from_events): two verdicts the data tests start from.
+--   rounds_differ: the rounds table's rows of the game and the rows rebuilt from its events
+--     differ (row count or fingerprint), or a ROUND_SCORE event is missing or disagrees
+--   games_differ: a games row of the game may disagree with the events: seats' totals and
+--     winner flags (fingerprints), rounds, events or capped repeated unevenly or differing,
+--     the winner's total, or a rank that does not follow the totals
+-- A game on one side only differs both ways. Where a verdict is false, every row of the game
+-- agrees (see the tests that read it), so the tests compare rows only where it is true.
+with tables as (
+    select * from int_games_from_tables
+),
+
+events as (
+    select * from int_games_from_events
+),
+
+final as (
+    select
+        coalesce(t.run, e.run) as run,
+        coalesce(t.shard, e.shard) as shard,
+        coalesce(t.game, e.game) as game,
+        not coalesce(
+            t.round_rows = e.round_rows
+            and t.round_fingerprint = e.round_fingerprint
+            and e.unlogged_rounds = 0,
+            false
+        ) as rounds_differ,
+        not coalesce(
+            t.seat_rows = e.seat_rows
+            and t.seat_fingerprint = e.seat_fingerprint
+            and t.winner_total = e.winner_total
+            and t.min_rounds = e.rounds and t.max_rounds = e.rounds
+            and t.min_events = e.events and t.max_events = e.events
+            and t.capped_rows = (case when e.round_caps > 0 then t.seat_rows else 0 end)
+            and t.rank_errors = 0,
+            false
+        ) as games_differ
+    from tables as t
+    full outer join events as e on t.run = e.run and t.game = e.game
+)
+
+select * from final

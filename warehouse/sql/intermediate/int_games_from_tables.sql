@@ -1,0 +1,94 @@
+-- Every game summarised from the compact tables (games and rounds), to compare with
+-- int_games_from_events (side by side in int_games_compared):
+--   vengeance: the games table says the game was played "With a Vengeance"
+--   players, seat_rows, seats, first_seat, last_seat: the table's size and the seats named
+--   winners, winner, winner_total: rows flagged winner, the (last) winning seat and its total
+--   min_rounds, max_rounds, min_events, max_events, capped_rows: what every seat's row should
+--     repeat (rounds played, events written, capped)
+--   rank_errors: seats whose rank is not 1 + the seats with a higher total
+--   seat_fingerprint: sum of hashes of (seat, total, winner), as in int_games_from_events
+--   round_rows, first_round, last_round: the rounds table's rows of the game
+--   total_sum, score_sum, score_round_sum: sums that check the running totals (see
+--     assert_games_complete)
+--   round_fingerprint: sum of hashes of (round, seat, score, busted, flip7, status, dealer =
+--     seat), as in int_games_from_events
+-- A game in one table only still has its row (the other table's columns null). Hashes see
+-- types: a negative tinyint and bigint hash differently, so scores and totals hash as bigint
+-- on both sides.
+with ranked as (
+    select
+        run,
+        players,
+        shard,
+        game,
+        seat,
+        total,
+        winner,
+        rounds,
+        events,
+        capped,
+        variant,
+        rank <> rank() over (partition by run, game order by total desc) as rank_error
+    from stg_games
+),
+
+games as (
+    select
+        run,
+        shard,
+        game,
+        count(*) filter (variant like 'vengeance%') > 0 as vengeance,
+        any_value(players) as players,
+        count(*) as seat_rows,
+        count(distinct seat) as seats,
+        min(seat) as first_seat,
+        max(seat) as last_seat,
+        count(*) filter (winner) as winners,
+        max(seat) filter (winner) as winner,
+        max(total) filter (winner) as winner_total,
+        min(rounds) as min_rounds,
+        max(rounds) as max_rounds,
+        min(events) as min_events,
+        max(events) as max_events,
+        count(*) filter (capped) as capped_rows,
+        count(*) filter (rank_error) as rank_errors,
+        sum(hash(seat, total::bigint, winner)) as seat_fingerprint
+    from ranked
+    group by run, shard, game
+),
+
+rounds as (
+    select
+        run,
+        shard,
+        game,
+        count(*) as round_rows,
+        min(round) as first_round,
+        max(round) as last_round,
+        sum(total) as total_sum,
+        sum(score) as score_sum,
+        sum(score * round) as score_round_sum,
+        sum(hash(round, seat, score::bigint, busted, flip7, status, dealer = seat))
+            as round_fingerprint
+    from stg_rounds
+    group by run, shard, game
+),
+
+final as (
+    select
+        coalesce(g.run, r.run) as run,
+        coalesce(g.shard, r.shard) as shard,
+        coalesce(g.game, r.game) as game,
+        g.* exclude (run, shard, game),
+        r.round_rows,
+        r.first_round,
+        r.last_round,
+        r.total_sum,
+        r.score_sum,
+        r.score_round_sum,
+        r.round_fingerprint
+    from games as g
+    full outer join rounds as r on g.run = r.run and g.game = r.game
+)
+
+select * from final
