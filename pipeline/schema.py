@@ -5,7 +5,7 @@ Three tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/sha
 - `events`: one row per engine event: its ids (game, round, seq) and `code`, the event's
   five small integers (kind, player, card, target, value; see `flip7.events` for what each means
   per kind) packed into one int64 by `flip7.events.pack`. One packed column instead of five makes
-  the file 3x cheaper to write and 10% smaller (benchmarks/kernel.py measures it); the warehouse's
+  the file 3x cheaper to write and 5% smaller (benchmarks/kernel.py measures it); the warehouse's
   `stg_events` view, `unpack_events` here and `flip7.events.unpack` give the five columns back.
 - `rounds`: one row per player per round (compact; what most queries read).
 - `games`:  one row per player per game (compact; the seed and line-up to replay it).
@@ -13,8 +13,8 @@ Three tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/sha
 Every row is unique and orderable by its run, game and (events, rounds) round: `(run, game, seq)`
 for events, `(run, game, round, seat)` for rounds, `(run, game, seat)` for games. `run`,
 `players` and `shard` live in the path (hive partition directories and the file name), not in
-the files: the warehouse's staging views add them to every row (a constant column costs a
-twentieth of a kernel shard's CPU to write). Strings are dictionary-encoded. Bump
+the files: the warehouse's staging views add them to every row (a constant column would cost
+CPU to encode in every shard for nothing). Strings are dictionary-encoded. Bump
 SCHEMA_VERSION on any change; the manifest records it.
 """
 
