@@ -38,6 +38,11 @@ EXAMPLES = 5
 BATCH = 2
 #: Whether the snapshot holds a Vengeance game (int_vengeance_rounds' own test of a game).
 VENGEANCE_GAMES = "SELECT count(*) > 0 FROM stg_games WHERE variant LIKE 'vengeance%'"
+#: Rebuilt only where a batch holds a Vengeance game.
+VENGEANCE_ROUNDS = "int_vengeance_rounds"
+#: Views that int_vengeance_rounds reads too: tables in batches with Vengeance games.
+READ_BY_VENGEANCE = frozenset({"int_event_groups"})
+EMPTY = "\nWITH NO DATA"
 
 
 @dataclass
@@ -105,6 +110,16 @@ def failing_rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, obj
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
 
+def _made_as(name: str, sql: str, vengeance: bool) -> str:
+    """How verify makes an intermediate relation in a batch: a "view" (created once), a
+    "table" (computed afresh) or an "empty" table (Vengeance rounds where no game has any)."""
+    if name == VENGEANCE_ROUNDS and not vengeance:
+        return "empty"
+    if is_view_only(sql) and not (vengeance and name in READ_BY_VENGEANCE):
+        return "view"
+    return "table"
+
+
 def _shard_worker(
     root: str, shard_tests: dict[str, str]
 ) -> Callable[[list[Shard]], dict[str, list[dict[str, object]]]]:
@@ -116,34 +131,35 @@ def _shard_worker(
     def check(shards: list[Shard]) -> dict[str, list[dict[str, object]]]:
         con = getattr(local, "con", None)
         snap = Snapshot(root=data_root(root), shards=shards)
-        fresh = con is None
         if con is None:
             con = local.con = duckdb.connect(":memory:")
             con.execute("SET threads = 1")
             con.execute("SET parquet_metadata_cache = true")
             build(con, snap, layers=("staging",))
-            local.vengeance_empty = False
+            local.made = {}
         else:
             bind_files(con, snap)
+        made: dict[str, str] = local.made  # name -> how it is made now
         # The one scan of the events, then the small relations the tests share, each computed
-        # once per batch (in creation order: they read int_event_groups). Relations marked
-        # `-- materialized: view` are read only by the tests' row-by-row comparisons, which run
-        # only for games whose summaries disagree: computing them whole would waste a tenth of
-        # the time; views read the current tables when queried, so they are created once. A
-        # batch without Vengeance games has no Vengeance rounds to rebuild: its table stays
-        # empty (typed once by the query's columns, which DuckDB still plans and runs).
+        # once per batch (in creation order). Relations marked `-- materialized: view` are views,
+        # created once (a view reads the current tables when queried): the row-by-row tests
+        # read them only for games whose summaries disagree, and int_event_groups is read once,
+        # by int_games_from_events (through int_rounds_from_events), so its groups stream into
+        # that aggregate instead of being copied into a table. A batch with Vengeance games
+        # reads the groups twice (int_vengeance_rounds too): there they are a table. A batch
+        # without has no Vengeance rounds to rebuild: that table stays empty (typed once by the
+        # query's columns, which DuckDB still plans and runs).
         vengeance = con.execute(VENGEANCE_GAMES).fetchall()[0][0]
         for name, sql in intermediate.items():
-            if is_view_only(sql):
-                if fresh:
-                    con.execute(f"CREATE VIEW {name} AS\n{sql}")
-            elif name == "int_vengeance_rounds" and not vengeance:
-                if not local.vengeance_empty:
-                    con.execute(f"CREATE OR REPLACE TABLE {name} AS\n{sql}\nWITH NO DATA")
-                    local.vengeance_empty = True
-            else:
-                con.execute(f"CREATE OR REPLACE TABLE {name} AS\n{sql}")
-                local.vengeance_empty &= name != "int_vengeance_rounds"
+            kind = _made_as(name, sql, vengeance)
+            was = made.get(name)
+            if was == kind and kind != "table":
+                continue
+            if was is not None and (was == "view") != (kind == "view"):
+                con.execute(f"DROP {'VIEW' if was == 'view' else 'TABLE'} {name}")
+            create = "VIEW" if kind == "view" else "OR REPLACE TABLE"
+            con.execute(f"CREATE {create} {name} AS\n{sql}{EMPTY if kind == 'empty' else ''}")
+            made[name] = kind
         # A test gated on a flag nobody raised would plan its row-by-row joins for nothing
         # (planning them costs more than the rest of the test, about 5 ms).
         flags = sorted({f for f in map(gate, shard_tests.values()) if f})

@@ -5,14 +5,21 @@
 --          card & 31, so -1 "no card" sets bit 31). In classic games only DRAW, BUST and SC_USED
 --          name number cards, and the last two repeat a number the seat drew; action events name
 --          action cards (20-22), which score nothing.
---   plus_half: sum of (card - 13) over the +N modifiers drawn (+2 -> 1, ..., +10 -> 5)
---   bonus, round_score, game_end_value: the values of FLIP7, ROUND_SCORE and GAME_END
+--   extra: the points a classic row adds to its numbers: the +N modifiers drawn (+2 .. +10,
+--          each as often as drawn) and the bonus the FLIP7 event carries (one sum: a separate
+--          aggregate per value costs more than the few FLIP7 events it would keep apart)
+--   round_score, game_end_value: the values of ROUND_SCORE and GAME_END
 -- HIT events (a quarter of the log) tell a rebuild nothing and are left out; int_games_from_events
 -- counts every event and checks the sequence numbers, per game, in a pass of its own (cheaper
 -- than grouping the HITs here too). Few keys and aggregates, with little to compute per event,
 -- on purpose: verify runs this over every event, and each key column or expression evaluated
 -- per event costs several percent of the pass (FILTER clauses cost more than CASE; measured,
 -- see docs/warehouse.md). Shifts stay below bit 63: DuckDB refuses shifts that overflow.
+-- A view: verify's int_games_from_events reads it once, through int_rounds_from_events, so the
+-- groups stream into its per-seat aggregate without being copied into a table first (verify
+-- makes it a table only in batches with Vengeance games, where int_vengeance_rounds reads it
+-- too).
+-- materialized: view
 with events as (
     select run, game, round, player, kind, card, value
     from stg_events
@@ -26,8 +33,12 @@ grouped as (
         round,
         player,
         bit_or((1::bigint << kind) | (1::bigint << ((card & 31) + 24))) as bits,
-        sum(case when kind = 1 and card between 14 and 18 then card - 13 end) as plus_half,
-        max(case kind when 13 then value end) as bonus,
+        sum(
+            case
+                when kind = 1 and card between 14 and 18 then 2 * card - 26
+                when kind = 13 then value
+            end
+        ) as extra,
         max(case kind when 15 then value end) as round_score,
         max(case kind when 18 then value end) as game_end_value
     from events
@@ -42,8 +53,7 @@ final as (
         player,
         cast(bits & 16777215 as integer) as kinds,
         bits >> 24 as cards,
-        plus_half,
-        bonus,
+        extra,
         round_score,
         game_end_value
     from grouped

@@ -12,6 +12,8 @@
 --   unlogged_rounds: rebuilt rows whose ROUND_SCORE event is missing or says another score
 --   seat_rows, seat_fingerprint: seats with rebuilt rounds, and the sum of hashes of (seat,
 --     total of its rebuilt scores, whether GAME_END names it), to compare with the games table
+-- One read of int_rounds_from_events (seat -1 rows included: the round markers), so that the
+-- event groups, a view, are computed once, straight into the per-seat aggregate.
 -- Hashes see types (a negative tinyint and bigint hash differently), so scores and totals hash
 -- as bigint here and in int_games_from_tables.
 with ids as (
@@ -27,19 +29,8 @@ with ids as (
     group by run, game
 ),
 
-ends as (
-    select
-        run,
-        game,
-        max(round) as last_round,
-        count(*) filter (kinds & (1 << 16) <> 0) as round_ends,
-        count(*) filter (kinds & (1 << 17) <> 0) as round_caps
-    from int_event_groups
-    where player < 0
-    group by run, game
-),
-
 seats as (
+    -- seat -1: the rounds' events about nobody (ROUND_END, ROUND_CAP), in the same pass
     select
         run,
         game,
@@ -52,7 +43,9 @@ seats as (
         count(*) filter (dealt) as round_starts,
         count(*) filter (won) as game_ends,
         max(game_end_value) as game_end_value,
-        max(round) as last_round
+        max(round) as last_round,
+        count(*) filter (round_end) as round_ends,
+        count(*) filter (round_cap) as round_caps
     from int_rounds_from_events
     group by run, game, seat
 ),
@@ -61,16 +54,18 @@ rebuilt as (
     select
         run,
         game,
-        sum(round_rows) as round_rows,
-        sum(round_fingerprint) as round_fingerprint,
-        sum(unlogged_rounds) as unlogged_rounds,
-        count(*) as seat_rows,
-        sum(hash(seat, total::bigint, game_ends > 0)) as seat_fingerprint,
-        sum(round_starts) as round_starts,
-        sum(game_ends) as game_ends,
-        max(seat) filter (game_ends > 0) as winner,
-        max(game_end_value) as winner_total,
-        max(last_round) as last_round
+        sum(round_rows) filter (seat >= 0) as round_rows,
+        sum(round_fingerprint) filter (seat >= 0) as round_fingerprint,
+        sum(unlogged_rounds) filter (seat >= 0) as unlogged_rounds,
+        count(*) filter (seat >= 0) as seat_rows,
+        sum(hash(seat, total::bigint, game_ends > 0)) filter (seat >= 0) as seat_fingerprint,
+        sum(round_starts) filter (seat >= 0) as round_starts,
+        sum(game_ends) filter (seat >= 0) as game_ends,
+        max(seat) filter (seat >= 0 and game_ends > 0) as winner,
+        max(game_end_value) filter (seat >= 0) as winner_total,
+        max(last_round) as rounds,
+        sum(round_ends) filter (seat < 0) as round_ends,
+        sum(round_caps) filter (seat < 0) as round_caps
     from seats
     group by run, game
 ),
@@ -84,10 +79,10 @@ final as (
         i.first_seq,
         i.last_seq,
         i.seq_sum,
-        greatest(r.last_round, e.last_round) as rounds,
+        r.rounds,
         coalesce(r.round_starts, 0) as round_starts,
-        coalesce(e.round_ends, 0) as round_ends,
-        coalesce(e.round_caps, 0) as round_caps,
+        coalesce(r.round_ends, 0) as round_ends,
+        coalesce(r.round_caps, 0) as round_caps,
         coalesce(r.game_ends, 0) as game_ends,
         r.winner,
         r.winner_total,
@@ -98,7 +93,6 @@ final as (
         r.seat_fingerprint
     from ids as i
     left join rebuilt as r on i.run = r.run and i.game = r.game
-    left join ends as e on i.run = e.run and i.game = e.game
 )
 
 select * from final

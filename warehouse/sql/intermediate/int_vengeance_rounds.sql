@@ -5,6 +5,8 @@
 -- flipped 7), halved per /2 (rounded down), minus the -N cards, not below 0 unless Brutal, plus
 -- the bonus the FLIP7 event carries, less any Brutal FLIP7_PENALTY; a bust scores 0 (Brutal:
 -- minus the -N cards). One row per seat of every Vengeance game; none for classic games.
+-- The FLIP7 bonus comes from this query's own scan of the Vengeance games' events (in
+-- int_event_groups it is summed with the classic +N modifiers).
 with games as (
     select run, game, any_value(variant like '%brutal=1%') as brutal
     from stg_games
@@ -16,7 +18,7 @@ events as (
     select e.run, e.game, e.round, e.kind, e.player, e.card, e.target, e.value
     from stg_events as e
     semi join games as g on e.run = g.run and e.game = g.game
-    where e.kind in (1, 19, 20, 21, 23)
+    where e.kind in (1, 13, 19, 20, 21, 23)
 ),
 
 moves as (
@@ -48,8 +50,14 @@ penalties as (
     group by run, game, round, target
 ),
 
+bonuses as (
+    select run, game, round, player as seat, max(value) as bonus
+    from events where kind = 13
+    group by run, game, round, player
+),
+
 seats as (
-    select g.run, g.game, g.round, g.player as seat, g.kinds, g.bonus, games.brutal
+    select g.run, g.game, g.round, g.player as seat, g.kinds, games.brutal
     from int_event_groups as g
     join games on g.run = games.run and g.game = games.game
     where g.player >= 0
@@ -63,7 +71,7 @@ joined as (
         s.seat,
         s.brutal,
         s.kinds & (1 << 12) <> 0 as busted,
-        case when s.kinds & (1 << 13) <> 0 then s.bonus else 0 end as bonus,
+        case when s.kinds & (1 << 13) <> 0 then b.bonus else 0 end as bonus,
         coalesce(r.minus, 0) as minus,
         (case
             when coalesce(r.zero, false) and s.kinds & (1 << 13) = 0 then 0
@@ -75,6 +83,8 @@ joined as (
         on s.run = r.run and s.game = r.game and s.round = r.round and s.seat = r.seat
     left join penalties as p
         on s.run = p.run and s.game = p.game and s.round = p.round and s.seat = p.seat
+    left join bonuses as b
+        on s.run = b.run and s.game = b.game and s.round = b.round and s.seat = b.seat
 ),
 
 final as (

@@ -21,6 +21,7 @@ seat_totals as (
     select run, game, seat, sum(score) as total
     from int_rounds_from_events
     semi join suspects using (run, game)
+    where seat >= 0
     group by run, game, seat
 ),
 

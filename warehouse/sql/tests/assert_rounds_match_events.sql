@@ -17,6 +17,7 @@ rounds as (
 rebuilt as (
     select * from int_rounds_from_events
     semi join suspects using (run, game)
+    where seat >= 0
 ),
 
 compared as (
