@@ -36,8 +36,10 @@ EXAMPLES = 5
 #: Shards per query: two halve the per-query planning of one (about 15 ms a batch); more
 #: measured no faster (bigger hash tables).
 BATCH = 2
-#: Whether the snapshot holds a Vengeance game (int_vengeance_rounds' own test of a game).
-VENGEANCE_GAMES = "SELECT count(*) > 0 FROM stg_games WHERE variant LIKE 'vengeance%'"
+#: The games table's summary, made first in a batch (it reads only the compact tables): it
+#: says whether the batch holds a Vengeance game (the test int_vengeance_rounds applies too).
+TABLES_SUMMARY = "int_games_from_tables"
+VENGEANCE_GAMES = f"SELECT coalesce(bool_or(vengeance), false) FROM {TABLES_SUMMARY}"
 #: Rebuilt only where a batch holds a Vengeance game.
 VENGEANCE_ROUNDS = "int_vengeance_rounds"
 #: Views that int_vengeance_rounds reads too: tables in batches with Vengeance games.
@@ -126,7 +128,8 @@ def _shard_worker(
     """A function checking a batch of shards, with one DuckDB connection per thread."""
     local = threading.local()
     files = sql_files("intermediate")
-    intermediate = {name: files[name] for name in ordered(files)}
+    names = sorted(ordered(files), key=lambda name: name != TABLES_SUMMARY)  # stable
+    intermediate = {name: files[name] for name in names}
 
     def check(shards: list[Shard]) -> dict[str, list[dict[str, object]]]:
         con = getattr(local, "con", None)
@@ -140,7 +143,8 @@ def _shard_worker(
         else:
             bind_files(con, snap)
         made: dict[str, str] = local.made  # name -> how it is made now
-        # The one scan of the events, then the small relations the tests share, each computed
+        # The games table's summary first (it says whether the batch holds a Vengeance game),
+        # then the one scan of the events and the small relations the tests share, each computed
         # once per batch (in creation order). Relations marked `-- materialized: view` are views,
         # created once (a view reads the current tables when queried): the row-by-row tests
         # read them only for games whose summaries disagree, and int_event_groups is read once,
@@ -149,7 +153,7 @@ def _shard_worker(
         # reads the groups twice (int_vengeance_rounds too): there they are a table. A batch
         # without has no Vengeance rounds to rebuild: that table stays empty (typed once by the
         # query's columns, which DuckDB still plans and runs).
-        vengeance = con.execute(VENGEANCE_GAMES).fetchall()[0][0]
+        vengeance = False
         for name, sql in intermediate.items():
             kind = _made_as(name, sql, vengeance)
             was = made.get(name)
@@ -160,6 +164,8 @@ def _shard_worker(
             create = "VIEW" if kind == "view" else "OR REPLACE TABLE"
             con.execute(f"CREATE {create} {name} AS\n{sql}{EMPTY if kind == 'empty' else ''}")
             made[name] = kind
+            if name == TABLES_SUMMARY:
+                vengeance = con.execute(VENGEANCE_GAMES).fetchall()[0][0]
         # A test gated on a flag nobody raised would plan its row-by-row joins for nothing
         # (planning them costs more than the rest of the test, about 5 ms).
         flags = sorted({f for f in map(gate, shard_tests.values()) if f})

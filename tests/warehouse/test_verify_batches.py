@@ -8,6 +8,7 @@ import importlib
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -121,3 +122,40 @@ def test_an_edited_game_end_total_is_caught(lake_copy: Lake) -> None:
     assert failed(v) == {"assert_games_match_events": 1}
     (check,) = [c for c in v.checks if c.name == "assert_games_match_events"]
     assert "GAME_END says" in str(check.examples[0]["problem"])
+
+
+def _runs_complete_problems(root: Path) -> list[str]:
+    v = verify(root, "t1")
+    (check,) = [c for c in v.checks if c.name == "assert_runs_complete"]
+    return [str(row["problem"]) for row in check.examples]
+
+
+def test_a_repeated_games_row_is_named(lake_copy: Lake) -> None:
+    """A games row written twice: the lake-wide test names its game and seat, twice over."""
+    path = shard_path(lake_copy.root, "games", lake_copy.tasks["t1"][2])
+    table = pq.read_table(path)
+    row = table.slice(5, 1).to_pylist()[0]
+    pq.write_table(pa.concat_tables([table, table.slice(5, 1)]), path)
+    assert f"game {row['game']} seat {row['seat']} appears 2 times" in _runs_complete_problems(
+        lake_copy.root
+    )
+
+
+def test_seats_outside_the_bit_range_are_compared_exactly(lake_copy: Lake) -> None:
+    """Seats the per-game bit sum cannot hold (40) are grouped exactly: one of them is no
+    repeat, two in one game are."""
+    path = shard_path(lake_copy.root, "games", lake_copy.tasks["t1"][1])
+    table = pq.read_table(path)
+    seats = table["seat"].to_pylist()
+    game = table["game"][0].as_py()
+    seats[0] = 40
+    i = table.schema.get_field_index("seat")
+    one = table.set_column(i, table.schema.field(i), pa.array(seats, table["seat"].type))
+    pq.write_table(one, path)
+    assert not [p for p in _runs_complete_problems(lake_copy.root) if "appears" in p]
+    seats[1] = 40
+    two = table.set_column(i, table.schema.field(i), pa.array(seats, table["seat"].type))
+    pq.write_table(two, path)
+    assert [p for p in _runs_complete_problems(lake_copy.root) if "appears" in p] == [
+        f"game {game} seat 40 appears 2 times"
+    ]

