@@ -19,10 +19,3 @@ create or replace macro draw_how_name(how) as
     ['deal', 'hit', 'flip three', 'just one more', 'flip four'][how + 1];
 
 create or replace macro status_name(status) as ['active', 'stayed', 'frozen', 'busted'][status + 1];
-
--- The sum of the number cards whose bits are set in a card mask (bit c = card c, 0..13).
-create or replace macro number_sum(cards) as
-    ((cards >> 1) & 1) + ((cards >> 2) & 1) * 2 + ((cards >> 3) & 1) * 3 + ((cards >> 4) & 1) * 4
-    + ((cards >> 5) & 1) * 5 + ((cards >> 6) & 1) * 6 + ((cards >> 7) & 1) * 7
-    + ((cards >> 8) & 1) * 8 + ((cards >> 9) & 1) * 9 + ((cards >> 10) & 1) * 10
-    + ((cards >> 11) & 1) * 11 + ((cards >> 12) & 1) * 12 + ((cards >> 13) & 1) * 13;
