@@ -159,3 +159,23 @@ def test_seats_outside_the_bit_range_are_compared_exactly(lake_copy: Lake) -> No
     assert [p for p in _runs_complete_problems(lake_copy.root) if "appears" in p] == [
         f"game {game} seat 40 appears 2 times"
     ]
+
+
+def test_a_seat_named_twice_in_a_game_is_caught(lake_copy: Lake) -> None:
+    """Seats 0, 0, 2 at a three-player table (rows, first and last seat as they should be):
+    the distinct seats give it away."""
+    task = next(t for t in lake_copy.tasks["t1"] if t.n_players == 3)
+    path = shard_path(lake_copy.root, "games", task)
+    table = pq.read_table(path)
+    seats = table["seat"].to_pylist()
+    assert seats[:3] == [0, 1, 2]
+    seats[1] = 0
+    i = table.schema.get_field_index("seat")
+    pq.write_table(
+        table.set_column(i, table.schema.field(i), pa.array(seats, table["seat"].type)), path
+    )
+    v = verify(lake_copy.root, "t1")
+    (check,) = [c for c in v.checks if c.name == "assert_games_complete"]
+    assert "3 games rows for seats 0..2 at a 3-player table" in [
+        str(row["problem"]) for row in check.examples
+    ]
