@@ -6,9 +6,9 @@ It runs the data tests in sql/tests (each returns failing rows, none when all is
   Parquet footers, complete runs hold every planned game once, one ruleset per run;
 - `-- scope: shard` tests a few shards at a time (a game never spans shards): every round and
   every game rebuilt from the event log alone equals the compact tables, every game is whole.
-  Per batch, the intermediate relations are computed once into small tables (one pass over the
-  events, then one row per game from each side, compared in int_games_compared) and the tests
-  read those; batches are spread over worker threads, each with its own single-threaded DuckDB
+  Per batch, the intermediate relations are computed once into small tables (one row per game
+  from each side, compared in int_games_compared; the events grouped per player per round
+  stream into the events' side without being stored) and the tests read those; batches are spread over worker threads, each with its own single-threaded DuckDB
   connection (small hash tables stay in cache; measured faster than one big query). A test
   marked `-- only where: FLAG` compares rows only in games whose int_games_compared FLAG is
   true, so it is skipped where no game's is (planning it would cost more than the rest).
