@@ -38,6 +38,7 @@ PAGES = {  # AppTest page path -> browser url path
     "views/field_size.py": "",
     "views/card_counting.py": "card-counting",
     "views/policies.py": "policies",
+    "views/variants.py": "variants",
     "views/replay.py": "replay",
     "views/runs.py": "runs",
 }
@@ -45,6 +46,7 @@ NAV_TITLES = {
     "": "Field size",
     "card-counting": "Card counting",
     "policies": "Policy comparison",
+    "variants": "Classic vs Vengeance",
     "replay": "Game replay",
     "runs": "Runs",
 }
