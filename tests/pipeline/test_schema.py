@@ -1,6 +1,9 @@
-"""The packed event code: flip7.events.pack/unpack, their array forms, and the tables they make."""
+"""The packed event code (flip7.events.pack/unpack, their array forms, the tables they make)
+and the schema version a run is written in."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,8 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flip7.events import FIELDS, pack, unpack
+from pipeline.lake import Lake
+from pipeline.run import prepare, record_shard
 from pipeline.schema import EVENTS, pack_codes, pack_events, unpack_codes, unpack_events
 from pipeline.shard import ShardTask, simulate_shard
+from pipeline.task import run_shard
+from tests.pipeline.helpers import small_plan
 
 events = st.tuples(
     st.integers(0, 31),  # kind
@@ -63,3 +70,15 @@ def test_unpack_events_gives_the_engine_columns_and_pack_events_inverts_it() -> 
     assert pack_events(readable).schema == EVENTS
     with pytest.raises(ValueError, match="code"):
         unpack_events(readable)
+
+
+def test_resuming_a_run_of_another_schema_version_is_refused(tmp_path: Path) -> None:
+    """A run begun by a flip7 writing another schema cannot be resumed into a mixed lake."""
+    plan = small_plan()
+    lake = Lake.open(str(tmp_path))
+    manifest, todo = prepare(lake, plan, resume=True, overwrite=False)
+    record_shard(manifest, todo[0], run_shard(todo[0], lake.uri))
+    manifest["schema_version"] = 2  # as an older flip7 would have written it
+    lake.write_manifest(manifest)
+    with pytest.raises(ValueError, match="schema_version"):
+        prepare(lake, plan, resume=True, overwrite=False)
