@@ -88,7 +88,7 @@ def simulate(
 
     `engine`: 'reference', 'kernel' or 'auto' (the compiled kernel when it can play every seat,
     flip7.kernel.choose_engine); both give the same figures, `summary.engine` says which ran."""
-    note = "asked for"
+    note: str | None = "asked for"
     if engine != "reference":
         from flip7.kernel import choose_engine
 
@@ -115,8 +115,8 @@ def simulate(
         summary.round_scores.setdefault(pol.spec, [])
     for i in range(n_games):
         seats = rotated(lineup, i) if rotate else list(lineup)
-        engine = variant.new_engine(ruleset, seats, derive_seed(root_seed, cell, i), capture=False)
-        result = engine.run()
+        game = variant.new_engine(ruleset, seats, derive_seed(root_seed, cell, i), capture=False)
+        result = game.run()
         for s, pol in enumerate(seats):
             st = summary.stats[pol.spec]
             st.seats += 1
