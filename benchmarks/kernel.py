@@ -1,7 +1,8 @@
 """The compiled kernel against the reference engine on one core, and the pipeline end to end.
 
     python benchmarks/kernel.py [--games 20000] [--ref-games 1000] [--repeats 7]
-                                [--pipeline-games 40000] [--shard-size 5000] [--no-compile]
+                                [--pipeline-games 40000] [--shard-size 10000]
+                                [--shard-sweep 2500,5000,20000] [--no-compile]
 
 In one run, all on this process's one core, four players, seats rotated, seeds derived as the
 pipeline derives them:
@@ -10,8 +11,9 @@ pipeline derives them:
             without, and the kernel/reference ratio;
   pipeline  pipeline shard tasks end to end (pipeline.task.run_shard, what a Ray task runs:
             games, Arrow tables, then the three zstd Parquet files with the lake's options) on
-            each engine, for `sum:20` tables, and how fast the events file alone is written
-            with the lake's options and with cheaper ones;
+            each engine, for `sum:20` tables, at the spec's default shard size and (kernel) at
+            the --shard-sweep sizes, and how fast the events file alone is written with the
+            lake's options and with others;
   compile   the kernel's first compile in a new process with an empty NUMBA_CACHE_DIR, then a
             second new process loading it from that cache.
 Times are CPU seconds of this process (time.process_time), so other load on a shared machine
@@ -210,10 +212,12 @@ def main() -> None:
     parser.add_argument("--ref-games", type=int, default=1000, help="reference games per run")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--pipeline-games", type=int, default=40000)
-    parser.add_argument("--shard-size", type=int, default=5000)
+    parser.add_argument(
+        "--shard-size", type=int, default=10_000, help="games per shard (the spec default)"
+    )
     parser.add_argument(
         "--shard-sweep",
-        default="2500,10000,20000",
+        default="2500,5000,20000",
         help="other shard sizes to time the kernel pipeline at (comma-separated; '' skips)",
     )
     parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
