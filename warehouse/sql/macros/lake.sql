@@ -1,5 +1,17 @@
--- Where the lake keeps what its files do not: run and players are hive partition directories
--- (read_parquet's hive_partitioning), the shard number is the file name (shard-00012.parquet).
--- DuckDB evaluates this once per file, not per row (filename is constant within a file).
-create or replace macro shard_of(path) as
-    cast(regexp_extract(path, 'shard-(\d+)\.parquet$', 1) as integer);
+-- One table of the lake, read as the lake contract says (pipeline/schema.py): the files hold
+-- what is in them; run and players are hive partition directories, the shard number is the
+-- file name (shard-00012.parquet). Every staging view reads through this, so the path contract
+-- is stated once. DuckDB evaluates the file-name parse once per file, not per row (filename is
+-- constant within a file).
+create or replace macro lake_table(files) as table
+    select
+        cast(run as varchar) as run,
+        cast(players as integer) as players,
+        cast(regexp_extract(filename, 'shard-(\d+)\.parquet$', 1) as integer) as shard,
+        * exclude (run, players, filename)
+    from read_parquet(
+        files,
+        hive_partitioning = true,
+        hive_types = {'run': 'VARCHAR', 'players': 'INTEGER'},
+        filename = true
+    );

@@ -4,20 +4,14 @@
 -- kind, 5-10 player + 1, 11-16 card + 1, 17-22 target + 1, 23-54 value, a signed 32-bit
 -- integer); this view unpacks it, so nothing downstream sees the packing.
 with source as (
-    select *
-    from read_parquet(
-        events_files(),
-        hive_partitioning = true,
-        hive_types = {'run': 'VARCHAR', 'players': 'INTEGER'},
-        filename = true
-    )
+    select * from lake_table(events_files())
 ),
 
 final as (
     select
-        cast(run as varchar) as run,
-        cast(players as integer) as players,
-        shard_of(filename) as shard,
+        run,
+        players,
+        shard,
         game,
         round,
         seq,

@@ -1,19 +1,13 @@
 -- One row per player per game of a committed shard: the result, the line-up and the seed.
 with source as (
-    select *
-    from read_parquet(
-        games_files(),
-        hive_partitioning = true,
-        hive_types = {'run': 'VARCHAR', 'players': 'INTEGER'},
-        filename = true
-    )
+    select * from lake_table(games_files())
 ),
 
 final as (
     select
-        cast(run as varchar) as run,
-        cast(players as integer) as players,
-        shard_of(filename) as shard,
+        run,
+        players,
+        shard,
         game,
         seat,
         cast(policy as varchar) as policy,

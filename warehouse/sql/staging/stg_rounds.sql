@@ -1,20 +1,14 @@
 -- One row per player per round of a committed shard (the compact table most marts read).
 -- status at round end: 0 active (a Flip 7 ended the round), 1 stayed, 2 frozen, 3 busted.
 with source as (
-    select *
-    from read_parquet(
-        rounds_files(),
-        hive_partitioning = true,
-        hive_types = {'run': 'VARCHAR', 'players': 'INTEGER'},
-        filename = true
-    )
+    select * from lake_table(rounds_files())
 ),
 
 final as (
     select
-        cast(run as varchar) as run,
-        cast(players as integer) as players,
-        shard_of(filename) as shard,
+        run,
+        players,
+        shard,
         game,
         round,
         seat,
