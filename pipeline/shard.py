@@ -169,7 +169,7 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
     status = np.asarray(r_status, dtype=np.int8)
     r_seat = np.tile(np.arange(n, dtype=np.int8), total_rounds)
     r_base = (r_seat - np.repeat(shift[game_of_round], n)) % n
-    rounds = _rounds_table(
+    rounds = pa.table(
         {
             "game": np.repeat(game_ids[game_of_round], n),
             "round": np.repeat(round_no.astype(np.int16), n),
@@ -182,6 +182,7 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
             "flip7": r_seat == np.repeat(np.asarray(r_flip7, dtype=np.int8), n),
             "status": status,
         },
+        schema=ROUNDS,
     )
     return {
         "events": events_table(flat, ev_counts, task.game_offset + task.start),
@@ -235,10 +236,6 @@ def _dict(indices: np.ndarray, names: list[str]) -> pa.DictionaryArray:
 
 def _const(value: str, n: int) -> pa.DictionaryArray:
     return _dict(np.zeros(n, dtype=np.int32), [value])
-
-
-def _rounds_table(cols: dict[str, np.ndarray | pa.Array]) -> pa.Table:
-    return pa.table(cols, schema=ROUNDS)
 
 
 def _games_table(task: ShardTask, cols: dict[str, np.ndarray | pa.Array]) -> pa.Table:
@@ -305,8 +302,8 @@ def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
             "seed": np.repeat(seeds.astype(np.int64), n),
         },
     )
-    rounds = _rounds_table(
-        {**cols.rounds, "policy": _dict(base_to_name[cols.rounds["policy"]], names)}
+    rounds = pa.table(
+        {**cols.rounds, "policy": _dict(base_to_name[cols.rounds["policy"]], names)}, schema=ROUNDS
     )
     events = pa.table(cols.events, schema=EVENTS)
     return {"events": events, "rounds": rounds, "games": games}

@@ -507,9 +507,7 @@ def play_games(
     pl..fresh: a fresh `workspace(n, deck)` for every call.
     """
     nid = deck.shape[0]
-    dsize = 0
-    for c in range(nid):
-        dsize += deck[c]
+    dsize = fresh.shape[0] - 1  # the deck's size (workspace sized fresh by it)
     i = 0
     for c in range(nid):
         cd[C_DECK, c] = deck[c]
