@@ -30,6 +30,7 @@ from pipeline.lake import Lake, now
 from pipeline.plan import Plan, cell_engines
 from pipeline.schema import SCHEMA_VERSION
 from pipeline.shard import ShardTask
+from pipeline.summary import fill_stats
 from pipeline.task import FAULT_ENV, run_shard
 
 DEFAULT_RETRIES = 3
@@ -139,10 +140,13 @@ def prepare(
             )
         manifest = existing
         manifest["engine"] = plan.engine
+        filled = fill_stats(lake, manifest)  # shards recorded by a version without statistics
     else:
-        manifest = new_manifest(plan)
+        manifest, filled = new_manifest(plan), 0
     done = {int(k) for k in manifest["shards"]}
     todo = [t for t in plan.shards if t.shard not in done]
+    if filled and not todo:
+        lake.write_manifest(manifest)
     if todo or manifest.get("status") != "complete":
         manifest["status"] = "running"
         manifest.pop("error", None)
@@ -160,6 +164,8 @@ def record_shard(manifest: dict[str, Any], task: ShardTask, result: dict[str, An
         "games": task.n_games,
         "rows": result["rows"],
         "seconds": result["seconds"],
+        # per policy, the summary's sufficient statistics (pipeline.summary.STATS_FIELDS)
+        "stats": result["stats"],
     }
 
 
