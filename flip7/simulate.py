@@ -144,8 +144,8 @@ def format_mean(est: Estimate, digits: int = 2) -> str:
 
 #: The footnote every table with these figures prints.
 INTERVAL_NOTE = (
-    "win rate [95% interval], pts/round ± 95% half-width; intervals clustered by game "
-    "(the seats of one game are not independent)"
+    "win rate [95% interval], pts/round ± 95% half-width; intervals clustered by game, "
+    "since the seats of one game are not independent"
 )
 
 
