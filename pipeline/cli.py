@@ -10,7 +10,7 @@ from pipeline.plan import Plan, cell_engines, make_plan
 from pipeline.replay import compare, describe_event, load_logged_game, resimulate
 from pipeline.run import DEFAULT_RETRIES, run_tournament
 from pipeline.spec import load_spec
-from pipeline.summary import format_summary, read_games, summarize
+from pipeline.summary import format_summary, run_summary
 
 if TYPE_CHECKING:
     from flip7.cli import Output
@@ -138,7 +138,7 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     lake = Lake.open(root)
     manifest = lake.load_manifest(plan.run)
     out.print("")
-    for line in format_summary(summarize(read_games(lake, manifest))):
+    for line in format_summary(run_summary(lake, manifest)):
         out.print(line)
     if report.failed:
         first = min(report.failed)
@@ -231,7 +231,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
             f"{c['games']:>9,} games from id {c['game_offset']:<9,} {','.join(c['lineup'])}"
         )
     out.print("")
-    for line in format_summary(summarize(read_games(lake, m))):
+    for line in format_summary(run_summary(lake, m)):
         out.print(line)
     return 0
 

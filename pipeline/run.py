@@ -30,6 +30,7 @@ from pipeline.lake import Lake, now
 from pipeline.plan import Plan, cell_engines
 from pipeline.schema import SCHEMA_VERSION
 from pipeline.shard import ShardTask
+from pipeline.summary import fill_stats
 from pipeline.task import FAULT_ENV, run_shard
 
 DEFAULT_RETRIES = 3
@@ -139,10 +140,13 @@ def prepare(
             )
         manifest = existing
         manifest["engine"] = plan.engine
+        filled = fill_stats(lake, manifest)  # shards recorded by a version without statistics
     else:
-        manifest = new_manifest(plan)
+        manifest, filled = new_manifest(plan), 0
     done = {int(k) for k in manifest["shards"]}
     todo = [t for t in plan.shards if t.shard not in done]
+    if filled and not todo:
+        lake.write_manifest(manifest)
     if todo or manifest.get("status") != "complete":
         manifest["status"] = "running"
         manifest.pop("error", None)
@@ -161,6 +165,9 @@ def record_shard(manifest: dict[str, Any], task: ShardTask, result: dict[str, An
         "rows": result["rows"],
         "seconds": result["seconds"],
     }
+    if "stats" in result:  # per policy, the summary's sums (pipeline.summary.STATS_FIELDS);
+        # a worker of an older flip7 sends none: the summary then reads the shard's games file
+        manifest["shards"][str(task.shard)]["stats"] = result["stats"]
 
 
 def finish(lake: Lake, manifest: dict[str, Any], failed: dict[int, str]) -> None:

@@ -1,19 +1,20 @@
-"""The end-of-run summary: win rate and points per round per policy per field size, 95% CIs.
+"""The end-of-run summary: per cell and policy, win rate and points per round with 95% intervals.
 
-Rows are grouped by line-up (the spec's [[lineups]] name) and field size, so that a policy's
-numbers from different tables are never pooled.
+A cell is one line-up at one field size of a run (the run fixes variant and ruleset); a policy's
+numbers from different cells are never pooled. The figures follow the statistics contract of
+flip7.stats: for each game g in which policy p sits, win rate y_g = p's wins, n_g = p's seats;
+points per round y_g = the points of p's seats, n_g = their rounds (seats x rounds of the game);
+95% intervals clustered by game.
 
-Read from the written `games` files of finished shards (the commit markers), so a resumed run
-summarises everything, not only what this driver ran. Both numbers are ratios over games:
-win rate = wins / seats played, points per round = points / rounds played. Seats of one game are
-not independent (they compete, and a policy may fill several seats), so the intervals are
-cluster-robust with the game as the cluster (the delta method for a ratio of sums), not the
-binomial formula that would treat every seat as its own trial.
+Those sums are additive, so every shard task returns them for its games (`shard_stats`) and the
+manifest records them per shard, compactly: per policy the eleven integers of STATS_FIELDS. The
+summary adds them up from the manifest alone, in memory that does not grow with the number of
+games. A shard recorded by an older version, without `stats`, is read from its own games file
+(one shard at a time); the driver stores what it computes when it resumes such a run.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,136 +23,173 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from flip7.simulate import INTERVAL_NOTE, format_mean, format_rate
+from flip7.stats import Estimate, RatioSums
 from pipeline.lake import Lake
 
-Z95 = 1.959963984540054
+#: One policy's entry in a shard's `stats`: games it sat in, then (sum y, sum n, sum y^2,
+#: sum n^2, sum y*n) of wins/seats and of points/rounds over those games.
+STATS_FIELDS = (
+    "games",
+    "wins",
+    "seats",
+    "wins_sq",
+    "seats_sq",
+    "wins_seats",
+    "points",
+    "rounds",
+    "points_sq",
+    "rounds_sq",
+    "points_rounds",
+)
+#: The games-table columns the statistics need.
+STATS_COLUMNS = ["game", "policy", "winner", "total", "rounds"]
 
 
 @dataclass(frozen=True)
 class PolicyRow:
+    cell: int
     lineup: str  # the line-up's label
     players: int
+    variant: str
+    ruleset: str
     policy: str
     games: int  # games in which the policy sat
     seats: int  # games x seats it filled
-    win_rate: float
-    win_ci: float  # half-width of the 95% interval
-    ppr: float  # points per round
-    ppr_ci: float
+    win: Estimate  # wins / seats, clipped to [0, 1]
+    ppr: Estimate  # points per round: points / seat-rounds
+
+    @property
+    def win_rate(self) -> float:
+        return self.win.value
 
 
-def ratio_ci(num: np.ndarray, den: np.ndarray) -> tuple[float, float]:
-    """sum(num) / sum(den) over clusters, and the 95% half-width (delta method)."""
-    n = len(num)
-    total = float(den.sum())
-    if n == 0 or total == 0:
-        return math.nan, math.nan
-    r = float(num.sum()) / total
-    if n < 2:
-        return r, math.nan
-    resid = num - r * den
-    var = float((resid * resid).sum()) / (n * (n - 1)) / (total / n) ** 2
-    return r, Z95 * math.sqrt(var)
-
-
-def read_games(lake: Lake, manifest: dict[str, Any]) -> pa.Table:
-    """The games rows of every finished shard, with `players` and `label` columns (from the
-    cell)."""
-    players_of = {c["cell"]: c["players"] for c in manifest["cells"]}
-    label_of = {c["cell"]: c.get("label") or ",".join(c["lineup"]) for c in manifest["cells"]}
-    parts = []
-    for key, info in sorted(manifest["shards"].items(), key=lambda kv: int(kv[0])):
-        n = players_of[info["cell"]]
-        path = lake.shard_path("games", manifest["run"], n, int(key))
-        t = pq.read_table(
-            path,
-            filesystem=lake.fs,
-            columns=["game", "policy", "winner", "total", "rounds"],
-        )
-        t = t.append_column("players", pa.array(np.full(t.num_rows, n, np.int8)))
-        parts.append(t.append_column("label", pa.array([label_of[info["cell"]]] * t.num_rows)))
-    if not parts:
-        return pa.table(
-            {
-                "game": pa.array([], pa.int64()),
-                "policy": pa.array([], pa.string()),
-                "winner": pa.array([], pa.bool_()),
-                "total": pa.array([], pa.int32()),
-                "rounds": pa.array([], pa.int16()),
-                "players": pa.array([], pa.int8()),
-                "label": pa.array([], pa.string()),
-            }
-        )
-    return pa.concat_tables(parts, promote_options="permissive")
-
-
-def summarize(games: pa.Table) -> list[PolicyRow]:
-    """Per (field size, policy): win rate and points per round with 95% CIs."""
+def shard_stats(games: pa.Table) -> dict[str, list[int]]:
+    """Per policy, the STATS_FIELDS sums over the games of one shard's `games` rows (one row
+    per game and seat; columns STATS_COLUMNS). Vectorised: a few bincounts per shard."""
     if games.num_rows == 0:
-        return []
-    t = games.set_column(
-        games.schema.get_field_index("policy"), "policy", pc.cast(games["policy"], pa.string())
-    )
-    t = t.append_column("wins", pc.cast(t["winner"], pa.int64()))
-    t = t.append_column("pts", pc.cast(t["total"], pa.int64()))
-    t = t.append_column("rnds", pc.cast(t["rounds"], pa.int64()))
-    per_game = t.group_by(["label", "players", "policy", "game"]).aggregate(
-        [("wins", "sum"), ("pts", "sum"), ("rnds", "sum"), ("wins", "count")]
-    )
+        return {}
+    policy = games["policy"].combine_chunks()
+    if not pa.types.is_dictionary(policy.type):
+        policy = pc.dictionary_encode(policy)
+    names = [str(x) for x in policy.dictionary.to_pylist()]
+    code = policy.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    game = games["game"].to_numpy().astype(np.int64)
+    game = game - game.min()
+    n_games, n_pol = int(game.max()) + 1, len(names)
+    key = game * n_pol + code  # one bin per (game, policy)
+    size = n_games * n_pol
+
+    def per_key(weights: np.ndarray | None) -> np.ndarray:
+        # float64 bincount weights are exact for these integers (far below 2**53)
+        counts = np.bincount(key, weights=weights, minlength=size)
+        return counts.astype(np.int64).reshape(n_games, n_pol)
+
+    seats = per_key(None)
+    wins = per_key(games["winner"].to_numpy(zero_copy_only=False).astype(np.float64))
+    points = per_key(games["total"].to_numpy().astype(np.float64))
+    rounds = per_key(games["rounds"].to_numpy().astype(np.float64))  # seats x rounds
+    out: dict[str, list[int]] = {}
+    for j, name in enumerate(names):
+        sat = seats[:, j] > 0
+        if not sat.any():
+            continue
+        w, s, p, r = wins[sat, j], seats[sat, j], points[sat, j], rounds[sat, j]
+        out[name] = [
+            int(sat.sum()),
+            *(int(x) for x in (w.sum(), s.sum(), (w * w).sum(), (s * s).sum(), (w * s).sum())),
+            *(int(x) for x in (p.sum(), r.sum(), (p * p).sum(), (r * r).sum(), (p * r).sum())),
+        ]
+    return out
+
+
+def read_shard_stats(lake: Lake, manifest: dict[str, Any], shard: str) -> dict[str, list[int]]:
+    """`shard_stats` of one recorded shard, from its games file (for shards whose manifest
+    entry has no `stats`: written by an older version)."""
+    cell = manifest["shards"][shard]["cell"]
+    players = next(c["players"] for c in manifest["cells"] if c["cell"] == cell)
+    path = lake.shard_path("games", manifest["run"], players, int(shard))
+    return shard_stats(pq.read_table(path, filesystem=lake.fs, columns=STATS_COLUMNS))
+
+
+def fill_stats(lake: Lake, manifest: dict[str, Any]) -> int:
+    """Compute and store `stats` for recorded shards that lack them; how many there were."""
+    missing = [k for k, info in manifest["shards"].items() if "stats" not in info]
+    for key in missing:
+        manifest["shards"][key]["stats"] = read_shard_stats(lake, manifest, key)
+    return len(missing)
+
+
+def run_stats(lake: Lake, manifest: dict[str, Any]) -> dict[tuple[int, str], list[int]]:
+    """Per (cell, policy), the STATS_FIELDS sums over every recorded shard: from the manifest,
+    or from a shard's games file where its entry has no `stats` (not stored: read-only)."""
+    totals: dict[tuple[int, str], list[int]] = {}
+    for key, info in manifest["shards"].items():
+        stats = info.get("stats")
+        if stats is None:
+            stats = read_shard_stats(lake, manifest, key)
+        for policy, sums in stats.items():
+            acc = totals.setdefault((info["cell"], policy), [0] * len(STATS_FIELDS))
+            for i, x in enumerate(sums):
+                acc[i] += x
+    return totals
+
+
+def summarize(
+    manifest: dict[str, Any], totals: dict[tuple[int, str], list[int]]
+) -> list[PolicyRow]:
+    """One row per (cell, policy), cells in plan order, policies in line-up order."""
     rows: list[PolicyRow] = []
-    keys = per_game.select(["label", "players", "policy"]).to_pylist()
-    cols = {
-        name: per_game[name].to_numpy().astype(np.float64)
-        for name in ("wins_sum", "pts_sum", "rnds_sum", "wins_count")
-    }
-    groups: dict[tuple[str, int, str], list[int]] = {}
-    for i, k in enumerate(keys):
-        groups.setdefault((k["label"], k["players"], k["policy"]), []).append(i)
-    game_ids = per_game["game"].to_numpy()
-    first: dict[str, int] = {}  # each line-up's first game id: plan order
-    for (label, _, _), idx in groups.items():
-        first[label] = min(first.get(label, 2**62), int(game_ids[idx].min()))
-    order = sorted(groups, key=lambda g: (first[g[0]], g))
-    for label, players, policy in order:
-        idx = groups[(label, players, policy)]
-        ix = np.asarray(idx)
-        seats = cols["wins_count"][ix]
-        win, win_ci = ratio_ci(cols["wins_sum"][ix], seats)
-        ppr, ppr_ci = ratio_ci(cols["pts_sum"][ix], cols["rnds_sum"][ix])
-        rows.append(
-            PolicyRow(label, players, policy, len(ix), int(seats.sum()), win, win_ci, ppr, ppr_ci)
-        )
+    for c in manifest["cells"]:
+        label = c.get("label") or ",".join(c["lineup"])
+        for policy in dict.fromkeys(c["lineup"]):
+            sums = totals.get((c["cell"], policy))
+            if sums is None:
+                continue
+            g = sums[0]
+            win = RatioSums(g, *sums[1:6]).estimate(clip=(0.0, 1.0))
+            ppr = RatioSums(g, *sums[6:11]).estimate()
+            rows.append(
+                PolicyRow(
+                    c["cell"],
+                    label,
+                    c["players"],
+                    manifest["variant"],
+                    manifest["ruleset"],
+                    policy,
+                    g,
+                    sums[2],
+                    win,
+                    ppr,
+                )
+            )
     return rows
 
 
+def run_summary(lake: Lake, manifest: dict[str, Any]) -> list[PolicyRow]:
+    """The summary of every recorded shard of a run (see the module docstring)."""
+    return summarize(manifest, run_stats(lake, manifest))
+
+
 def format_summary(rows: list[PolicyRow]) -> list[str]:
-    """The summary as text lines (a table; ± is the 95% interval's half-width)."""
+    """The summary as text lines: a heading per cell, a row per policy, the footnote."""
     if not rows:
         return ["(no finished games yet)"]
     width = max(12, *(len(r.policy) for r in rows)) + 2
     lines = [
-        f"{'players':>7}  {'policy':<{width}}{'games':>8}{'seats':>8}"
-        f"{'win rate':>10}{'± 95%':>8}{'fair':>7}{'pts/round':>11}{'± 95%':>8}"
+        f"  {'policy':<{width}}{'games':>9}{'seats':>9}  {'win rate [95%]':<20}{'fair':>6}"
+        f"{'pts/round ± 95%':>17}"
     ]
-    label = None
+    cell = None
     for r in rows:
-        if r.lineup != label:
-            label = r.lineup
-            lines.append(f"{label}:")
+        if r.cell != cell:
+            cell = r.cell
+            lines.append(
+                f"{r.lineup}: {r.players} players, variant {r.variant}, ruleset {r.ruleset}"
+            )
         lines.append(
-            f"{r.players:>7}  {r.policy:<{width}}{r.games:>8}{r.seats:>8}"
-            f"{r.win_rate:>10.1%}{_pct(r.win_ci):>8}{1 / r.players:>7.1%}"
-            f"{r.ppr:>11.2f}{_num(r.ppr_ci):>8}"
+            f"  {r.policy:<{width}}{r.games:>9,}{r.seats:>9,}  {format_rate(r.win):<20}"
+            f"{1 / r.players:>6.1%}{format_mean(r.ppr):>17}"
         )
-    lines.append(
-        "(± is the half-width of a 95% confidence interval, clustered by game; fair = 1 / players)"
-    )
+    lines.append(f"({INTERVAL_NOTE}; fair = 1 / players)")
     return lines
-
-
-def _pct(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{x:.1%}"
-
-
-def _num(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{x:.2f}"

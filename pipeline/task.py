@@ -20,6 +20,7 @@ from flip7.rules import RULES_VERSION
 from pipeline.lake import TABLE_ORDER, WRITE_OPTIONS, Lake
 from pipeline.memory import keep_freed_memory
 from pipeline.shard import ShardTask, simulate_shard
+from pipeline.summary import shard_stats
 
 FAULT_ENV = "FLIP7_FAULT"
 
@@ -28,7 +29,9 @@ def run_shard(
     task: ShardTask, root: str, fault: str | None = None, rules_version: int | None = None
 ) -> dict[str, Any]:
     """Simulate and write one shard; return its row counts, seconds (wall and CPU) and where it
-    ran. `rules_version`: the driver's; a node whose flip7 plays other rules refuses."""
+    ran, and its games' sufficient statistics per policy (pipeline.summary.shard_stats: what the
+    manifest records and the summary adds up). `rules_version`: the driver's; a node whose flip7
+    plays other rules refuses."""
     t0, c0 = time.perf_counter(), time.process_time()
     if rules_version is not None and rules_version != RULES_VERSION:
         raise RuntimeError(
@@ -47,6 +50,7 @@ def run_shard(
     return {
         "shard": task.shard,
         "rows": {name: tables[name].num_rows for name in TABLE_ORDER},
+        "stats": shard_stats(tables["games"]),
         "seconds": round(time.perf_counter() - t0, 4),
         "cpu_seconds": time.process_time() - c0,  # this process's CPU time (benchmarks)
         "node": _node_id(),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 import time
@@ -23,7 +22,15 @@ from flip7.rules import (
     Ruleset,
     parse_ruleset,
 )
-from flip7.simulate import rotated, simulate
+from flip7.simulate import (
+    INTERVAL_NOTE,
+    SimSummary,
+    format_mean,
+    format_rate,
+    rotated,
+    simulate,
+)
+from flip7.stats import RatioSums
 from flip7.variants import Variant, parse_variant
 
 if TYPE_CHECKING:
@@ -158,21 +165,64 @@ def cmd_sim(args: argparse.Namespace, out: Output) -> int:
         engine=args.engine,
     )
     secs = time.perf_counter() - t0
-    out.print(
-        f"{args.games} games, {len(lineup)} players ({', '.join(p.spec for p in lineup)}), "
-        f"ruleset {ruleset}, variant {variant}, seed {args.seed}, seats rotated"
-    )
-    out.print(
-        f"{'policy':<14}{'seats':>7}{'win rate':>16}{'pts/round':>16}{'bust/rnd':>10}{'flip7/rnd':>11}"
-    )
-    for st in sorted(summary.stats.values(), key=lambda s: -s.win_rate):
-        out.print(
-            f"{st.spec:<14}{st.seats:>7}{st.win_rate:>9.1%} ±{st.win_se:>5.1%}"
-            f"{st.ppr:>10.2f} ±{st.ppr_se:>4.2f}{st.busts / st.rounds:>10.1%}{st.flip7s / st.rounds:>11.2%}"
-        )
-    out.print(f"(± is one standard error; {args.games / secs:,.0f} games/s)")
+    for line in sim_lines(summary, lineup, ruleset, variant, args.seed):
+        out.print(line)
+    out.print(f"({args.games / secs:,.0f} games/s)")
     out.print(_engine_line(summary.engine, summary.engine_note))
     return 0
+
+
+def sim_lines(
+    summary: SimSummary, lineup: list[Policy], ruleset: Ruleset, variant: Variant, seed: int
+) -> list[str]:
+    """`flip7 sim`'s table: per policy, win rate [95% interval] and points per round ± 95%
+    (clustered by game, flip7.stats); alone at the table, the rounds it takes to reach the
+    target instead of a win rate."""
+    n = len(lineup)
+    head = (
+        f"{summary.games} games, {n} player{'s' if n > 1 else ''} "
+        f"({', '.join(p.spec for p in lineup)}), ruleset {ruleset}, variant {variant}, seed {seed}"
+    )
+    if n == 1:
+        return [f"{head}: the solo challenge", *_solo_lines(summary, ruleset)]
+    lines = [
+        f"{head}, seats rotated",
+        f"{'policy':<14}{'seats':>7}  {'win rate [95%]':<20}{'pts/round ± 95%':>16}"
+        f"{'bust/rnd':>10}{'flip7/rnd':>11}",
+    ]
+    for st in sorted(summary.stats.values(), key=lambda s: -s.win_rate):
+        lines.append(
+            f"{st.spec:<14}{st.seats:>7}  {format_rate(st.win_estimate()):<20}"
+            f"{format_mean(st.ppr_estimate()):>16}"
+            f"{st.busts / st.rounds:>10.1%}{st.flip7s / st.rounds:>11.2%}"
+        )
+    lines.append(f"({INTERVAL_NOTE})")
+    return lines
+
+
+def _solo_lines(summary: SimSummary, ruleset: Ruleset) -> list[str]:
+    """One seat: how many rounds it takes to reach the target, and points per round."""
+    (st,) = summary.stats.values()
+    lines = []
+    if summary.game_rounds:
+        est = summary.rounds_estimate()
+        lines.append(
+            f"rounds to reach {ruleset.target}: mean {format_mean(est)} (95%), median "
+            f"{summary.rounds_quantile(0.5)}, p90 {summary.rounds_quantile(0.9)}, "
+            f"min {min(summary.game_rounds)}, max {max(summary.game_rounds)}"
+        )
+    if summary.capped:
+        lines.append(
+            f"({summary.capped} game(s) stopped at the cap of {ruleset.max_rounds} rounds "
+            f"without reaching {ruleset.target}; not counted above)"
+        )
+    lines += [
+        f"{'policy':<14}{'rounds':>9}{'pts/round ± 95%':>17}{'bust/rnd':>10}{'flip7/rnd':>11}",
+        f"{st.spec:<14}{st.rounds:>9}{format_mean(st.ppr_estimate()):>17}"
+        f"{st.busts / st.rounds:>10.1%}{st.flip7s / st.rounds:>11.2%}",
+        "(± is the half-width of a 95% interval, clustered by game)",
+    ]
+    return lines
 
 
 def cmd_round(args: argparse.Namespace, out: Output) -> int:
@@ -205,7 +255,7 @@ def cmd_round(args: argparse.Namespace, out: Output) -> int:
         f"ruleset {ruleset}, seed {args.seed}, seats rotated; {_engine_line(engine_name, note)}"
     )
     out.print(
-        f"{'policy':<14}{'n':>8}{'mean':>8}{'±se':>7}{'sd':>7}{'bust':>8}{'flip7':>8}  p10 p50 p90"
+        f"{'policy':<14}{'n':>8}{'mean':>8}{'± 95%':>7}{'sd':>7}{'bust':>8}{'flip7':>8}  p10 p50 p90"
     )
     for spec, xs in scores.items():
         n = len(xs)
@@ -213,14 +263,23 @@ def cmd_round(args: argparse.Namespace, out: Output) -> int:
         sd = statistics.pstdev(xs)
         q = statistics.quantiles(xs, n=10, method="inclusive") if n > 1 else [xs[0]] * 9
         out.print(
-            f"{spec:<14}{n:>8}{mean:>8.2f}{sd / math.sqrt(n):>7.2f}{sd:>7.2f}{busts[spec] / n:>8.1%}"
+            f"{spec:<14}{n:>8}{mean:>8.2f}{_deal_half_width(xs, n // args.rounds):>7.2f}{sd:>7.2f}"
+            f"{busts[spec] / n:>8.1%}"
             f"{flips[spec] / n:>8.2%}  {q[0]:>3.0f} {q[4]:>3.0f} {q[8]:>3.0f}"
         )
+    out.print("(± is the half-width of a 95% interval, clustered by deal)")
     out.print("")
     for spec, xs in scores.items():
         out.print(f"distribution of {spec} (points, share of rounds):")
         out.print(histogram(xs))
     return 0
+
+
+def _deal_half_width(xs: list[int], per_deal: int) -> float:
+    """The 95% half-width of the mean score, clustered by deal: `xs` holds each deal's
+    `per_deal` seats of the policy next to each other (both engines list them so)."""
+    sums = [sum(xs[i : i + per_deal]) for i in range(0, len(xs), per_deal)]
+    return RatioSums.of((y, per_deal) for y in sums).estimate().half_width
 
 
 def histogram(xs: list[int], width: int = 10, bar: int = 40) -> str:

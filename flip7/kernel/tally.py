@@ -1,9 +1,9 @@
 """`flip7 sim` and `flip7 round` through the kernel: the same statistics, from numpy columns.
 
 `simulate_kernel` is flip7.simulate.simulate on the kernel: game i has seed
-derive_seed(root_seed, cell, i) and the line-up rotated by i seats, and every PolicyStats sum is
-the same integer the reference loop adds up (round_scores in the same order). `one_round_kernel`
-is `flip7 round`'s loop of Engine.play_round() on the kernel. Games run in chunks, without event
+derive_seed(root_seed, cell, i) and the line-up rotated by i seats, and every PolicyStats sum
+(the per-game second moments of the clustered intervals too) is the same integer the reference
+loop adds up (round_scores in the same order). `one_round_kernel` is `flip7 round`'s loop of Engine.play_round() on the kernel. Games run in chunks, without event
 capture, so memory stays small and progress can be reported.
 """
 
@@ -84,17 +84,38 @@ def simulate_kernel(
         rs = batch.rs
         row_spec = seat_spec[rs[0], rs[2]]
         score = rs[4].astype(np.int64)
+        # points of each (game, spec): round rows summed by game x spec
+        points = np.bincount(
+            rs[0].astype(np.int64) * len(specs) + row_spec, weights=score, minlength=k * len(specs)
+        ).reshape(k, len(specs))
         for j, spec in enumerate(specs):
             st = summary.stats[spec]
             mine = seat_spec == j
-            st.seats += int(mine.sum())
-            st.wins += int(wins[mine].sum())
-            st.rounds += int((rounds[:, None] * mine).sum())
-            rows = row_spec == j
-            st.points += int(score[rows].sum())
-            st.points_sq += int((score[rows] ** 2).sum())
+            seats_g = mine.sum(axis=1).astype(np.int64)
+            sat = seats_g > 0  # the games in which the spec sat (all of them, for a line-up)
+            wins_g = (wins & mine).sum(axis=1).astype(np.int64)[sat]
+            rounds_g = (rounds * seats_g)[sat]
+            # float64 bincount weights: exact for these integers (well under 2**53)
+            points_g = points[sat, j].astype(np.int64)
+            seats_g = seats_g[sat]
+            st.games += int(sat.sum())
+            st.seats += int(seats_g.sum())
+            st.wins += int(wins_g.sum())
+            st.rounds += int(rounds_g.sum())
+            st.points += int(points_g.sum())
+            st.wins_sq += int((wins_g * wins_g).sum())
+            st.seats_sq += int((seats_g * seats_g).sum())
+            st.wins_seats += int((wins_g * seats_g).sum())
+            st.points_sq += int((points_g * points_g).sum())
+            st.rounds_sq += int((rounds_g * rounds_g).sum())
+            st.points_rounds += int((points_g * rounds_g).sum())
             st.busts += int(batch.gt[1][mine].sum())
             st.flip7s += int(batch.gt[2][mine].sum())
+        capped = batch.go[:, 2].astype(bool)
+        summary.capped += int(capped.sum())
+        for r, c in enumerate(np.bincount(rounds[~capped])):
+            if c:
+                summary.game_rounds[r] = summary.game_rounds.get(r, 0) + int(c)
         if keep_round_scores:
             # the reference appends game by game, seat by seat, round by round
             order = np.lexsort((rs[1], rs[2], rs[0]))

@@ -7,6 +7,12 @@ import subprocess
 import sys
 
 from flip7.cli import main
+from flip7.engine import Engine
+from flip7.policies import parse_policies
+from flip7.rng import derive_seed
+from flip7.rules import parse_ruleset
+from flip7.simulate import rotated, simulate
+from flip7.stats import RatioSums
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -15,16 +21,66 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def test_sim_prints_win_rates_with_standard_errors(capsys):
-    """flip7 sim: one row per policy with win rate ± se and points per round ± se."""
-    code, out, _ = run(capsys, "sim", "-n", "40", "-p", "ev,sum:20,bust:0.25", "--no-file")
+def game_pairs(specs: list[str], n_games: int, seed: int) -> dict[str, list[tuple[int, ...]]]:
+    """Per spec and game, straight from the reference engine's results (not from simulate):
+    (wins, seats, points, seat-rounds), the (y, n) pairs of the statistics contract."""
+    lineup = parse_policies(specs)
+    out: dict[str, list[tuple[int, ...]]] = {}
+    for i in range(n_games):
+        seats = rotated(lineup, i)
+        result = Engine(parse_ruleset("3.1"), seats, derive_seed(seed, 0, i), capture=False).run()
+        for spec in dict.fromkeys(p.spec for p in seats):
+            mine = [s for s, p in enumerate(seats) if p.spec == spec]
+            wins = sum(result.winner == s for s in mine)
+            points = sum(result.totals[s] for s in mine)
+            out.setdefault(spec, []).append((wins, len(mine), points, len(mine) * result.rounds))
+    return out
+
+
+def test_sim_prints_the_clustered_95_interval_of_flip7_stats(capsys):
+    """flip7 sim: each policy's win rate [95% interval] and points per round ± 95% are
+    flip7.stats' clustered figures over per-game sums computed here from the engine's games
+    (ev fills two seats, so clustering and the seat-as-trial binomial differ)."""
+    specs = ["ev", "sum:20", "ev", "bust:0.25"]
+    code, out, _ = run(capsys, "sim", "-n", "60", "-p", ",".join(specs), "--seed", "5", "--no-file")
     assert code == 0
-    rows = [
-        line for line in out.splitlines() if line.split()[:1] in (["ev"], ["sum:20"], ["bust:0.25"])
-    ]
-    assert len(rows) == 3
-    assert all("±" in r for r in rows)
-    assert "40 games, 3 players" in out
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split()[:1] != []}
+    for spec, games in game_pairs(specs, 60, 5).items():
+        win = RatioSums.of((w, s) for w, s, _, _ in games).estimate(clip=(0.0, 1.0))
+        ppr = RatioSums.of((p, r) for _, _, p, r in games).estimate()
+        want = f"{win.value:.1%} [{100 * win.lo:.1f}, {100 * win.hi:.1f}]"
+        assert want in rows[spec], (spec, want, rows[spec])
+        assert f"{ppr.value:.2f} ± {ppr.half_width:.2f}" in rows[spec]
+    assert "60 games, 4 players" in out and "clustered by game" in out
+    assert "standard error" not in out
+
+
+def test_simulate_sums_equal_the_per_game_sums():
+    """simulate's PolicyStats hold exactly the contract's sums: G, sum y, sum n and the second
+    moments of wins/seats and points/rounds over games."""
+    specs = ["ev", "ev", "sum:20"]
+    summary = simulate(parse_ruleset("3.1"), parse_policies(specs), 40, 11)
+    for spec, games in game_pairs(specs, 40, 11).items():
+        st = summary.stats[spec]
+        assert st.win_sums == RatioSums.of((w, s) for w, s, _, _ in games)
+        assert st.points_sums == RatioSums.of((p, r) for _, _, p, r in games)
+
+
+def test_sim_alone_prints_the_rounds_to_reach_the_target(capsys):
+    """--players 1 (the solo challenge): no win rate (always 100%), but the rounds it takes to
+    reach the target: mean ± 95%, median, p90, from the games' own round counts."""
+    code, out, _ = run(capsys, "sim", "-n", "50", "-p", "ev", "--players", "1", "--no-file")
+    assert code == 0
+    rounds = sorted(
+        Engine(parse_ruleset("3.1"), parse_policies(["ev"]), derive_seed(1, 0, i)).run().rounds
+        for i in range(50)
+    )
+    est = RatioSums.of((r, 1) for r in rounds).estimate()
+    line = next(x for x in out.splitlines() if x.startswith("rounds to reach 200:"))
+    assert f"mean {est.value:.2f} ± {est.half_width:.2f}" in line
+    assert f"median {rounds[24]}," in line and f"p90 {rounds[44]}," in line
+    assert f"min {rounds[0]}, max {rounds[-1]}" in line
+    assert "win rate" not in out and "solo challenge" in out
 
 
 def test_sim_players_repeats_the_lineup(capsys):
@@ -123,3 +179,24 @@ def test_bad_variant_is_a_clear_error(capsys):
     """An unknown variant: exit 2 and what is valid."""
     code, _, err = run(capsys, "sim", "-n", "5", "-p", "ev", "--variant", "revenge", "--no-file")
     assert code == 2 and "valid: classic, vengeance" in err
+
+
+def test_round_interval_is_clustered_by_deal(capsys):
+    """flip7 round: the mean score's ± is flip7.stats' 95% half-width with the deal as the
+    cluster (ev fills two seats of every deal), computed here from the engine's rounds."""
+    specs = ["ev", "ev", "sum:20"]
+    code, out, _ = run(capsys, "round", "-n", "120", "-p", ",".join(specs), "--no-file")
+    assert code == 0
+    lineup = parse_policies(specs)
+    per_deal = []
+    for i in range(120):
+        seats = rotated(lineup, i)
+        engine = Engine(parse_ruleset("3.1"), seats, derive_seed(1, 0, i), capture=False)
+        engine.play_round()
+        per_deal.append(
+            sum(engine.round_scores[0][s] for s, p in enumerate(seats) if p.spec == "ev")
+        )
+    est = RatioSums.of((y, 2) for y in per_deal).estimate()
+    row = next(x for x in out.splitlines() if x.startswith("ev "))
+    assert row.split()[1:4] == ["240", f"{est.value:.2f}", f"{est.half_width:.2f}"]
+    assert "clustered by deal" in out

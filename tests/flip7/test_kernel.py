@@ -302,3 +302,30 @@ def test_dp_games_equal_reference(dp_policies, seed, specs, ruleset):
     lineup = [dp_policies[s] if s in dp_policies else parse_policies(s)[0] for s in specs]
     rules = parse_ruleset(ruleset)
     assert kernel.play_game(rules, lineup, seed) == Engine(rules, lineup, seed).run()
+
+
+@pytest.mark.parametrize(
+    "specs, ruleset",
+    [
+        (["ev", "ev", "sum:20", "bust:0.25"], "3.1"),  # a policy in two seats of every game
+        (["evc", "endgame", "count:3"], "legacy(max_rounds=6)"),  # some games hit the cap
+        (["ev"], "3.1(target=120)"),  # the solo challenge
+    ],
+)
+def test_simulate_sums_are_the_same_on_both_engines(specs, ruleset, monkeypatch):
+    """flip7.simulate on the kernel: every sum of the clustered intervals (per-game second
+    moments included), the rounds histogram and the capped count equal the reference's, also
+    when the games are split into several kernel chunks (CHUNK patched to 7)."""
+    from flip7.kernel import tally
+    from flip7.simulate import simulate
+
+    monkeypatch.setattr(tally, "CHUNK", 7)
+    args = (parse_ruleset(ruleset), parse_policies(specs), 45, 17)
+    ref = simulate(*args, engine="reference")
+    ker = simulate(*args, engine="kernel")
+    assert ker.engine == "kernel" and ref.engine == "reference"
+    assert ker.stats == ref.stats
+    assert ker.game_rounds == ref.game_rounds and ker.capped == ref.capped
+    assert sum(ref.game_rounds.values()) + ref.capped == 45
+    if "max_rounds" in ruleset:
+        assert ref.capped > 0

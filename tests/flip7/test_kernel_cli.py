@@ -31,9 +31,13 @@ def without_engine_lines(out: str) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("command", [["sim", "-n", "300"], ["round", "-n", "500"]])
+@pytest.mark.parametrize(
+    "command",
+    [["sim", "-n", "300"], ["sim", "-n", "200", "--players", "1"], ["round", "-n", "500"]],
+)
 def test_kernel_and_reference_print_the_same_figures(capsys, command):
-    """sim and round: every figure equal across engines; each says which engine ran."""
+    """sim (a table, and alone: the solo challenge) and round: every figure, intervals
+    included, equal across engines; each says which engine ran."""
     argv = [*command, "-p", "ev,bustc:0.25,sum:20", "--ruleset", "legacy"]
     code_k, out_k, _ = run(capsys, *argv, "--engine", "kernel")
     code_r, out_r, _ = run(capsys, *argv, "--engine", "reference")

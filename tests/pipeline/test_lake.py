@@ -1,16 +1,14 @@
-"""The lake: atomic writes, the layout, leftovers of killed writers, and the summary's maths."""
+"""The lake: atomic writes, the layout, leftovers of killed writers, and the summary's counts."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.lake import Lake
-from pipeline.summary import Z95, ratio_ci, read_games, summarize
+from pipeline.summary import run_summary
 from tests.pipeline.helpers import read_run, run_inline, small_plan
 
 
@@ -59,21 +57,12 @@ def test_remove_temporaries_only_touches_temporaries(tmp_path: Path) -> None:
     assert keep.exists() and not junk.exists()
 
 
-def test_ratio_ci_matches_the_binomial_case() -> None:
-    """With one trial per cluster, the interval is the usual mean +- 1.96 sd / sqrt(n)."""
-    rng = np.random.default_rng(1)
-    x = (rng.random(500) < 0.3).astype(float)
-    r, half = ratio_ci(x, np.ones_like(x))
-    assert r == x.mean()
-    assert math.isclose(half, Z95 * x.std(ddof=1) / math.sqrt(len(x)))
-
-
 def test_summary_counts_games_and_seats(tmp_path: Path) -> None:
     """One summary row per (line-up, field size, policy): its seats are the games rows it filled,
     and the win rates of a table, weighted by seats, add up to one winner per game."""
     plan = small_plan()
     manifest = run_inline(plan, str(tmp_path))
-    rows = summarize(read_games(Lake.open(str(tmp_path)), manifest))
+    rows = run_summary(Lake.open(str(tmp_path)), manifest)
     label = {c.cell: (c.label, c.players) for c in plan.cells}
     seats: dict[tuple[str, int, str], int] = {}
     for g in read_run(tmp_path, "games").to_pylist():
@@ -83,7 +72,7 @@ def test_summary_counts_games_and_seats(tmp_path: Path) -> None:
     for cell in plan.cells:
         mine = [r for r in rows if (r.lineup, r.players) == (cell.label, cell.players)]
         assert round(sum(r.win_rate * r.seats for r in mine)) == cell.games
-        assert all(0 < r.win_ci < 0.2 and r.ppr > 0 for r in mine)
+        assert all(0 < r.win.half_width < 0.2 and r.ppr.value > 0 for r in mine)
 
 
 def test_a_users_own_policy_plays_on_the_reference_engine(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import pytest
 from pipeline.lake import Lake
 from pipeline.plan import Plan
 from pipeline.run import run_tournament
+from pipeline.summary import run_summary
 from pipeline.task import FAULT_ENV
 from tests.pipeline.helpers import assert_same_rows, read_run, small_plan, write_spec
 
@@ -87,7 +88,8 @@ def test_killed_worker_is_retried_with_exact_counts(
 
 def test_killed_driver_then_resume(reference: tuple[Path, Plan], tmp_path: Path) -> None:
     """`flip7 tournament run` and its Ray killed (SIGKILL) after a few shards, then --resume: only the missing
-    shards run, finished shards are not rewritten, and the tables equal the reference."""
+    shards run, finished shards are not rewritten, and the tables and the summary (added up
+    from the manifest's per-shard statistics) equal the reference."""
     ref_root, plan = reference
     spec = write_spec(tmp_path / "t.toml", shard_size=60)
     root = tmp_path / "lake"
@@ -129,6 +131,8 @@ def test_killed_driver_then_resume(reference: tuple[Path, Plan], tmp_path: Path)
         assert os.stat(path).st_mtime_ns == stamp
     assert_same_rows(ref_root, root)
     assert not [p for p in root.rglob("*") if ".tmp-" in p.name]
+    ref = Lake.open(str(ref_root))
+    assert run_summary(lake, lake.load_manifest("t")) == run_summary(ref, ref.load_manifest("t"))
 
 
 def test_failed_shard_fails_the_run_then_resume_finishes_it(
