@@ -275,3 +275,15 @@ def test_all_policies_finish_games_in_every_ruleset():
         assert 0 <= result.winner < len(specs)
         assert max(result.totals) >= 200
     assert CLASSIC.size == 94
+
+
+def test_every_vengeance_seat_sees_the_vengeance_rules():
+    """Each seat's observation says Vengeance (and Brutal), not only seat 0's: otherwise a
+    built-in policy at seat 1 reads a Vengeance table with the classic rules (its bust risk
+    counting the Unlucky 7 as a bust, its points ignoring the -N cards)."""
+    from tests.flip7.helpers import vengeance_engine
+
+    e = vengeance_engine([Scripted() for _ in range(3)], [7], variant="vengeance(brutal=1)")
+    assert [(o.variant, o.brutal) for o in e.obs] == [(1, True)] * 3
+    e.receive(2, e.draw_pile.pop())
+    assert next_card_busts(e.obs[2], 2, False) == pytest.approx(5 / 107)
