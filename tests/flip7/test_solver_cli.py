@@ -62,15 +62,19 @@ def test_solve_tees_to_results(capsys, tmp_path, monkeypatch):
     assert code == 0 and "EV 22.232" in target.read_text()
 
 
-def test_advice_prints_the_rule_and_its_value(capsys):
-    """flip7 advice: a cut-off per count of numbers, and the rule's exact value by the optimum."""
+def test_advice_prints_both_rules_and_their_values(capsys):
+    """flip7 advice: per count of numbers, Murch's form (one cut-off) and ours (without and
+    with a Second Chance), each rule's exact value: Murch's form < ours <= the optimum."""
     code, out, _ = run(capsys, "advice", "--no-file")
     assert code == 0
-    assert re.search(r"^\s+2\s+hit under \d+%", out, re.M)
-    rule = re.search(r"^this rule\s+(\d+\.\d{3})", out, re.M)
+    assert re.search(r"^\s+2\s+hit (under \d+%|always)\s+[\d.]+%\s+hit under \d+%", out, re.M)
+    assert "Murch's form" in out and "ours: no Second Chance" in out
+    ours = re.search(r"^ours \(a Second Chance column\)\s+(\d+\.\d{3})", out, re.M)
+    murch = re.search(r"^Murch's form \(one cut-off per count\)\s+(\d+\.\d{3})", out, re.M)
     optimum = re.search(r"^optimal \(model basic\)\s+(\d+\.\d{3})", out, re.M)
-    assert rule and optimum and float(rule.group(1)) <= float(optimum.group(1))
-    assert "How it was fitted" in out
+    assert ours and murch and optimum
+    assert float(murch.group(1)) < float(ours.group(1)) <= float(optimum.group(1))
+    assert "How they were fitted" in out
 
 
 def test_odds_with_a_hand(capsys):
