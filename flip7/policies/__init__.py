@@ -98,8 +98,7 @@ for _entry in (
     PolicyEntry(
         "bust",
         lambda a: BustPolicy(_bust(a)),
-        "hit while the chance that the next card busts you is under P (0 holding a Second "
-        "Chance; cards on the table removed)",
+        "hit while the next card's chance of busting you is under P (0 holding a Second Chance)",
         "P",
         "bust:0.25",
     ),
@@ -113,8 +112,7 @@ for _entry in (
     PolicyEntry(
         "dup",
         lambda a: DupPolicy(_dup(a)),
-        "hit while the chance that the next card duplicates a number you show is under P, "
-        "Second Chance or not (Murch's simulator's bust:P)",
+        "hit while the chance of a duplicate of your numbers is under P, Second Chance or not",
         "P",
         "dup:0.25",
     ),

@@ -8,11 +8,12 @@ and a drawn modifier is given away (so it is neutral for the drawer).
 Two risks, over the cards not on the table (bustc/dupc: the discard pile removed too):
 - bust:P hits while the chance that the next card busts you on arrival is under P. Only a
   number card can: a plain number you already show (the decks hold one 0, so only a custom
-  deck's second 0 could bust on The Zero); the Unlucky 7 never (drawn onto a 7 it wipes the row to a lone 7); a plain 13 onto a lone
-  plain 13; any 13 (the Lucky 13 too) once you hold two 13s; nothing onto a lone Lucky 13, and
-  the Lucky 13 onto a lone plain 13 makes the allowed pair. Modifiers and actions never bust
-  the drawer as they arrive (what they lead to, a Flip Four's cards or a Swap, is not counted).
-  There is no Second Chance in this deck. Holding The Zero you must hit: no rule is asked.
+  deck's second 0 could bust on The Zero); the Unlucky 7 never (drawn onto a 7 it wipes the
+  row to a lone 7); a plain 13 onto a lone plain 13; any 13 (the Lucky 13 too) once you hold
+  two 13s; nothing onto a lone Lucky 13 (a plain 13 makes the allowed pair), nor the Lucky 13
+  onto a lone plain 13. Modifiers and actions never bust the drawer as they arrive (what they
+  lead to, a Flip Four's cards or a Swap, is not counted). There is no Second Chance in this
+  deck. Holding The Zero you must hit: no rule is asked.
 - dup:P hits while the chance that the next card shows a number you already show is under P,
   busting or not: the Unlucky 7 counts as a 7 and the Lucky 13 as a 13.
 
