@@ -74,8 +74,9 @@ class VengeanceEngine(Engine):
         super().__init__(ruleset, policies, seed, deck=variant.deck, **kwargs)  # type: ignore[arg-type]
         self.variant = variant
         self.brutal = variant.brutal
-        self.table.variant = VENGEANCE_RULES
-        self.table.brutal = variant.brutal
+        for obs in self.obs:  # every seat's view (they share the lists, not these two fields)
+            obs.variant = VENGEANCE_RULES
+            obs.brutal = variant.brutal
         self.penalty = [0] * self.n
         self.declined = False
 

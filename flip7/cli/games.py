@@ -429,12 +429,15 @@ def cmd_rules(args: argparse.Namespace, out: Output) -> int:
         out.print(f"  {label:<11} {entry.help}")
     out.print("  module:Cls  your own Policy subclass, imported by path (see README)")
     out.print("")
-    out.print("Shared targeting: Freeze yourself when sitting on 15+ points with a 20%+ bust risk,")
-    out.print(
-        "else freeze whoever is closest to Flip 7; take a Flip Three yourself only with at most"
-    )
-    out.print("2 numbers and under 20% bust risk, else give it to the biggest threat; pass a spare")
-    out.print("Second Chance to whoever is furthest behind.")
+    out.print("bust:P and dup:P differ only while you hold a Second Chance: then no card can bust")
+    out.print("you, so bust:P hits; dup:P reads the chance of a duplicate all the same (the bust:P")
+    out.print("of Murch's Flip 7 simulator). Both count the cards not on the table; bustc and dupc")
+    out.print("also remove the discard pile.")
+    out.print("")
+    out.print("Shared targeting: Freeze yourself when sitting on 15+ points with a 20%+ chance of")
+    out.print("a duplicate, else freeze whoever is closest to Flip 7; take a Flip Three yourself")
+    out.print("only with at most 2 numbers and under 20% chance of a duplicate, else give it to")
+    out.print("the biggest threat; pass a spare Second Chance to whoever is furthest behind.")
     return 0
 
 

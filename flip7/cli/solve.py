@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--all",
         action="store_true",
-        help="also value every policy family exactly (sum:N, count:N, bust:P, ev)",
+        help="also value every policy family exactly (sum:N, count:N, bust:P, dup:P, ev)",
     )
     p.add_argument("--rebuild-cache", action="store_true", help="rewrite the cached policy table")
     p.add_argument(
@@ -72,7 +72,7 @@ def cmd_solve(args: argparse.Namespace, out: Output) -> int:
     import numpy as np
 
     from flip7.solver.cache import dense_bits, read_table, table_path, write_table
-    from flip7.solver.families import format_rows, policy_rows
+    from flip7.solver.families import LEGEND, format_rows, policy_rows
     from flip7.solver.model import get_model
     from flip7.solver.solve import carry_policy, evaluate, reachable, solve
 
@@ -125,10 +125,11 @@ def cmd_solve(args: argparse.Namespace, out: Output) -> int:
         out.print(f"Every policy family, exactly (model {model.name}; * best of its family):")  # type: ignore[attr-defined]
         for line in format_rows(rows):
             out.print(line)
-        out.print(
-            "bust:P hits while the exact chance that the next card is a duplicate (in the "
-            "model's deck) is under P;"
-        )
+        families = sorted({r.family for r in rows} & set(LEGEND), key=list(LEGEND).index)
+        for family in families:
+            for line in textwrap.wrap(LEGEND[family] + ";", 100, subsequent_indent="    "):
+                out.print(line)
+        out.print("chances are exact in the model's deck (duplicates left / cards left).")
         out.print("ev hits when one more card then staying beats staying (actions neutral).")
         out.print(f"time: {len(rows) - 1} policies valued in {time.perf_counter() - t0:.2f} s")
     out.print(f"(total {time.perf_counter() - start:.2f} s)")

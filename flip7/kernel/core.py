@@ -52,7 +52,7 @@ MODE_DEFERRED, MODE_IMMEDIATE, MODE_LEGACY = 0, 1, 2
 PLUS_VALUE = np.array([0] * 14 + [2, 4, 6, 8, 10] + [0] * (N_IDS - 19), dtype=np.int64)
 
 # --- policy kinds (flip7.kernel.encode) ---------------------------------------------------------
-P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP = 0, 1, 2, 3, 4, 5
+P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP, P_DUP = 0, 1, 2, 3, 4, 5, 6
 
 # --- per-seat fields: pl[F_*, seat] ----------------------------------------------------------
 F_MASK, F_NSUM, F_NCOUNT, F_PLUS, F_X2, F_SC, F_STATUS, F_LEN = 0, 1, 2, 3, 4, 5, 6, 7
@@ -203,7 +203,8 @@ def points(pl, p):
 
 @njit(cache=True, inline="always")
 def bust_risk(pl, cd, p, counting, unseen_total, ndis):
-    """flip7.policies.base.bust_risk: the same integers, then one float division.
+    """flip7.policies.base.bust_risk (the chance of a duplicate, Second Chance or not): the
+    same integers, then one float division.
     `unseen_total` is the deck size minus the cards on the table; the discard pile holds
     exactly the discarded census, so counting removes `ndis` more."""
     m = pl[F_MASK, p]
@@ -363,6 +364,10 @@ def wants_hit(pl, pf, cd, lines, p, n, target, bonus, unseen_total, ndis, rnd, d
     if kind == P_COUNT:
         return pl[F_NCOUNT, p] < pl[F_INT, p]
     if kind == P_BUST:
+        if pl[F_SC, p]:
+            return 0.0 < pf[p]  # a Second Chance saves you: the next card cannot bust you
+        return bust_risk(pl, cd, p, counting, unseen_total, ndis) < pf[p]
+    if kind == P_DUP:
         return bust_risk(pl, cd, p, counting, unseen_total, ndis) < pf[p]
     if kind == P_ENDGAME:
         rule = endgame_rule(pl, pf, cd, p, n, target, unseen_total, ndis)

@@ -24,7 +24,7 @@ from flip7.observation import ACTIVE, BUSTED, FROZEN, STAYED
 from flip7.policies import base as policy_base
 from flip7.policies.base import Policy
 from flip7.policies.ev import EndgamePolicy, EVPolicy
-from flip7.policies.thresholds import BustPolicy, CountPolicy, SumPolicy
+from flip7.policies.thresholds import BustPolicy, CountPolicy, DupPolicy, SumPolicy
 from flip7.rules import RULES_VERSION, FlipThreeActions, Ruleset
 from flip7.variants import Variant
 
@@ -44,7 +44,7 @@ CLASSIC_KINDS = (
 ).split()
 
 # Policy kinds, as in flip7.kernel.core (duplicated so that importing this needs no numba).
-P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP = 0, 1, 2, 3, 4, 5
+P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP, P_DUP = 0, 1, 2, 3, 4, 5, 6
 
 
 def constant_mismatches() -> list[str]:
@@ -72,6 +72,9 @@ def constant_mismatches() -> list[str]:
         "MODE_LEGACY": int(FlipThreeActions.DEFERRED_EVEN_IF_BUST),
     }
     expected.update({f"K_{name}": int(EventKind[name]) for name in CLASSIC_KINDS})
+    kinds = (P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP, P_DUP)
+    names = ("P_SUM", "P_COUNT", "P_BUST", "P_EV", "P_ENDGAME", "P_DP", "P_DUP")
+    expected.update(zip(names, kinds, strict=True))
     bad = [
         f"{name}={getattr(core, name, None)} (flip7 says {value})"
         for name, value in expected.items()
@@ -95,6 +98,8 @@ def encode_policy(policy: Policy) -> tuple[int, int, float, int] | str:
         return P_COUNT, policy.n, 0.0, counting
     if kind is BustPolicy and isinstance(policy, BustPolicy):
         return P_BUST, 0, float(policy.p), counting
+    if kind is DupPolicy and isinstance(policy, DupPolicy):
+        return P_DUP, 0, float(policy.p), counting
     if kind is EVPolicy:
         return P_EV, 0, 0.0, counting
     if (

@@ -1,4 +1,4 @@
-"""Policies and their registry: specs like `sum:20`, `bust:0.25`, `ev`, or `mypkg.mine:MyPolicy`.
+"""Policies and their registry: specs like `sum:20`, `bust:0.25`, `dup:0.25`, `ev`, or `mypkg.mine:MyPolicy`.
 
 A built-in spec is `name` or `name:ARG`. Anything else containing a colon is an import path
 `module:attribute`, where the attribute is a `Policy` subclass or a zero-argument factory;
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from flip7.policies.base import Policy
 from flip7.policies.ev import EndgamePolicy, EVPolicy
 from flip7.policies.human import HumanPolicy
-from flip7.policies.thresholds import BustPolicy, CountPolicy, SumPolicy
+from flip7.policies.thresholds import BustPolicy, CountPolicy, DupPolicy, SumPolicy
 
 
 class PolicySpecError(ValueError):
@@ -82,6 +82,7 @@ def _no_arg(name: str, make: Callable[[], Policy]) -> Callable[[str | None], Pol
 
 _sum, _count = _int_arg("sum", 0, 200), _int_arg("count", 0, 7)
 _bust, _bustc = _prob_arg("bust"), _prob_arg("bustc")
+_dup, _dupc = _prob_arg("dup"), _prob_arg("dupc")
 
 for _entry in (
     PolicyEntry(
@@ -97,7 +98,7 @@ for _entry in (
     PolicyEntry(
         "bust",
         lambda a: BustPolicy(_bust(a)),
-        "hit while the chance of a duplicate (cards on the table removed) is under P",
+        "hit while the next card's chance of busting you is under P (0 holding a Second Chance)",
         "P",
         "bust:0.25",
     ),
@@ -107,6 +108,20 @@ for _entry in (
         "bust:P counting the discard pile exactly",
         "P",
         "bustc:0.25",
+    ),
+    PolicyEntry(
+        "dup",
+        lambda a: DupPolicy(_dup(a)),
+        "hit while the chance of a duplicate of your numbers is under P, Second Chance or not",
+        "P",
+        "dup:0.25",
+    ),
+    PolicyEntry(
+        "dupc",
+        lambda a: DupPolicy(_dupc(a), counting=True),
+        "dup:P counting the discard pile exactly",
+        "P",
+        "dupc:0.25",
     ),
     PolicyEntry(
         "ev",
@@ -206,6 +221,7 @@ __all__ = [
     "REGISTRY",
     "BustPolicy",
     "CountPolicy",
+    "DupPolicy",
     "EVPolicy",
     "EndgamePolicy",
     "HumanPolicy",

@@ -5,6 +5,18 @@ understood: the Unlucky 7 never busts (it wipes the row to a lone 7), a 13 is sa
 the Lucky 13 with one 13, The Zero zeroes your numbers unless you Flip 7 (and forces you to hit),
 and a drawn modifier is given away (so it is neutral for the drawer).
 
+Two risks, over the cards not on the table (bustc/dupc: the discard pile removed too):
+- bust:P hits while the chance that the next card busts you on arrival is under P. Only a
+  number card can: a plain number you already show (the decks hold one 0, so only a custom
+  deck's second 0 could bust on The Zero); the Unlucky 7 never (drawn onto a 7 it wipes the
+  row to a lone 7); a plain 13 onto a lone plain 13; any 13 (the Lucky 13 too) once you hold
+  two 13s; nothing onto a lone Lucky 13 (a plain 13 makes the allowed pair), nor the Lucky 13
+  onto a lone plain 13. Modifiers and actions never bust the drawer as they arrive (what they
+  lead to, a Flip Four's cards or a Swap, is not counted). There is no Second Chance in this
+  deck. Holding The Zero you must hit: no rule is asked.
+- dup:P hits while the chance that the next card shows a number you already show is under P,
+  busting or not: the Unlucky 7 counts as a 7 and the Lucky 13 as a 13.
+
 Targeting (shared by every built-in policy):
 - Just One More: the opponent in play with the most points at risk (points x bust risk); if
   nobody risks anything, the leader.
@@ -57,9 +69,22 @@ def _busting(cards: Sequence[int], unseen: Sequence[int]) -> int:
 
 
 def bust_risk(obs: Observation, p: int, counting: bool) -> float:
+    """The chance that the next card busts p on arrival (see the module docstring)."""
     unseen = obs.unseen(counting)
     total = sum(unseen)
     return _busting(obs.line[p], unseen) / total if total > 0 else 0.0
+
+
+def dup_risk(obs: Observation, p: int, counting: bool) -> float:
+    """The chance that the next card is a number p already shows (by face value: the Unlucky 7
+    is a 7, the Lucky 13 a 13), whether or not it would bust p."""
+    unseen = obs.unseen(counting)
+    total = sum(unseen)
+    if total <= 0:
+        return 0.0
+    held = {face_value(c) for c in obs.line[p] if face_value(c) >= 0}
+    same = sum(u for c, u in enumerate(unseen) if u > 0 and face_value(c) in held)
+    return same / total
 
 
 def hit_value(obs: Observation, p: int, counting: bool) -> tuple[float, int]:

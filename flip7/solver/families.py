@@ -2,8 +2,11 @@
 
 - sum:N    hit while the numbers shown total less than N (the engine's SumPolicy)
 - count:N  hit while fewer than N distinct numbers show (CountPolicy)
-- bust:P   hit while the chance that the next card duplicates one of your numbers is under P;
-           the chance is exact in the model's deck (duplicates left / cards left)
+- bust:P   hit while the chance that the next card busts you is under P: the chance of a
+           duplicate, and 0 while you hold a Second Chance (BustPolicy)
+- dup:P    hit while the chance that the next card duplicates one of your numbers is under P,
+           Second Chance or not (DupPolicy): the rows "bust risk < P" of Murch's simulator
+           Both chances are exact in the model's deck (duplicates left / cards left).
 - ev       hit when one more card then staying is worth more than staying now, over the model's
            deck, Freeze and Flip Three counted as neutral (EVPolicy's rule)
 Every policy hits from the empty hand (there is nothing to bank). Values are exact: each policy
@@ -23,20 +26,33 @@ import numpy as np
 from flip7.solver.model import MODELS, Space
 from flip7.solver.solve import FLOAT32_ABOVE, Moments, Solution, Sweeper
 
+_RISKS = tuple(round(0.05 * i, 2) for i in range(1, 14))
 #: The grids `flip7 solve --all` evaluates; they hold the rows seeds/002 printed
-#: (sum 16, 20, 24; count 3, 4, 5; bust 0.25, 0.35, 0.45).
+#: (sum 16, 20, 24; count 3, 4, 5; its "bust risk" 0.25, 0.35, 0.45, our dup family).
 GRIDS: dict[str, tuple[float, ...]] = {
     "sum": tuple(float(n) for n in range(10, 36)),
     "count": tuple(float(n) for n in range(1, 8)),
-    "bust": tuple(round(0.05 * i, 2) for i in range(1, 14)),
+    "bust": _RISKS,
+    "dup": _RISKS,
 }
 #: A smaller grid for models whose sweeps take seconds each (the full model).
 SHORT_GRIDS: dict[str, tuple[float, ...]] = {
     "sum": (16.0, 20.0, 22.0, 24.0, 26.0, 28.0),
     "count": (3.0, 4.0, 5.0),
     "bust": (0.25, 0.3, 0.35, 0.45),
+    "dup": (0.25, 0.3, 0.35, 0.45),
 }
-_FEATURE = {"sum": "nsum", "count": "ncount", "bust": "risk"}
+#: The `Space.feature` each family compares with its parameter (bust: see `bust_risk`).
+_FEATURE = {"sum": "nsum", "count": "ncount", "dup": "risk"}
+#: The families and what each one's rule says, for the table's legend.
+LEGEND = {
+    "sum": "sum:N hits while the numbers shown total under N",
+    "count": "count:N hits while fewer than N numbers show",
+    "bust": "bust:P hits while the chance that the next card busts you is under P (0 holding a "
+    "Second Chance)",
+    "dup": "dup:P hits while the chance that the next card is a duplicate is under P, Second "
+    "Chance or not (Murch's simulator's \"bust risk < P\" rows)",
+}
 
 
 def label(family: str, param: float) -> str:
@@ -44,11 +60,19 @@ def label(family: str, param: float) -> str:
     return f"{family}:{int(param)}" if family in ("sum", "count") else f"{family}:{param:g}"
 
 
+def bust_risk(space: Space) -> np.ndarray:
+    """The chance that the next card busts you, in every decision state (`dec_shape`): the
+    chance of a duplicate in the model's deck, 0 while you hold a Second Chance."""
+    held = space.sc_tab[:, 1][:, None, None, None] == 1
+    return np.where(held, 0.0, space.feature("risk"))
+
+
 def family_policy(space: Space, family: str, param: float) -> np.ndarray:
     """The hit/stay choice of `family:param` in every decision state (uint8, 1 = hit)."""
-    if family not in _FEATURE:
-        raise ValueError(f"unknown policy family {family!r}; valid: {', '.join(_FEATURE)}")
-    return (space.feature(_FEATURE[family]) < param).astype(np.uint8).reshape(-1)
+    if family not in LEGEND:
+        raise ValueError(f"unknown policy family {family!r}; valid: {', '.join(LEGEND)}")
+    value = bust_risk(space) if family == "bust" else space.feature(_FEATURE[family])
+    return (value < param).astype(np.uint8).reshape(-1)
 
 
 def ev_policy(space: Space) -> np.ndarray:
@@ -129,10 +153,20 @@ def format_rows(rows: list[Row]) -> list[str]:
         best[r.family] = max(best.get(r.family, -1.0), r.moments.ev)
     lines = [f"{'policy':<20}{'EV':>8}{'sd':>8}{'bust':>8}{'flip7':>8}"]
     for r in rows:
-        star = "  *" if r.family in _FEATURE and r.moments.ev == best[r.family] else ""
+        star = "  *" if r.family in LEGEND and r.moments.ev == best[r.family] else ""
         gap = "" if r.family == "optimal" else f"  {r.moments.ev - rows[0].moments.ev:+.3f}"
         lines.append(f"{r.label:<20}{r.moments.row()}{gap}{star}")
     return lines
 
 
-__all__ = ["GRIDS", "MODELS", "Row", "ev_policy", "family_policy", "format_rows", "policy_rows"]
+__all__ = [
+    "GRIDS",
+    "LEGEND",
+    "MODELS",
+    "Row",
+    "bust_risk",
+    "ev_policy",
+    "family_policy",
+    "format_rows",
+    "policy_rows",
+]

@@ -109,6 +109,9 @@ def test_rules_lists_deck_policies_and_rulesets(capsys):
     assert code == 0
     for word in ["94 cards", "sum:20", "bustc:0.25", "endgame", "immediate", "legacy", "3.1"]:
         assert word in out
+    assert "dup:0.25" in out and "dupc:0.25" in out
+    text = " ".join(out.split())
+    assert "bust:P and dup:P differ only while you hold a Second Chance" in text
 
 
 def test_output_is_teed_to_a_results_file(capsys, tmp_path):
@@ -165,6 +168,22 @@ def test_rules_prints_the_vengeance_deck_in_use(capsys):
     assert code == 0 and "108 cards" in out and "Lucky 13x1" in out and "Stealx2" in out
     code, out, _ = run(capsys, "rules", "--variant", "vengeance(deck=alt)", "--no-file")
     assert code == 0 and "-10x2" in out and "Stealx1" in out
+
+
+def test_vengeance_rules_say_what_busts_you_there(capsys):
+    """flip7 rules --variant vengeance says what bust:P counts in Vengeance (only numbers bust
+    on arrival, the Unlucky 7 never, the Lucky 13 pair, no Second Chance) and what dup:P counts."""
+    code, out, _ = run(capsys, "rules", "--variant", "vengeance", "--no-file")
+    text = " ".join(out.split())
+    assert code == 0
+    for words in [
+        "bust:P hits while the chance that the next card busts you on arrival is under P",
+        "the Unlucky 7 never",
+        "any 13 (the Lucky 13 too) once you hold two 13s",
+        "There is no Second Chance in this deck",
+        "dup:P hits while the chance that the next card shows a number you already show",
+    ]:
+        assert words in text
 
 
 def test_sim_plays_the_vengeance_variant(capsys):

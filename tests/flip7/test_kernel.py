@@ -34,6 +34,10 @@ SPECS = [
     "bust:0",
     "bust:1",
     "bustc:0.3",
+    "dup:0.25",
+    "dup:0",
+    "dup:1",
+    "dupc:0.3",
     "ev",
     "evc",
     "endgame",
@@ -89,6 +93,23 @@ def test_kernel_game_equals_reference_event_for_event(game):
     )
     assert got.events == expected.events
     assert got == expected
+
+
+def test_kernel_plays_bust_and_dup_as_the_reference_does():
+    """bust:P, bustc:P (a Second Chance in hand: no bust risk) and dup:P, dupc:P (the duplicate
+    chance whatever you hold) are different policies, and the kernel plays each as the reference
+    engine does: 40 four-seat games at the same P, where the two families differ in some."""
+    lineups = (["bust:0.2", "bustc:0.2"] * 2, ["dup:0.2", "dupc:0.2"] * 2)
+    differ = 0
+    for seed in range(40):
+        results = []
+        for specs in lineups:
+            expected = reference("3.1", specs, seed)
+            got = kernel.play_game(parse_ruleset("3.1"), parse_policies(specs), seed)
+            assert got.events == expected.events and got == expected
+            results.append(got.events)
+        differ += results[0] != results[1]
+    assert differ > 0
 
 
 @settings(max_examples=30, deadline=None)

@@ -9,8 +9,11 @@ from flip7.engine import Engine
 from flip7.policies import PolicySpecError, parse_policies, parse_policy
 from flip7.policies.base import bust_risk
 from flip7.policies.ev import hit_value
+from flip7.policies.thresholds import next_card_busts, next_card_duplicates
 from flip7.rules import parse_ruleset
-from tests.flip7.helpers import Scripted
+from tests.flip7.helpers import SC, Scripted
+
+L13 = int(Card.LUCKY_13)
 
 
 def table_with(rows: dict[int, list[int]], n: int = 3):
@@ -25,7 +28,8 @@ def table_with(rows: dict[int, list[int]], n: int = 3):
 
 def test_specs_parse_and_print_back():
     """Every built-in spec builds a policy that prints as its spec."""
-    for spec in ["sum:20", "count:4", "bust:0.25", "bustc:0.3", "ev", "evc", "endgame", "human"]:
+    specs = ["sum:20", "count:4", "bust:0.25", "bustc:0.3", "dup:0.25", "dupc:0.3", "ev", "evc"]
+    for spec in [*specs, "endgame", "human"]:
         assert repr(parse_policy(spec)) == spec
 
 
@@ -36,6 +40,10 @@ def test_specs_parse_and_print_back():
         ("sum", "needs an argument N, e.g. sum:20"),
         ("sum:x", "needs an integer N"),
         ("bust:1.5", "needs P in [0, 1]"),
+        ("dup", "policy 'dup' needs an argument P, e.g. dup:0.25"),
+        ("dup:x", "policy dup:P needs a probability P in [0, 1], got 'x'"),
+        ("dupc:-0.1", "policy dupc:P needs P in [0, 1], got -0.1"),
+        ("dupc:", "policy dupc:P needs a probability P in [0, 1], got ''"),
         ("ev:3", "takes no argument"),
         ("nosuchmodule_xyz:Thing", "cannot import module"),
     ],
@@ -92,6 +100,71 @@ def test_bust_risk_reads_the_table_and_bustc_the_discard_pile_too():
     e.table.discarded[12] += 2
     assert bust_risk(obs, 0, counting=True) == pytest.approx(9 / 91)
     assert bust_risk(obs, 0, counting=False) == pytest.approx(11 / 93)
+
+
+def test_bust_is_the_risk_of_busting_and_dup_the_risk_of_a_duplicate():
+    """Showing a 12 and a Second Chance: 11 of the 91 unseen cards are 12s (12.1%), yet none
+    of them busts you. bust:0.12 hits (risk 0), dup:0.12 stays; without the Second Chance both
+    read 11/92 and agree again."""
+    e = table_with({0: [SC, 12], 1: [5]})
+    obs = e.obs[0]
+    assert obs.has_sc[0]
+    assert next_card_duplicates(obs, 0, counting=False) == pytest.approx(11 / 91)
+    assert next_card_busts(obs, 0, counting=False) == 0.0
+    assert parse_policy("bust:0.12").hit(obs) and parse_policy("bustc:0.12").hit(obs)
+    assert not parse_policy("dup:0.12").hit(obs) and not parse_policy("dupc:0.12").hit(obs)
+    assert not parse_policy("bust:0").hit(obs)  # a risk of 0 is not under 0: bust:0 stays
+    e = table_with({0: [12], 1: [5]})
+    obs = e.obs[0]
+    assert next_card_busts(obs, 0, False) == next_card_duplicates(obs, 0, False) == 11 / 92
+    for spec in ("bust:0.12", "dup:0.12"):
+        assert parse_policy(spec).hit(obs) and not parse_policy(spec.replace("12", "11")).hit(obs)
+
+
+@pytest.mark.parametrize(
+    "spec, hits, score",
+    [
+        # Holding only the Second Chance both hit (nothing to duplicate) and draw a 12.
+        # Second Chance and 12: 11/91 duplicates, no bust risk: hit, the second 12 is saved;
+        # a lone 12 again (the saved pair discarded, not counted): 11/92 = 11.96%, hit the 3;
+        # 12 3: 13/91, stay on 15.
+        ("bust:0.12", 3, 15),
+        # 11/91 = 12.09% is not under 12%: stay on 12, the Second Chance unused.
+        ("dup:0.12", 1, 12),
+    ],
+)
+def test_a_stacked_round_bust_hits_on_a_second_chance_where_dup_stays(spec, hits, score):
+    """Stacked deck: seat 0 is dealt a Second Chance, seat 1 a 5 (then stays), seat 0 hits a 12;
+    then bust:P takes the next 12 on its Second Chance and goes on, dup:P stays on 12."""
+    from flip7.events import EventKind
+    from tests.flip7.helpers import of_kind, stacked_engine
+
+    e = stacked_engine([parse_policy(spec), Scripted()], [SC, 5, 12, 12, 3, 9, 9])
+    e.play_round()
+    chosen = [x for x in of_kind(e, EventKind.HIT) if x.player == 0 and x.value == 0]
+    assert len(chosen) == hits
+    assert e.round_scores[-1][0] == score
+    assert bool(of_kind(e, EventKind.SC_USED)) == (hits > 1)
+
+
+def test_vengeance_bust_and_dup_read_the_special_numbers():
+    """Vengeance (108 cards): a lone Lucky 13 cannot be busted (a plain 13 makes the allowed
+    pair), yet the 12 plain 13s of the 107 unseen cards duplicate it; showing a plain 7, the 5
+    other plain 7s bust and the Unlucky 7 (which wipes, never busts) duplicates too: 5 vs 6."""
+    from tests.flip7.helpers import vengeance_engine
+
+    e = vengeance_engine([Scripted(), Scripted()], [L13])
+    e.receive(0, e.draw_pile.pop())
+    obs = e.obs[0]
+    assert next_card_busts(obs, 0, False) == 0.0
+    assert next_card_duplicates(obs, 0, False) == pytest.approx(12 / 107)
+    assert parse_policy("bust:0.01").hit(obs) and not parse_policy("dup:0.1").hit(obs)
+    e = vengeance_engine([Scripted(), Scripted()], [7])
+    e.receive(0, e.draw_pile.pop())
+    obs = e.obs[0]
+    assert next_card_busts(obs, 0, False) == pytest.approx(5 / 107)
+    assert next_card_duplicates(obs, 0, False) == pytest.approx(6 / 107)
+    assert parse_policy("bust:0.05").hit(obs) and not parse_policy("dup:0.05").hit(obs)
 
 
 def brute_force_hit_value(rows: list[int], unseen: list[int], has_sc: bool) -> float:
@@ -165,7 +238,8 @@ def test_spare_second_chance_goes_to_whoever_is_furthest_behind():
 def test_built_in_policies_are_deterministic():
     """The same observation gets the same answer from every built-in policy."""
     e = table_with({0: [4, 9], 1: [1, 2, 3], 2: [12]})
-    for spec in ["sum:20", "count:4", "bust:0.25", "bustc:0.25", "ev", "evc", "endgame"]:
+    specs = ["sum:20", "count:4", "bust:0.25", "bustc:0.25", "dup:0.25", "dupc:0.25", "ev"]
+    for spec in [*specs, "evc", "endgame"]:
         answers = {parse_policy(spec).hit(e.obs[0]) for _ in range(3)}
         assert len(answers) == 1
 
@@ -194,9 +268,22 @@ def test_all_policies_finish_games_in_every_ruleset():
     from flip7.engine import play_game
     from flip7.rules import BASE_RULESETS
 
-    specs = ["sum:20", "count:4", "bust:0.25", "bustc:0.25", "ev", "evc", "endgame"]
+    specs = ["sum:20", "count:4", "bust:0.25", "bustc:0.25", "dup:0.25", "dupc:0.25", "ev", "evc"]
+    specs.append("endgame")
     for seed, ruleset in enumerate(BASE_RULESETS.values()):
         result = play_game(ruleset, parse_policies(specs), seed)
         assert 0 <= result.winner < len(specs)
         assert max(result.totals) >= 200
     assert CLASSIC.size == 94
+
+
+def test_every_vengeance_seat_sees_the_vengeance_rules():
+    """Each seat's observation says Vengeance (and Brutal), not only seat 0's: otherwise a
+    built-in policy at seat 1 reads a Vengeance table with the classic rules (its bust risk
+    counting the Unlucky 7 as a bust, its points ignoring the -N cards)."""
+    from tests.flip7.helpers import vengeance_engine
+
+    e = vengeance_engine([Scripted() for _ in range(3)], [7], variant="vengeance(brutal=1)")
+    assert [(o.variant, o.brutal) for o in e.obs] == [(1, True)] * 3
+    e.receive(2, e.draw_pile.pop())
+    assert next_card_busts(e.obs[2], 2, False) == pytest.approx(5 / 107)

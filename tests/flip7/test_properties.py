@@ -15,7 +15,18 @@ from flip7.policies import parse_policies
 from flip7.rules import parse_ruleset
 from flip7.variants import parse_variant
 
-SPECS = ["sum:20", "sum:35", "count:4", "bust:0.25", "bustc:0.3", "ev", "evc", "endgame"]
+SPECS = [
+    "sum:20",
+    "sum:35",
+    "count:4",
+    "bust:0.25",
+    "bustc:0.3",
+    "dup:0.25",
+    "dupc:0.3",
+    "ev",
+    "evc",
+    "endgame",
+]
 games = st.tuples(
     st.integers(0, 2**63 - 1),
     st.lists(st.sampled_from(SPECS), min_size=1, max_size=6),

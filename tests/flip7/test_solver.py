@@ -106,23 +106,46 @@ def test_the_real_rule_is_worth_a_little_more(basic):
 
 
 def test_family_policies_follow_their_rules(basic):
-    """sum:N hits exactly below N; count:7 and bust:1 both hit to the end (same values); the
-    always-hit Flip 7 chance exceeds the optimum's; no family beats the optimum."""
+    """sum:N hits exactly below N; count:7, dup:1 and bust:1 all hit to the end (same values);
+    the always-hit Flip 7 chance exceeds the optimum's; no family beats the optimum."""
     sp = basic.space
     nsum = sp.feature("nsum").reshape(-1)
     assert np.array_equal(family_policy(sp, "sum", 20) == 1, nsum < 20)
     count7 = evaluate(sp, family_policy(sp, "count", 7))
-    bust1 = evaluate(sp, family_policy(sp, "bust", 1.0))
-    assert count7 == bust1
+    assert count7 == evaluate(sp, family_policy(sp, "dup", 1.0))
+    assert count7 == evaluate(sp, family_policy(sp, "bust", 1.0))
     assert count7.flip7 > basic.moments.flip7
     assert evaluate(sp, ev_policy(sp)).ev < basic.moments.ev
     assert label("bust", 0.25) == "bust:0.25" and label("sum", 20.0) == "sum:20"
+    assert label("dup", 0.25) == "dup:0.25"
+    with pytest.raises(ValueError, match="unknown policy family 'risk'; valid: sum, count"):
+        family_policy(sp, "risk", 0.25)
+
+
+def test_bust_reads_a_second_chance_and_dup_does_not(basic):
+    """dup:P hits where the duplicate chance (model deck) is under P, whatever you hold; bust:P
+    hits at the same states without a Second Chance and at every state holding one. In 002's
+    model a hit holding a Second Chance can never bust you nor leave you worse off, and once
+    the Second Chance is spent beyond the cut-off both rules stay: bust:P is worth at least
+    dup:P and busts exactly as often."""
+    sp = basic.space
+    held = np.broadcast_to(sp.sc_tab[:, 1][:, None, None, None], sp.dec_shape).reshape(-1)
+    risk = sp.feature("risk").reshape(-1)
+    for p in (0.2, 0.25, 0.35):
+        dup, bust = family_policy(sp, "dup", p), family_policy(sp, "bust", p)
+        assert np.array_equal(dup == 1, risk < p)
+        assert np.array_equal(bust[held == 0], dup[held == 0]) and bust[held == 1].all()
+        assert (dup[held == 1] == 0).any()
+        mb, md = evaluate(sp, bust), evaluate(sp, dup)
+        assert mb.ev > md.ev and mb.bust == pytest.approx(md.bust, abs=1e-12)
 
 
 def test_grids_hold_the_rows_002_printed(basic):
-    """--all includes sums 16, 20, 24; 3, 4, 5 cards; risks 0.25, 0.35, 0.45 (seeds/002)."""
-    for fam, params in (("sum", (16, 20, 24)), ("count", (3, 4, 5)), ("bust", (0.25, 0.35, 0.45))):
+    """--all includes sums 16, 20, 24; 3, 4, 5 cards; risks 0.25, 0.35, 0.45 (seeds/002's
+    "bust risk < P", a duplicate risk whatever you hold: our dup family)."""
+    for fam, params in (("sum", (16, 20, 24)), ("count", (3, 4, 5)), ("dup", (0.25, 0.35, 0.45))):
         assert set(params) <= set(GRIDS[fam])
+    assert GRIDS["bust"] == GRIDS["dup"]
     rows = policy_rows(basic, {"sum": (20.0,), "count": (4.0,)})
     assert [r.label for r in rows] == ["optimal", "ev", "sum:20", "count:4"]
     assert all(r.moments.ev <= rows[0].moments.ev for r in rows)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from flip7.solver import evaluate, get_model, solve
-from flip7.solver.advice import advise, fit, rule_policy
+from flip7.solver.advice import advise, fit, fit_agreement, report, rule_policy
 from flip7.solver.odds import compute, hand_report, parse_hand, table_risk
 
 
@@ -25,6 +25,35 @@ def test_fit_picks_the_cutoff_that_gives_up_least():
     cutoff, loss = fit(np.array([1.0, 1.0, 3.0, 1.0]), risk, np.array([1.0, 1.0, 1.0, -1.0]))
     assert 0.3 < cutoff <= 0.4 and loss == 0.0
     assert fit(np.ones(2), np.array([0.1, 0.2]), np.ones(2))[0] == 1.0  # always hit
+
+
+def test_fit_agreement_plays_the_optimal_move_most_often():
+    """Murch's form counts agreements, not points: risks 10% 20% 30% 40%, optimal moves hit,
+    stay, hit, stay, weights 1 3 1 1. Agreeing with the common 20% stay wins: a cut-off in
+    (10%, 20%] (middle whole percent 15%) is wrong on 1 of 6; the cost-weighted fit, where that
+    stay saves little and the 30% hit is worth much, goes to (30%, 40%] instead."""
+    risk = np.array([0.1, 0.2, 0.3, 0.4])
+    w = np.array([1.0, 3.0, 1.0, 1.0])
+    hit = np.array([1, 0, 1, 0])
+    assert fit_agreement(w, risk, hit) == (0.15, 1.0)
+    cutoff, _ = fit(w, risk, np.array([1.0, -0.01, 5.0, -1.0]))
+    assert 0.3 < cutoff <= 0.4
+
+
+def test_murch_form_is_one_cutoff_per_count_valued_exactly(basic):
+    """Murch's form: one cut-off per count whatever you hold, valued exactly as a policy; it
+    is below the optimum, and our rule (a Second Chance column, cost-weighted) is worth at
+    least as much; its cells share out every decision with a number showing."""
+    adv = advise(basic)
+    assert [c.k for c in adv.murch_cells] == [1, 2, 3, 4, 5, 6]
+    per_count = {(c.k, h): c.cutoff for c in adv.murch_cells for h in (0, 1)}
+    assert evaluate(basic.space, rule_policy(basic, per_count)) == adv.murch_rule
+    assert adv.murch_rule.ev < adv.optimum.ev
+    assert adv.rule.ev >= adv.murch_rule.ev
+    assert adv.empty_share + sum(c.share for c in adv.murch_cells) == pytest.approx(1.0)
+    assert all(0.5 < c.agree <= 1.0 for c in adv.murch_cells)
+    text = "\n".join(report(adv))
+    assert f"{adv.murch_rule.ev:.3f}" in text and f"{adv.rule.ev:.3f}" in text
 
 
 def test_advice_rule_is_valued_exactly(basic):

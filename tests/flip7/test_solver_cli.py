@@ -34,15 +34,25 @@ def test_solve_prints_the_headline_and_writes_the_table(capsys, tmp_path):
 
 
 def test_solve_all_prints_every_family(capsys, tmp_path):
-    """--all: one row per policy to 002's precision, the rows 002 printed included."""
+    """--all: one row per policy to 002's precision, the rows 002 printed included (its "bust
+    risk < P" rows are labelled dup:P), bust:P beside them, and a legend saying which is which."""
     code, out, _ = run(capsys, "solve", "--all", "--cache-dir", str(tmp_path), "--no-file")
     assert code == 0
     rows = {line.split()[0]: line for line in out.splitlines() if re.match(r"^\S+\s+\d", line)}
     for name in ("sum:16", "sum:20", "sum:24", "count:3", "count:4", "count:5"):
         assert name in rows
-    for name in ("bust:0.25", "bust:0.35", "bust:0.45", "ev"):
+    for name in ("dup:0.25", "dup:0.35", "dup:0.45", "bust:0.25", "bust:0.35", "ev"):
         assert name in rows
     assert re.match(r"optimal\s+22\.232\s+17\.47\s+31\.7%\s+1\.55%", rows["optimal"])
+    ev = {name: float(line.split()[1]) for name, line in rows.items()}
+    assert ev["dup:0.25"] < ev["bust:0.25"] < ev["optimal"]
+    text = " ".join(out.split())
+    assert (
+        "bust:P hits while the chance that the next card busts you is under P (0 holding a" in text
+    )
+    assert (
+        "dup:P hits while the chance that the next card is a duplicate is under P, Second" in text
+    )
 
 
 def test_solve_tees_to_results(capsys, tmp_path, monkeypatch):
@@ -52,15 +62,19 @@ def test_solve_tees_to_results(capsys, tmp_path, monkeypatch):
     assert code == 0 and "EV 22.232" in target.read_text()
 
 
-def test_advice_prints_the_rule_and_its_value(capsys):
-    """flip7 advice: a cut-off per count of numbers, and the rule's exact value by the optimum."""
+def test_advice_prints_both_rules_and_their_values(capsys):
+    """flip7 advice: per count of numbers, Murch's form (one cut-off) and ours (without and
+    with a Second Chance), each rule's exact value: Murch's form < ours <= the optimum."""
     code, out, _ = run(capsys, "advice", "--no-file")
     assert code == 0
-    assert re.search(r"^\s+2\s+hit under \d+%", out, re.M)
-    rule = re.search(r"^this rule\s+(\d+\.\d{3})", out, re.M)
+    assert re.search(r"^\s+2\s+hit (under \d+%|always)\s+[\d.]+%\s+hit under \d+%", out, re.M)
+    assert "Murch's form" in out and "ours: no Second Chance" in out
+    ours = re.search(r"^ours \(a Second Chance column\)\s+(\d+\.\d{3})", out, re.M)
+    murch = re.search(r"^Murch's form \(one cut-off per count\)\s+(\d+\.\d{3})", out, re.M)
     optimum = re.search(r"^optimal \(model basic\)\s+(\d+\.\d{3})", out, re.M)
-    assert rule and optimum and float(rule.group(1)) <= float(optimum.group(1))
-    assert "How it was fitted" in out
+    assert ours and murch and optimum
+    assert float(murch.group(1)) < float(ours.group(1)) <= float(optimum.group(1))
+    assert "How they were fitted" in out
 
 
 def test_odds_with_a_hand(capsys):
