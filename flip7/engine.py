@@ -459,8 +459,9 @@ class Engine:
         """p flips three cards, stopping early on a bust or a Flip 7.
 
         A Second Chance takes effect at once. A Freeze or Flip Three waits until the three are
-        flipped and is dropped if p busted (3.1), played at once (`immediate`), or played even
-        after a bust (`legacy`). A duplicate cancelled by a Second Chance still counts.
+        flipped and is then played only while p has not busted (3.1: a set-aside Flip Three
+        that busts p drops the cards still waiting), played at once (`immediate`), or played
+        even after a bust (`legacy`). A duplicate cancelled by a Second Chance still counts.
         """
         t = self.table
         mode = self.ruleset.flip_three_actions
@@ -482,9 +483,10 @@ class Engine:
                 break
         if self.round_over:
             return  # a Flip 7 ends the round at once: pending actions stay unresolved
-        busted = t.status[p] == BUSTED
         for c in pending:
-            if busted and mode == FlipThreeActions.DEFERRED:
+            # Checked before each card, not once: a set-aside Flip Three played on p can bust
+            # p, and what p set aside before it is then dropped too (3.1).
+            if t.status[p] == BUSTED and mode == FlipThreeActions.DEFERRED:
                 self.emit((_ACTION_DROPPED, p, c, -1, -1))  # stays in front of p until round end
                 continue
             t.line[p].remove(c)

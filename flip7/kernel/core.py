@@ -64,8 +64,8 @@ N_FIELDS = 18
 C_VIS, C_DIS, C_DECK = 0, 1, 2
 
 # --- Flip Three frames: fr[depth, R_*] ---------------------------------------------------------
-R_PLAYER, R_DRAWN, R_STAGE, R_NPEND, R_NEXT, R_BUSTED, R_PEND = 0, 1, 2, 3, 4, 5, 6
-N_FRAME = 9  # R_PEND .. R_PEND + 2 hold up to three set-aside actions
+R_PLAYER, R_DRAWN, R_STAGE, R_NPEND, R_NEXT, R_PEND = 0, 1, 2, 3, 4, 5
+N_FRAME = 8  # R_PEND .. R_PEND + 2 hold up to three set-aside actions
 
 # --- integer parameters ip[I_*] and float parameters fp[J_*] -----------------------------------
 I_N, I_MODE, I_TARGET, I_BONUS, I_MAX_ROUNDS, I_CAPTURE, I_FIRST_DEALER, I_ONE_ROUND = range(8)
@@ -620,7 +620,6 @@ def _play(
                         drawn = fr[d, R_DRAWN]
                         if drawn == 3 or (drawn > 0 and pl[F_STATUS, p] != ACTIVE):
                             fr[d, R_STAGE] = 1
-                            fr[d, R_BUSTED] = 1 if pl[F_STATUS, p] == BUSTED else 0
                             continue
                         fr[d, R_DRAWN] = drawn + 1
                         job = JOB_DRAW
@@ -632,8 +631,9 @@ def _play(
                             continue
                         c = fr[d, R_PEND + j]
                         fr[d, R_NEXT] = j + 1
-                        if fr[d, R_BUSTED] and mode == MODE_DEFERRED:
-                            # dropped; it stays in front of p until the round ends
+                        if pl[F_STATUS, p] == BUSTED and mode == MODE_DEFERRED:
+                            # dropped (checked before each: a set-aside Flip Three may have
+                            # busted p); it stays in front of p until the round ends
                             pos = emit(ev, pos, capture, rnd, K_ACTION_DROPPED, p, c, -1, -1)
                             continue
                         job = JOB_PENDING
@@ -828,7 +828,6 @@ def _play(
                         fr[depth, R_STAGE] = 0
                         fr[depth, R_NPEND] = 0
                         fr[depth, R_NEXT] = 0
-                        fr[depth, R_BUSTED] = 0
                         depth += 1
             if stuck:
                 return g, gpos, grpos, STUCK
