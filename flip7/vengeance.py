@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flip7.cards import FLIP7_CHOICE, Card, face_value
-from flip7.engine import END_FLIP7, END_NO_CARDS, Engine
+from flip7.engine import END_FLIP7, Engine
 from flip7.events import DrawHow, EventKind
 from flip7.observation import ACTIVE, BUSTED, STAYED, VENGEANCE_RULES
 from flip7.policies.base import Policy
@@ -49,6 +49,7 @@ from flip7.variants import Variant
 
 _MINUS = MINUS_VALUE
 _MODIFIERS = VENGEANCE_MODIFIERS
+_MOVES = frozenset({Card.STEAL, Card.SWAP, Card.DISCARD})
 _DEFERRED_IN_FLIP_FOUR = _MODIFIERS | {
     Card.JUST_ONE_MORE,
     Card.FLIP_FOUR,
@@ -108,6 +109,15 @@ class VengeanceEngine(Engine):
         if t.status[p] == BUSTED:
             return -t.minus[p] if self.brutal else 0
         return vengeance_row_points(t.line[p], p == self.flip7_player, self.brutal)
+
+    def cannot_change_round(self) -> bool:
+        """Vengeance: the cards left to draw are all Steal, Swap or Discard, and none of them
+        has a legal move for any player in play (only they draw: a hit, Just One More or Flip
+        Four), so each is discarded as soon as it is drawn and no row can change."""
+        left = set(self.discard_pile)
+        if not left <= _MOVES:
+            return False
+        return not any(self.move_options(p, c) for p in self.in_play() for c in left)
 
     def in_play(self) -> list[int]:
         status = self.table.status
@@ -231,7 +241,6 @@ class VengeanceEngine(Engine):
         """Draw one card for p and emit its DRAW event; -1 (and the round ends) if none left."""
         c = self.draw_pile.pop() if self.draw_pile else self.draw()
         if c < 0:
-            self.end_at_once(END_NO_CARDS)
             return -1
         self.in_hand = c
         self.emit((int(EventKind.DRAW), p, c, -1, how))

@@ -279,3 +279,28 @@ def test_brutal_mode_negative_scores_modifiers_on_busted_and_flip7_penalty():
         (0, 1, 15)
     ]
     assert e.round_scores == [(28, 9 - 15)]
+
+
+def test_a_round_with_only_moves_nobody_can_make_left_stops():
+    """No limit on reshuffles, but a round whose cards left to draw are all Steal, Swap or
+    Discard with no legal move for anyone in play (here a lone player: nobody to steal from or
+    swap with) ends at once, 'no cards left', instead of cycling them forever."""
+    from flip7.engine import END_NO_CARDS
+    from flip7.rules import parse_ruleset
+    from flip7.vengeance import VengeanceEngine
+
+    mine = deck_from_counts("mine", {"3": 1, "Steal": 1, "Swap": 1})
+    e = VengeanceEngine(
+        parse_ruleset("3.1"),
+        [Scripted(hits=99)],
+        seed=1,
+        variant=parse_variant("vengeance(deck=custom)", mine),
+        stacked=[3, STEAL, SWAP],
+        first_dealer=0,
+    )
+    e.play_round()
+    dropped = [x.card for x in of_kind(e, EventKind.ACTION_DROPPED)]
+    assert dropped == [STEAL, SWAP]
+    assert not of_kind(e, EventKind.RESHUFFLE)
+    assert [x.value for x in of_kind(e, EventKind.ROUND_END)] == [END_NO_CARDS]
+    assert e.round_scores == [(3,)]
