@@ -17,8 +17,8 @@ replaces what a card does:
   and are dropped on a bust. Steal: take a number card from another player's row (004 lets
   only Swap and Discard reach modifiers). Swap: exchange one of your cards with another
   player's, or a card of one other player with a card of another. Discard: a player of your
-  choice loses a card of your choice. With no legal move the card is
-  discarded. After any move, a player holding a duplicate busts.
+  choice loses a card of your choice. With no legal move the card is discarded. After any
+  move, a player holding a duplicate busts.
 - Score: numbers (0 with The Zero and no Flip 7), halved (rounded down) per /2, minus the -N
   cards, not below 0 (Brutal: below 0 allowed, and a busted player still pays the -N cards in
   front of them), then the Flip 7 bonus.
@@ -282,7 +282,7 @@ class VengeanceEngine(Engine):
         line = self.table.line
         others = [q for q in self.in_play() if q != chooser]
         if c == Card.STEAL:
-            # Numbers only: 004 says modifiers "can be targeted by Swap and Discard".
+            # Numbers only: the rules say modifiers "can be targeted by Swap and Discard".
             return [
                 (q, card)
                 for q in others
