@@ -14,11 +14,12 @@ replaces what a card does:
 - Actions resolve at once on any player in play (yourself if you are the only one) and are then
   discarded. Just One More: the receiver draws one card, then must stay. Flip Four: four cards,
   stopping at a bust or a Flip 7; modifiers and actions among them wait until the four are done
-  and are dropped on a bust. Steal: take a number card from another player's row (004 lets
-  only Swap and Discard reach modifiers). Swap: exchange one of your cards with another
-  player's, or a card of one other player with a card of another. Discard: a player of your
-  choice loses a card of your choice. With no legal move the card is discarded. After any
-  move, a player holding a duplicate busts.
+  and are dropped on a bust. Steal: take a number card from another player's row (the rules
+  name only Swap and Discard as reaching modifiers). Swap: exchange one of your cards with
+  another player's, or a card of one other player with a card of another. Discard: a player of
+  your choice loses a card of your choice. With no legal move the card is discarded. After any
+  move, a player holding a duplicate busts. Once nothing but Steal, Swap and Discard cards
+  without a legal move is left to draw, the round ends (no cards left).
 - Score: numbers (0 with The Zero and no Flip 7), halved (rounded down) per /2, minus the -N
   cards, not below 0 (Brutal: below 0 allowed, and a busted player still pays the -N cards in
   front of them), then the Flip 7 bonus.
