@@ -500,7 +500,8 @@ def play_games(
     """Play games g0.. of a batch; game g uses seeds[g], and seat s plays policy
     seat_policy[g, s] (a row of the pol_* tables). Writes events from ev[:, pos0], round rows
     from rs[:, rpos0], go[g] and gt[:, g]. Returns (games done, event pos, round row pos,
-    status): DONE, or GROW when game `games done` did not fit (grow, resume there). A non-empty `stacked` is drawn first card first (tests).
+    status): DONE, or GROW when game `games done` did not fit (grow, resume there). A
+    non-empty `stacked` is drawn first card first (tests).
     pl..fresh: a fresh `workspace(n, deck)` for every call.
     """
     nid = deck.shape[0]
