@@ -49,13 +49,18 @@ _FLIP_THREE = int(Card.FLIP_THREE)
 _SC = int(Card.SECOND_CHANCE)
 _TIMES2 = int(Card.TIMES2)
 
-END_NOBODY_ACTIVE, END_FLIP7, END_NO_CARDS = 0, 1, 2
+#: Why a round ended (the ROUND_END event's value). END_NO_CARDS: nothing left to draw, or nothing
+#: left that can change a row (`Engine.cannot_change_round`). END_RESHUFFLE_CAP: the safety stop.
+END_NOBODY_ACTIVE, END_FLIP7, END_NO_CARDS, END_RESHUFFLE_CAP = 0, 1, 2, 3
 
-#: A safety stop no rulebook needs: when the draw pile runs out after this many reshuffles in one
-#: round, the round ends as if no card were left. Without it a table holding every card but a
-#: spare Second Chance nobody can take would draw, discard and reshuffle that card forever (seen
-#: with 20 never-staying seats on one deck). Real rounds reshuffle at most once or twice.
-MAX_RESHUFFLES_PER_ROUND = 3
+#: A last-resort safety stop no rulebook needs. The discard pile is reshuffled whenever the draw
+#: pile runs out, as the rules say; but some tables cycle a few cards forever without a score being
+#: able to change, in ways no simple rule proves (seen at 18 seats on one deck: two seats that never
+#: stay both show the last 11, and three Second Chances pass between them so that whoever draws
+#: the 11 always holds one). A round that would reshuffle more often than this ends as it stands,
+#: and its ROUND_END says so (END_RESHUFFLE_CAP). A round that merely runs long (a saved player
+#: risking the reshuffled cards again) ends on its own far sooner: tens of reshuffles at most.
+MAX_RESHUFFLES_PER_ROUND = 1000
 
 
 @dataclass(frozen=True)
@@ -333,11 +338,16 @@ class Engine:
     # -- cards --------------------------------------------------------------------------------
 
     def draw(self) -> int:
-        """The top card; reshuffles the discard pile when the draw pile is empty. -1 if no card
-        is left anywhere (every card is in front of a player), or after the round's
-        MAX_RESHUFFLES_PER_ROUND reshuffles."""
+        """The top card; reshuffles the discard pile whenever the draw pile is empty. -1, and
+        the round ends at once, if no card is left to draw (every card is in front of a player)
+        or none left can change the round (`cannot_change_round`), both END_NO_CARDS, or after
+        MAX_RESHUFFLES_PER_ROUND reshuffles (END_RESHUFFLE_CAP)."""
         if not self.draw_pile:
-            if not self.discard_pile or self.round_reshuffles >= MAX_RESHUFFLES_PER_ROUND:
+            if not self.discard_pile or self.cannot_change_round():
+                self.end_at_once(END_NO_CARDS)
+                return -1
+            if self.round_reshuffles >= MAX_RESHUFFLES_PER_ROUND:
+                self.end_at_once(END_RESHUFFLE_CAP)
                 return -1
             self.round_reshuffles += 1
             t = self.table
@@ -347,12 +357,22 @@ class Engine:
             self.emit((_RESHUFFLE, -1, -1, -1, len(self.draw_pile)))
         return self.draw_pile.pop()
 
+    def cannot_change_round(self) -> bool:
+        """True when the cards left to draw (the discard pile, the draw pile being empty) can
+        change nobody's row, so every round score is final and the round may end now instead
+        of cycling them through reshuffles. Classic: they are all Second Chances and every
+        active player (only they draw) holds one, so each is discarded as soon as it is drawn:
+        nobody can keep or take it, and a duplicate never comes."""
+        t = self.table
+        if t.discarded[_SC] != len(self.discard_pile):
+            return False
+        return all(t.has_sc[p] for p in range(self.n) if t.status[p] == ACTIVE)
+
     def deal(self, p: int, how: int) -> None:
         """Deal p one card and resolve it."""
         c = self.draw_pile.pop() if self.draw_pile else self.draw()
         if c < 0:
-            self.end_at_once(END_NO_CARDS)
-            return
+            return  # the round is over
         self.in_hand = c
         self.emit((_DRAW, p, c, -1, how))
         self.receive(p, c)
@@ -459,8 +479,9 @@ class Engine:
         """p flips three cards, stopping early on a bust or a Flip 7.
 
         A Second Chance takes effect at once. A Freeze or Flip Three waits until the three are
-        flipped and is dropped if p busted (3.1), played at once (`immediate`), or played even
-        after a bust (`legacy`). A duplicate cancelled by a Second Chance still counts.
+        flipped and is then played only while p has not busted (3.1: a set-aside Flip Three
+        that busts p drops the cards still waiting), played at once (`immediate`), or played
+        even after a bust (`legacy`). A duplicate cancelled by a Second Chance still counts.
         """
         t = self.table
         mode = self.ruleset.flip_three_actions
@@ -468,8 +489,7 @@ class Engine:
         for _ in range(3):
             c = self.draw()
             if c < 0:
-                self.end_at_once(END_NO_CARDS)
-                return
+                return  # the round is over
             self.in_hand = c
             self.emit((_DRAW, p, c, -1, _HOW_FLIP_THREE))
             if (c == _FREEZE or c == _FLIP_THREE) and mode != FlipThreeActions.IMMEDIATE:
@@ -482,9 +502,10 @@ class Engine:
                 break
         if self.round_over:
             return  # a Flip 7 ends the round at once: pending actions stay unresolved
-        busted = t.status[p] == BUSTED
         for c in pending:
-            if busted and mode == FlipThreeActions.DEFERRED:
+            # Checked before each card, not once: a set-aside Flip Three played on p can bust
+            # p, and what p set aside before it is then dropped too (3.1).
+            if t.status[p] == BUSTED and mode == FlipThreeActions.DEFERRED:
                 self.emit((_ACTION_DROPPED, p, c, -1, -1))  # stays in front of p until round end
                 continue
             t.line[p].remove(c)

@@ -22,6 +22,8 @@ FLIP7           player          -           -           bonus
 RESHUFFLE       -               -           -           cards shuffled into the new draw pile
 ROUND_SCORE     player          -           -           round score
 ROUND_END       -               -           -           0 nobody active, 1 Flip 7, 2 no cards left
+                                                            (or none that can change a row),
+                                                            3 reshuffle safety cap
 ROUND_CAP       -               -           -           rounds played (game stopped by max_rounds)
 GAME_END        winner          -           -           winner's total
 -- "With a Vengeance" only --
@@ -167,9 +169,12 @@ class Event:
         if k == EventKind.ROUND_SCORE:
             return f"{who(p)} scores {v}"
         if k == EventKind.ROUND_END:
-            return ["round over: nobody active", "round over: Flip 7", "round over: no cards left"][
-                v
-            ]
+            return [
+                "round over: nobody active",
+                "round over: Flip 7",
+                "round over: no cards left",
+                "round over: stopped by the reshuffle safety cap",
+            ][v]
         if k == EventKind.ROUND_CAP:
             return f"game stopped after {v} rounds (max_rounds)"
         if k == EventKind.GAME_END:

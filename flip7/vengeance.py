@@ -14,10 +14,12 @@ replaces what a card does:
 - Actions resolve at once on any player in play (yourself if you are the only one) and are then
   discarded. Just One More: the receiver draws one card, then must stay. Flip Four: four cards,
   stopping at a bust or a Flip 7; modifiers and actions among them wait until the four are done
-  and are dropped on a bust. Steal: take a card from another player's row. Swap: exchange one of
-  your cards with another player's, or a card of one other player with a card of another.
-  Discard: a player of your choice loses a card of your choice. With no legal move the card is
-  discarded. After any move, a player holding a duplicate busts.
+  and are dropped on a bust. Steal: take a number card from another player's row (the rules
+  name only Swap and Discard as reaching modifiers). Swap: exchange one of your cards with
+  another player's, or a card of one other player with a card of another. Discard: a player of
+  your choice loses a card of your choice. With no legal move the card is discarded. After any
+  move, a player holding a duplicate busts. Once nothing but Steal, Swap and Discard cards
+  without a legal move is left to draw, the round ends (no cards left).
 - Score: numbers (0 with The Zero and no Flip 7), halved (rounded down) per /2, minus the -N
   cards, not below 0 (Brutal: below 0 allowed, and a busted player still pays the -N cards in
   front of them), then the Flip 7 bonus.
@@ -33,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flip7.cards import FLIP7_CHOICE, Card, face_value
-from flip7.engine import END_FLIP7, END_NO_CARDS, Engine
+from flip7.engine import END_FLIP7, Engine
 from flip7.events import DrawHow, EventKind
 from flip7.observation import ACTIVE, BUSTED, STAYED, VENGEANCE_RULES
 from flip7.policies.base import Policy
@@ -48,6 +50,7 @@ from flip7.variants import Variant
 
 _MINUS = MINUS_VALUE
 _MODIFIERS = VENGEANCE_MODIFIERS
+_MOVES = frozenset({Card.STEAL, Card.SWAP, Card.DISCARD})
 _DEFERRED_IN_FLIP_FOUR = _MODIFIERS | {
     Card.JUST_ONE_MORE,
     Card.FLIP_FOUR,
@@ -108,6 +111,15 @@ class VengeanceEngine(Engine):
         if t.status[p] == BUSTED:
             return -t.minus[p] if self.brutal else 0
         return vengeance_row_points(t.line[p], p == self.flip7_player, self.brutal)
+
+    def cannot_change_round(self) -> bool:
+        """Vengeance: the cards left to draw are all Steal, Swap or Discard, and none of them
+        has a legal move for any player in play (only they draw: a hit, Just One More or Flip
+        Four), so each is discarded as soon as it is drawn and no row can change."""
+        left = set(self.discard_pile)
+        if not left <= _MOVES:
+            return False
+        return not any(self.move_options(p, c) for p in self.in_play() for c in left)
 
     def in_play(self) -> list[int]:
         status = self.table.status
@@ -231,7 +243,6 @@ class VengeanceEngine(Engine):
         """Draw one card for p and emit its DRAW event; -1 (and the round ends) if none left."""
         c = self.draw_pile.pop() if self.draw_pile else self.draw()
         if c < 0:
-            self.end_at_once(END_NO_CARDS)
             return -1
         self.in_hand = c
         self.emit((int(EventKind.DRAW), p, c, -1, how))
@@ -273,7 +284,13 @@ class VengeanceEngine(Engine):
         line = self.table.line
         others = [q for q in self.in_play() if q != chooser]
         if c == Card.STEAL:
-            return [(q, card) for q in others for card in dict.fromkeys(line[q])]
+            # Numbers only: the rules say modifiers "can be targeted by Swap and Discard".
+            return [
+                (q, card)
+                for q in others
+                for card in dict.fromkeys(line[q])
+                if face_value(card) >= 0
+            ]
         if c == Card.DISCARD:
             players = self.in_play()
             return [(q, card) for q in players for card in dict.fromkeys(line[q])]

@@ -47,7 +47,7 @@ K_SC_KEPT, K_SC_PASSED, K_SC_DISCARDED, K_SC_USED = 8, 9, 10, 11
 K_BUST, K_FLIP7, K_RESHUFFLE, K_ROUND_SCORE, K_ROUND_END = 12, 13, 14, 15, 16
 K_ROUND_CAP, K_GAME_END = 17, 18
 HOW_DEAL, HOW_HIT, HOW_FLIP_THREE = 0, 1, 2
-END_NOBODY_ACTIVE, END_FLIP7, END_NO_CARDS = 0, 1, 2
+END_NOBODY_ACTIVE, END_FLIP7, END_NO_CARDS, END_RESHUFFLE_CAP = 0, 1, 2, 3
 MODE_DEFERRED, MODE_IMMEDIATE, MODE_LEGACY = 0, 1, 2
 PLUS_VALUE = np.array([0] * 14 + [2, 4, 6, 8, 10] + [0] * (N_IDS - 19), dtype=np.int64)
 
@@ -64,8 +64,8 @@ N_FIELDS = 18
 C_VIS, C_DIS, C_DECK = 0, 1, 2
 
 # --- Flip Three frames: fr[depth, R_*] ---------------------------------------------------------
-R_PLAYER, R_DRAWN, R_STAGE, R_NPEND, R_NEXT, R_BUSTED, R_PEND = 0, 1, 2, 3, 4, 5, 6
-N_FRAME = 9  # R_PEND .. R_PEND + 2 hold up to three set-aside actions
+R_PLAYER, R_DRAWN, R_STAGE, R_NPEND, R_NEXT, R_PEND = 0, 1, 2, 3, 4, 5
+N_FRAME = 8  # R_PEND .. R_PEND + 2 hold up to three set-aside actions
 
 # --- integer parameters ip[I_*] and float parameters fp[J_*] -----------------------------------
 I_N, I_MODE, I_TARGET, I_BONUS, I_MAX_ROUNDS, I_CAPTURE, I_FIRST_DEALER, I_ONE_ROUND = range(8)
@@ -96,13 +96,11 @@ N_T = 4
 S_PLAYER, S_CARD, S_TARGET, S_VALUE = 5, 11, 17, 23
 
 # What play_games returns as its last value.
-DONE, GROW, STUCK = 0, 1, 2
-#: Draws in one round after which the kernel gives up on a game (a guard: a compiled loop cannot
-#: be interrupted). Real rounds draw a few hundred cards at most, and the reshuffle limit below
-#: ends the one known endless round (a spare Second Chance cycling through reshuffles).
-MAX_ROUND_DRAWS = 1_000_000
-#: As flip7.engine.MAX_RESHUFFLES_PER_ROUND.
-MAX_RESHUFFLES_PER_ROUND = 3
+DONE, GROW = 0, 1
+#: As flip7.engine.MAX_RESHUFFLES_PER_ROUND (the round then ends, END_RESHUFFLE_CAP). It also
+#: bounds the draws of a round, by (this + 1) x the deck size, so the compiled loop, which cannot
+#: be interrupted, always returns.
+MAX_RESHUFFLES_PER_ROUND = 1000
 
 JOB_NONE, JOB_DRAW, JOB_PENDING = 0, 1, 2
 
@@ -507,8 +505,8 @@ def play_games(
     """Play games g0.. of a batch; game g uses seeds[g], and seat s plays policy
     seat_policy[g, s] (a row of the pol_* tables). Writes events from ev[:, pos0], round rows
     from rs[:, rpos0], go[g] and gt[:, g]. Returns (games done, event pos, round row pos,
-    status): DONE, or GROW when game `games done` did not fit (grow, resume there), or STUCK
-    when one of its rounds never ends. A non-empty `stacked` is drawn first card first (tests).
+    status): DONE, or GROW when game `games done` did not fit (grow, resume there). A
+    non-empty `stacked` is drawn first card first (tests).
     pl..fresh: a fresh `workspace(n, deck)` for every call.
     """
     nid = deck.shape[0]
@@ -588,7 +586,6 @@ def _play(
             ndis = 0
         capped = 0
         winner = 0
-        stuck = False
         while True:  # rounds
             # --- round start (flip7.engine.Engine.play_round)
             rnd += 1
@@ -604,7 +601,6 @@ def _play(
             round_over = False
             end_reason = END_NOBODY_ACTIVE
             flip7p = -1
-            rdraws = 0
             rshuf = 0
             pos = emit(ev, pos, capture, rnd, K_ROUND_START, dealer, -1, -1, rnd)
             dealing = True  # the opening deal, then laps of hit-or-stay
@@ -625,7 +621,6 @@ def _play(
                         drawn = fr[d, R_DRAWN]
                         if drawn == 3 or (drawn > 0 and pl[F_STATUS, p] != ACTIVE):
                             fr[d, R_STAGE] = 1
-                            fr[d, R_BUSTED] = 1 if pl[F_STATUS, p] == BUSTED else 0
                             continue
                         fr[d, R_DRAWN] = drawn + 1
                         job = JOB_DRAW
@@ -637,8 +632,9 @@ def _play(
                             continue
                         c = fr[d, R_PEND + j]
                         fr[d, R_NEXT] = j + 1
-                        if fr[d, R_BUSTED] and mode == MODE_DEFERRED:
-                            # dropped; it stays in front of p until the round ends
+                        if pl[F_STATUS, p] == BUSTED and mode == MODE_DEFERRED:
+                            # dropped (checked before each: a set-aside Flip Three may have
+                            # busted p); it stays in front of p until the round ends
                             pos = emit(ev, pos, capture, rnd, K_ACTION_DROPPED, p, c, -1, -1)
                             continue
                         job = JOB_PENDING
@@ -699,14 +695,20 @@ def _play(
                 # --- do it
                 act = False
                 if job == JOB_DRAW:
-                    rdraws += 1
-                    if rdraws > MAX_ROUND_DRAWS:
-                        stuck = True
-                        break
                     if top == 0:  # reshuffle the discard pile (flip7.engine.Engine.draw)
-                        if ndis == 0 or rshuf >= MAX_RESHUFFLES_PER_ROUND:
+                        # No card left, or none that can change a row (Engine.
+                        # cannot_change_round): only Second Chances, every active seat holds one.
+                        spent = cd[C_DIS, SECOND_CHANCE] == ndis
+                        for q in range(n):
+                            if pl[F_STATUS, q] == ACTIVE and not pl[F_SC, q]:
+                                spent = False
+                        if ndis == 0 or spent:
                             round_over = True
                             end_reason = END_NO_CARDS
+                            continue
+                        if rshuf >= MAX_RESHUFFLES_PER_ROUND:  # the safety stop
+                            round_over = True
+                            end_reason = END_RESHUFFLE_CAP
                             continue
                         shuffle(piles[1], ndis, piles[0], seed, counter, keys, order, cnt)
                         counter += ndis
@@ -833,11 +835,7 @@ def _play(
                         fr[depth, R_STAGE] = 0
                         fr[depth, R_NPEND] = 0
                         fr[depth, R_NEXT] = 0
-                        fr[depth, R_BUSTED] = 0
                         depth += 1
-            if stuck:
-                return g, gpos, grpos, STUCK
-
             # --- round end (flip7.engine.Engine.end_round): score, discard, pass the deck left
             for p in range(n):
                 s = points(pl, p)

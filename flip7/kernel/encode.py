@@ -29,7 +29,7 @@ from flip7.rules import RULES_VERSION, FlipThreeActions, Ruleset
 from flip7.variants import Variant
 
 #: The rules version the kernel implements; a newer reference engine turns the kernel off.
-KERNEL_RULES_VERSION = 1
+KERNEL_RULES_VERSION = 2
 #: Event rows keep `round` in int16 (pipeline.schema), so longer games stay with the reference.
 MAX_KERNEL_ROUNDS = 32767
 MAX_KERNEL_PLAYERS = 127  # seats fit the int8 columns of the event log

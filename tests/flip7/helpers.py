@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from flip7.cards import Card
+import numpy as np
+import pytest
+
+from flip7.cards import CLASSIC, Card, Deck
 from flip7.engine import Engine
 from flip7.events import Event, EventKind, EventLog
 from flip7.observation import Observation
+from flip7.policies import parse_policies
 from flip7.policies.base import Policy
 from flip7.rules import Ruleset, parse_ruleset
 
@@ -108,3 +112,42 @@ def of_kind(engine: Engine, *kinds: EventKind) -> list[Event]:
 def draws(engine: Engine) -> list[tuple[int, int, int]]:
     """(player, card, how) of every DRAW event."""
     return [(e.player, e.card, e.value) for e in of_kind(engine, EventKind.DRAW)]
+
+
+def play_stacked_round(
+    engine: str,
+    specs: str,
+    cards: Sequence[int],
+    *,
+    ruleset: str = "3.1",
+    deck: Deck = CLASSIC,
+    seed: int = 1,
+) -> tuple[list[Event], list[tuple[int, ...]]]:
+    """One round of built-in policies on a stacked deck (dealer: the last seat) in the
+    `reference` engine or the `kernel`: (events, round scores). The kernel's round must also
+    equal the reference engine's, event for event."""
+    policies = parse_policies(specs)
+    n = len(policies)
+    ref = Engine(
+        parse_ruleset(ruleset), policies, seed, stacked=cards, first_dealer=n - 1, deck=deck
+    )
+    ref.play_round()
+    if engine == "reference":
+        return list(EventLog(ref.events)), ref.round_scores
+    assert engine == "kernel", f"engine must be 'reference' or 'kernel', got {engine!r}"
+    pytest.importorskip("numba")
+    from flip7 import kernel
+
+    got = kernel.play_batch(
+        parse_ruleset(ruleset),
+        policies,
+        np.arange(n, dtype=np.int64)[None, :],
+        np.array([seed], dtype=np.uint64),
+        first_dealer=n - 1,
+        one_round=True,
+        stacked=cards,
+        deck=deck,
+    ).result(0)
+    assert got.events == ref.events
+    assert list(got.round_scores) == ref.round_scores
+    return list(EventLog(got.events)), list(got.round_scores)

@@ -229,10 +229,10 @@ def test_shuffle_equals_card_rng(seed):
         assert dst[:m].tolist() == expected
 
 
-def test_the_reshuffle_limit_ends_the_endless_round_as_the_reference_does():
+def test_the_spare_second_chance_round_ends_as_the_reference_does():
     """20 seats on one deck: every card but a spare Second Chance ends up in front of someone,
     and a seat that always hits would draw, discard and reshuffle it forever. Both engines end
-    that round after MAX_RESHUFFLES_PER_ROUND reshuffles, with the same events."""
+    that round as soon as that is all that is left, with the same events."""
     from flip7.engine import Engine
 
     specs = (

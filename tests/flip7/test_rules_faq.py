@@ -5,6 +5,8 @@ Seats are 0..n-1 and the dealer is the last seat, so the deal and each lap go 0,
 
 from __future__ import annotations
 
+import pytest
+
 from flip7.engine import decks_for
 from flip7.events import DrawHow, EventKind
 from flip7.observation import BUSTED, FROZEN, STAYED
@@ -20,6 +22,7 @@ from tests.flip7.helpers import (
     draws,
     events,
     of_kind,
+    play_stacked_round,
     stacked_engine,
 )
 
@@ -149,6 +152,43 @@ def test_immediate_ruleset_resolves_actions_at_once_and_continues():
     draw2_at = [i for i, x in enumerate(events(e)) if x.kind == EventKind.DRAW and x.card == 2][0]
     assert freeze_at < draw2_at
     assert e.round_scores == [(10, 6)]
+
+
+# The deck for the chained Flip Three: seat 0 draws a Flip Three (A) and gives it to itself; in A
+# it flips a Flip Three (B) and a Freeze (both set aside, in that order) and a 2; it then plays B
+# on itself and busts on B's first card, a second 5. Seat 1 would go on to 6 + 7 + 8 = 21.
+CHAIN = [5, 6, F3, F3, F, 2, 5, 7, 8]
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+@pytest.mark.parametrize(
+    "ruleset, freeze, scores",
+    [
+        ("3.1", "dropped", (0, 21)),
+        ("legacy", "played", (0, 6)),
+        ("immediate", "played", (0, 6)),
+    ],
+)
+def test_rulebook_chained_flip_three_a_bust_in_a_set_aside_flip_three_drops_what_waits(
+    engine, ruleset, freeze, scores
+):
+    """seeds/000: a Freeze or Flip Three set aside in a Flip Three 'is used only if the player
+    has not busted', checked before each set-aside card: the Flip Three played first busts its
+    player, so the Freeze set aside after it is dropped (3.1). legacy still plays it (on the
+    only active seat, 1, frozen at 6); immediate plays each at once (B first, then the Freeze
+    inside B freezes seat 1) so seat 0 busts inside B."""
+    evs, got = play_stacked_round(engine, "sum:20,sum:20", CHAIN, ruleset=ruleset)
+    assert got == [scores]
+    bust = [(x.player, x.card) for x in evs if x.kind == EventKind.BUST]
+    assert bust == [(0, 5)]
+    played = [(x.player, x.card, x.target) for x in evs if x.kind == EventKind.ACTION_PLAYED]
+    dropped = [(x.player, x.card) for x in evs if x.kind == EventKind.ACTION_DROPPED]
+    frozen = [(x.player, x.value) for x in evs if x.kind == EventKind.FREEZE]
+    assert played[:2] == [(0, F3, 0), (0, F3, 0)]  # A, then B, each on seat 0 itself
+    if freeze == "dropped":
+        assert dropped == [(0, F)] and frozen == [] and len(played) == 2
+    else:
+        assert dropped == [] and frozen == [(1, 6)] and played[2] == (0, F, 1)
 
 
 def test_faq_freeze_in_your_own_flip_three_waits_for_all_three_cards():

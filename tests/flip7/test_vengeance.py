@@ -178,6 +178,37 @@ def test_steal_takes_a_card_and_a_duplicate_after_a_move_busts():
     assert e.table.status[0] == BUSTED
 
 
+def test_steal_takes_only_number_cards_and_without_one_is_discarded():
+    """004 (French, translated): Steal: "Take a card from any player and add it to your hand";
+    modifier cards: "They can be targeted by the Action cards Swap and Discard" (Steal is not
+    named), and "A Swap, Steal or Discard card ... with no valid target is immediately
+    discarded". So a Steal is offered number cards only, and with none to take it is
+    discarded; a Swap still reaches the modifier."""
+    # Seat 1 gives itself the -4 in the deal, then draws a 9; seat 0 then draws the Steal.
+    p0 = Scripted(hits=2)
+    e = vengeance_engine([p0, Scripted(hits=1, targets=[1])], [5, M4, 3, 9, STEAL])
+    e.play_round()
+    assert p0.offered_moves == []  # (1, -4) is not a move, so (1, 9) is the only one
+    moved = [(x.player, x.card, x.target) for x in of_kind(e, EventKind.CARD_MOVED)]
+    assert moved == [(1, 9, 0)]
+    assert e.round_scores == [(17, 0)]
+    # Seat 1 holds only the -4: nothing to steal, the Steal is discarded.
+    p0 = Scripted(hits=1)
+    e = vengeance_engine([p0, Scripted(targets=[1])], [5, M4, STEAL])
+    e.play_round()
+    assert not of_kind(e, EventKind.CARD_MOVED)
+    assert [(x.player, x.card) for x in of_kind(e, EventKind.ACTION_DROPPED)] == [(0, STEAL)]
+    assert e.round_scores == [(5, 0)]  # seat 1 still holds its -4
+    # The same table with a Swap: the -4 can be swapped.
+    p0 = Scripted(hits=1)
+    e = vengeance_engine([p0, Scripted(targets=[1])], [5, M4, SWAP])
+    e.play_round()
+    assert p0.offered_moves == []  # one legal Swap: seat 0's 5 for seat 1's -4
+    moved = [(x.player, x.card, x.target) for x in of_kind(e, EventKind.CARD_MOVED)]
+    assert moved == [(0, 5, 1), (1, M4, 0)]
+    assert e.round_scores == [(0, 5)]
+
+
 def test_swap_exchanges_your_card_with_anothers_or_between_two_others():
     """004: Swap exchanges one of your cards with another player's, or cards of two others."""
     p0 = Scripted(hits=1, moves=[(0, 5, 2, 12)])
@@ -248,3 +279,28 @@ def test_brutal_mode_negative_scores_modifiers_on_busted_and_flip7_penalty():
         (0, 1, 15)
     ]
     assert e.round_scores == [(28, 9 - 15)]
+
+
+def test_a_round_with_only_moves_nobody_can_make_left_stops():
+    """No limit on reshuffles, but a round whose cards left to draw are all Steal, Swap or
+    Discard with no legal move for anyone in play (here a lone player: nobody to steal from or
+    swap with) ends at once, 'no cards left', instead of cycling them forever."""
+    from flip7.engine import END_NO_CARDS
+    from flip7.rules import parse_ruleset
+    from flip7.vengeance import VengeanceEngine
+
+    mine = deck_from_counts("mine", {"3": 1, "Steal": 1, "Swap": 1})
+    e = VengeanceEngine(
+        parse_ruleset("3.1"),
+        [Scripted(hits=99)],
+        seed=1,
+        variant=parse_variant("vengeance(deck=custom)", mine),
+        stacked=[3, STEAL, SWAP],
+        first_dealer=0,
+    )
+    e.play_round()
+    dropped = [x.card for x in of_kind(e, EventKind.ACTION_DROPPED)]
+    assert dropped == [STEAL, SWAP]
+    assert not of_kind(e, EventKind.RESHUFFLE)
+    assert [x.value for x in of_kind(e, EventKind.ROUND_END)] == [END_NO_CARDS]
+    assert e.round_scores == [(3,)]
