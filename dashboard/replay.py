@@ -81,7 +81,9 @@ def describe(row: Row) -> str:
         "reshuffle": f"the discard pile ({v} cards) is shuffled into a new deck",
         "round_score": f"{who} scores {v} this round",
         "round_end": "round over: "
-        + {0: "nobody active", 1: "Flip 7", 2: "no cards left", 3: "reshuffle safety cap"}.get(v, str(v)),
+        + {0: "nobody active", 1: "Flip 7", 2: "no cards left", 3: "reshuffle safety cap"}.get(
+            v, str(v)
+        ),
         "round_cap": f"game stopped after {v} rounds (round cap)",
         "game_end": f"{who} WINS with {v} points",
         "modifier_given": f"{who} gives {card} to {to}",
