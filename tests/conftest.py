@@ -7,7 +7,8 @@ uses `pytest.importorskip`: every package it imports is a dependency or in the `
 missing one (or an ImportError inside the repository) fails the run.
 
 Hypothesis profiles (docs/testing.md); FLIP7_HYPOTHESIS_PROFILE picks one, else `ci` under CI,
-else `dev`. Every @given test states its own example count in its @settings.
+else `dev`. A @given test states its example count in its @settings (docs/testing.md lists
+them); one that states none runs hypothesis's default, 100.
 - dev: hypothesis's defaults: new random examples on each run; a failure prints the
   @reproduce_failure line that replays it.
 - ci: derandomize=True, no example database: each test's examples are a fixed function of the
