@@ -14,7 +14,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard
-from pipeline.spec import VARIANTS
 
 APP = str(Path(dashboard.__file__).with_name("app.py"))
 
@@ -207,7 +206,6 @@ def test_a_damaged_lake_says_what_is_wrong_instead_of_raising(lake, tmp_path, mo
     assert "manifest" in at.error[0].value and "other" in at.error[0].value
 
 
-@pytest.mark.skipif("vengeance" not in VARIANTS, reason="the pipeline cannot play Vengeance yet")
 def test_variant_filter_and_a_vengeance_game_replayed_to_its_end(lake, monkeypatch):
     """The variant filter leaves the Vengeance run; its games replay with Vengeance's moves."""
     at = open_app(lake, monkeypatch, "views/replay.py", run="")

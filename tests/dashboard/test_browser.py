@@ -1,6 +1,9 @@
 """The running dashboard in a real browser: `flip7 dashboard` in a subprocess, Debian's chromium
 driven by playwright. Every page loads, draws its charts and shows no exception; screenshots
-go to the test's tmp dir (python -m tests.dashboard.browser refreshes the ones in docs/)."""
+go to the test's tmp dir (python -m tests.dashboard.browser refreshes the ones in docs/).
+
+Required: without chromium or playwright these tests skip locally (saying which is missing) and
+fail under CI (tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import pytest
 
 from tests.dashboard import browser
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.required]
 
 MISSING = browser.chromium_missing()
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pytest
 
 from flip7.cards import CLASSIC, Card, Deck
 from flip7.engine import Engine
@@ -135,7 +134,6 @@ def play_stacked_round(
     if engine == "reference":
         return list(EventLog(ref.events)), ref.round_scores
     assert engine == "kernel", f"engine must be 'reference' or 'kernel', got {engine!r}"
-    pytest.importorskip("numba")
     from flip7 import kernel
 
     got = kernel.play_batch(

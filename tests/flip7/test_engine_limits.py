@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from flip7.cards import Card
 from flip7.engine import END_NO_CARDS, END_RESHUFFLE_CAP, MAX_RESHUFFLES_PER_ROUND, Engine
 from flip7.events import EventKind, EventLog
@@ -68,7 +66,6 @@ def test_a_round_that_cycles_forever_ends_at_the_reshuffle_cap_and_says_so():
             break
     assert reshuffles == MAX_RESHUFFLES_PER_ROUND
     assert result.rounds > 1 and not result.capped
-    pytest.importorskip("numba")
     from flip7 import kernel
 
     assert kernel.play_game(parse_ruleset("3.1"), lineup, CYCLE_SEED) == result

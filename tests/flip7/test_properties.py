@@ -92,7 +92,6 @@ def test_same_seed_same_events_whatever_the_global_rngs(game):
     np.random.random(7)
     second = Engine(parse_ruleset(ruleset), parse_policies(specs), seed).run()
     assert first.events == second.events
-    assert hash(tuple(first.events)) == hash(tuple(second.events))
 
 
 def test_different_seeds_give_different_games():

@@ -1,4 +1,5 @@
-"""The Ray driver on a real local Ray: determinism, a killed worker, a killed driver + --resume."""
+"""The driver: resume from a partial manifest without Ray; on a real local Ray (marked `ray`),
+determinism, a killed worker, a killed driver + --resume, and `flip7 tournament run` in-process."""
 
 from __future__ import annotations
 
@@ -14,14 +15,58 @@ from pathlib import Path
 
 import pytest
 
+from flip7.cli import main
 from pipeline.lake import Lake
 from pipeline.plan import Plan
-from pipeline.run import run_tournament
+from pipeline.run import finish, prepare, record_shard, run_tournament
 from pipeline.summary import run_summary
-from pipeline.task import FAULT_ENV
-from tests.pipeline.helpers import assert_same_rows, read_run, small_plan, write_spec
+from pipeline.task import FAULT_ENV, run_shard
+from tests.pipeline.helpers import (
+    assert_same_rows,
+    read_run,
+    run_inline,
+    small_plan,
+    write_spec,
+)
 
-pytestmark = pytest.mark.ray
+
+def test_resume_of_a_partial_manifest_runs_only_the_missing_shards_without_ray(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A driver died after writing shards 0-2 but recording only 0 and 1 (its last manifest
+    write), leaving a half-written temporary: prepare(resume=True) keeps 0 and 1 and returns
+    the rest in plan order, 2 included; running them completes the run with exactly an
+    uninterrupted run's rows, shards 0 and 1 untouched. Ray is never imported."""
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
+    plan = small_plan(shard_size=60)
+    lake = Lake.open(str(tmp_path / "lake"))
+    manifest, todo = prepare(lake, plan, resume=False, overwrite=False)
+    assert [t.shard for t in todo] == list(range(len(plan.shards))) and len(todo) > 3
+    for task in todo[:3]:
+        result = run_shard(task, lake.uri)
+        if task.shard < 2:
+            record_shard(manifest, task, result)
+    lake.write_manifest(manifest)
+    games = [lake.shard_path("games", "t", t.n_players, t.shard) for t in plan.shards]
+    temporary = Path(games[3] + ".tmp-dead")
+    temporary.parent.mkdir(parents=True, exist_ok=True)
+    temporary.write_bytes(b"PAR1 cut short")
+    stamps = [os.stat(games[s]).st_mtime_ns for s in (0, 1)]
+
+    with pytest.raises(ValueError, match="pass --resume to finish it"):
+        prepare(lake, plan, resume=False, overwrite=False)
+    manifest, todo = prepare(lake, plan, resume=True, overwrite=False)
+    assert sorted(manifest["shards"]) == ["0", "1"] and manifest["status"] == "running"
+    assert [t.shard for t in todo] == list(range(2, len(plan.shards)))
+    for task in todo:
+        record_shard(manifest, task, run_shard(task, lake.uri))
+    finish(lake, manifest, {})
+
+    assert lake.load_manifest("t")["status"] == "complete"
+    assert [os.stat(games[s]).st_mtime_ns for s in (0, 1)] == stamps
+    assert not temporary.exists()
+    run_inline(plan, str(tmp_path / "uninterrupted"))
+    assert_same_rows(tmp_path / "uninterrupted", tmp_path / "lake")
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +90,7 @@ def reference(ray_local: None, tmp_path_factory: pytest.TempPathFactory) -> tupl
     return root, plan
 
 
+@pytest.mark.ray
 def test_same_rows_on_1_cpu_and_another_shard_size(
     reference: tuple[Path, Plan], tmp_path: Path
 ) -> None:
@@ -61,6 +107,7 @@ def test_same_rows_on_1_cpu_and_another_shard_size(
     assert_same_rows(ref_root, tmp_path / "small-shards")
 
 
+@pytest.mark.ray
 def test_killed_worker_is_retried_with_exact_counts(
     reference: tuple[Path, Plan], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -86,6 +133,7 @@ def test_killed_worker_is_retried_with_exact_counts(
     assert_same_rows(ref_root, root)
 
 
+@pytest.mark.ray
 def test_killed_driver_then_resume(reference: tuple[Path, Plan], tmp_path: Path) -> None:
     """`flip7 tournament run` and its Ray killed (SIGKILL) after a few shards, then --resume: only the missing
     shards run, finished shards are not rewritten, and the tables and the summary (added up
@@ -135,6 +183,7 @@ def test_killed_driver_then_resume(reference: tuple[Path, Plan], tmp_path: Path)
     assert run_summary(lake, lake.load_manifest("t")) == run_summary(ref, ref.load_manifest("t"))
 
 
+@pytest.mark.ray
 def test_failed_shard_fails_the_run_then_resume_finishes_it(
     reference: tuple[Path, Plan], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -154,6 +203,7 @@ def test_failed_shard_fails_the_run_then_resume_finishes_it(
     assert_same_rows(ref_root, tmp_path)
 
 
+@pytest.mark.ray
 def test_existing_run_is_not_clobbered(reference: tuple[Path, Plan]) -> None:
     """Running a finished run again does nothing; a different plan under its name is refused."""
     ref_root, plan = reference
@@ -161,3 +211,36 @@ def test_existing_run_is_not_clobbered(reference: tuple[Path, Plan]) -> None:
     assert report.ran == [] and report.status == "complete"
     with pytest.raises(ValueError, match="different plan"):
         run_tournament(small_plan(shard_size=25), str(ref_root), progress=False)
+
+
+@pytest.mark.ray
+def test_tournament_run_command_exit_codes_and_summary(
+    ray_local: None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`flip7 tournament run` in-process: a failing shard exits 1 with the resume command;
+    --resume then runs that shard alone, exits 0 and prints the summary table and next steps."""
+    plan = small_plan(shard_size=60)
+    spec = write_spec(tmp_path / "t.toml", shard_size=60)
+    root = tmp_path / "lake"
+    argv = ["tournament", "run", str(spec), "--out", str(root), "--no-progress", "--no-file"]
+    monkeypatch.setenv(FAULT_ENV, "fail:1")
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    n = len(plan.shards)
+    assert f"tournament t: {len(plan.cells)} cells, {n} shards, 480 games at 2, 3 players" in out
+    assert f"ran {n - 1} shards (0 already done)" in out
+    assert "FAILED: 1 shard(s); shard 1: " in out
+    assert f"flip7 tournament run {spec} --resume --out {root}" in out
+    monkeypatch.delenv(FAULT_ENV)
+    assert main([*argv, "--resume"]) == 0
+    out = capsys.readouterr().out
+    assert f"ran 1 shards ({n - 1} already done): 60 games" in out
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("players"))
+    assert lines[head].split()[:4] == ["players", "policy", "games", "seats"]
+    assert "(± is the half-width of a 95% confidence interval" in out
+    assert "Next:" in lines and f"  flip7 report t --data {root}" in "\n".join(lines)
+    assert Lake.open(str(root)).load_manifest("t")["status"] == "complete"

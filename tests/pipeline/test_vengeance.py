@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from flip7.cards import Card
-from flip7.variants import VENGEANCE_ALT
 from pipeline.plan import make_plan
 from pipeline.replay import compare, resimulate
 from pipeline.schema import unpack_events
@@ -112,4 +111,3 @@ def test_vengeance_shards_replay_exactly():
             }
         )
         assert compare(flat, replayed).equal
-    assert VENGEANCE_ALT.size == 108

@@ -1,0 +1,80 @@
+"""Suite-wide test settings: skips that CI refuses, and the hypothesis profiles.
+
+CI (the `CI` variable set to anything but empty, 0, false or no, as CI services set it): a test
+marked `required` that skips fails instead, saying what was missing, so a run cannot go green
+without it. Locally such a skip stays a skip and `-ra` prints its reason. No test in the suite
+uses `pytest.importorskip`: every package it imports is a dependency or in the `dev` extra, so a
+missing one (or an ImportError inside the repository) fails the run.
+
+Hypothesis profiles (docs/testing.md); FLIP7_HYPOTHESIS_PROFILE picks one, else `ci` under CI,
+else `dev`. A @given test states its example count in its @settings (docs/testing.md lists
+them); one that states none runs hypothesis's default, 100.
+- dev: hypothesis's defaults: new random examples on each run; a failure prints the
+  @reproduce_failure line that replays it.
+- ci: derandomize=True, no example database: each test's examples are a fixed function of the
+  test, so a CI failure replays anywhere with FLIP7_HYPOTHESIS_PROFILE=ci.
+- long: a run before a release: random examples (a failure prints its @reproduce_failure line),
+  20,000 games in the kernel's differential test (tests/flip7/test_kernel.py), 1,000 examples
+  for a test that states no count.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+#: pytester runs tests/test_conftest.py's small suites against this file.
+pytest_plugins = ["pytester"]
+
+PROFILE_ENV = "FLIP7_HYPOTHESIS_PROFILE"
+
+
+def ci_enabled() -> bool:
+    """Whether this run is CI's (the CI variable, as GitHub Actions and others set it)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+# Each on hypothesis's defaults: hypothesis itself loads its own `ci` profile when CI is set,
+# and a profile registered without a parent would inherit whatever is loaded.
+_DEFAULT = settings.get_profile("default")
+settings.register_profile("dev", _DEFAULT, print_blob=True)
+settings.register_profile(
+    "ci",
+    _DEFAULT,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    deadline=None,  # a shared 2-core CI machine: timing is not what these tests check
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("long", _DEFAULT, max_examples=1_000, print_blob=True)
+PROFILES = ("dev", "ci", "long")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    name = os.environ.get(PROFILE_ENV) or ("ci" if ci_enabled() else "dev")
+    if name not in PROFILES:
+        raise pytest.UsageError(
+            f"{PROFILE_ENV}={name!r} is not a hypothesis profile; valid: {', '.join(PROFILES)}"
+        )
+    settings.load_profile(name)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    ci = f"CI={os.environ.get('CI')!r} (skips of required tests fail)" if ci_enabled() else "CI off"
+    return f"flip7: {ci}; hypothesis profile {settings.get_current_profile_name()!r}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport:
+    """Under CI, a skip of a test marked `required` becomes a failure naming the reason."""
+    report: pytest.TestReport = yield
+    if report.skipped and ci_enabled() and item.get_closest_marker("required"):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        report.outcome = "failed"
+        report.longrepr = f"required test skipped under CI: {reason}"
+    return report
