@@ -203,14 +203,16 @@ def _fields(s: RatioSums) -> list[float]:
 def difference_text(stop: dict[str, Any], seen: dict[str, Any]) -> str:
     """'ev − sum:15 = +4.10 ± 1.25 points of win rate (95%)' from a look."""
     a, b = stop["compare"]
-    x, h = seen["estimate"], seen["half_width"]
-    if stop["metric"] == "win":
-        x, h, unit = 100 * x, 100 * h, "percentage points of win rate"
-    else:
-        unit = "points per round"
-    half = "n/a" if h is None or (isinstance(h, float) and math.isnan(h)) else f"{h:.2f}"
-    value = "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:+.2f}"
+    scale, unit = (100, "percentage points of win rate") if stop["metric"] == "win" else (1, "")
+    unit = unit or "points per round"
+    x, h = (_defined(seen[k]) for k in ("estimate", "half_width"))
+    value = "n/a" if x is None else f"{scale * x:+.2f}"
+    half = "n/a" if h is None else f"{scale * h:.2f}"
     return f"{a} − {b} = {value} ± {half} {unit} (95%)"
+
+
+def _defined(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else x
 
 
 def describe(stop: dict[str, Any]) -> str:

@@ -41,13 +41,18 @@ class Look:
     half_width: float
     llr: float
 
-    def to_json(self) -> dict[str, float | int]:
+    def to_json(self) -> dict[str, float | int | None]:
+        """As the manifest records it: NaN (undefined) as null, so the JSON stays standard."""
         return {
             "games": self.games,
-            "estimate": self.estimate,
-            "half_width": self.half_width,
+            "estimate": _finite(self.estimate),
+            "half_width": _finite(self.half_width),
             "llr": self.llr,
         }
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
