@@ -150,7 +150,8 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     lake = Lake.open(root)
     manifest = lake.load_manifest(plan.run)
     out.print("")
-    for line in summary_lines(lake, manifest):  # the [stop] comparison's answer, if any
+    # the [stop] comparison's answer, if any (a sequential test's header was printed above)
+    for line in summary_lines(lake, manifest, header=not plan.spec.stop.sequential):
         out.print(line)
     for line in format_summary(run_summary(lake, manifest)):
         out.print(line)

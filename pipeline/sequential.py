@@ -200,14 +200,17 @@ def _fields(s: RatioSums) -> list[float]:
 # -- text ----------------------------------------------------------------------------------------
 
 
-def difference_text(stop: dict[str, Any], seen: dict[str, Any]) -> str:
-    """'ev − sum:15 = +4.10 ± 1.25 points of win rate (95%)' from a look."""
+def difference_text(stop: dict[str, Any], seen: dict[str, Any], *, short: bool = False) -> str:
+    """'ev − sum:15 = +4.10 ± 1.25 percentage points of win rate (95%)' from a look; `short`:
+    '+4.10 ± 1.25'."""
     a, b = stop["compare"]
     scale, unit = (100, "percentage points of win rate") if stop["metric"] == "win" else (1, "")
     unit = unit or "points per round"
     x, h = (_defined(seen[k]) for k in ("estimate", "half_width"))
     value = "n/a" if x is None else f"{scale * x:+.2f}"
     half = "n/a" if h is None else f"{scale * h:.2f}"
+    if short:
+        return f"{value} ± {half}"
     return f"{a} − {b} = {value} ± {half} {unit} (95%)"
 
 
@@ -274,14 +277,26 @@ def fixed_line(lake: Lake, manifest: dict[str, Any]) -> str:
     )
 
 
-def summary_lines(lake: Lake, manifest: dict[str, Any]) -> list[str]:
-    """What `tournament run` and `status` print of a run's [stop] comparison ([] if none)."""
+def summary_lines(lake: Lake, manifest: dict[str, Any], *, header: bool = True) -> list[str]:
+    """What `tournament run` and `status` print of a run's [stop] comparison ([] if none):
+    the test (unless `header` is False), its answer, and a note when the per-policy summary
+    counts games played after the decision."""
     stop = manifest.get("stop")
     if not stop:
         return []
+    head = [describe(stop)] if header else []
     if stop["test"] != "sprt":
-        return [describe(stop), fixed_line(lake, manifest)] if manifest["shards"] else []
-    return [describe(stop), decision_line(stop)]
+        return [*head, fixed_line(lake, manifest)] if manifest["shards"] else []
+    lines = [*head, decision_line(stop)]
+    decision = stop.get("decision")
+    recorded = sum(s["games"] for s in manifest["shards"].values())
+    if decision is not None and recorded > decision["games"]:
+        lines.append(
+            f"(the test decided on the first {decision['games']:,} games; the "
+            f"{recorded - decision['games']:,} games of shards still running then were "
+            f"finished and kept: the per-policy summary counts all {recorded:,})"
+        )
+    return lines
 
 
 def status_lines(lake: Lake, manifest: dict[str, Any]) -> list[str]:
@@ -291,11 +306,11 @@ def status_lines(lake: Lake, manifest: dict[str, Any]) -> list[str]:
     looks = stop.get("waves") or []
     if not looks:
         return lines
-    lines.append(f"  {'wave':>6}{'games':>12}{'LLR':>9}  estimate (95%)")
+    unit = "percentage points" if stop["metric"] == "win" else "points per round"
+    lines.append(f"  {'look':>6}{'games':>12}{'LLR':>9}  {' − '.join(stop['compare'])} ({unit})")
     for w in looks[-STATUS_WAVES:]:
-        lines.append(
-            f"  {w['wave']:>6}{w['games']:>12,}{w['llr']:>+9.2f}  {difference_text(stop, w)}"
-        )
+        est = difference_text(stop, w, short=True)
+        lines.append(f"  {w['wave']:>6}{w['games']:>12,}{w['llr']:>+9.2f}  {est}")
     return lines
 
 
