@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +14,10 @@ from pipeline.plan import make_plan
 from pipeline.spec import parse_spec
 from tests.pipeline.helpers import run_inline
 from tests.pipeline.test_sprt_run import SPEC, run_emulated, sprt_plan
-from warehouse import connect, queries
+from warehouse import connect, queries, verify
+from warehouse.build import sql_files
 from warehouse.report import report
+from warehouse.verify import failing_rows
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +65,26 @@ def test_report_header_shows_the_decision(sprt_lake: tuple[Path, dict[str, Any]]
     assert any(f"H1 accepted after {n:,} games: endgame − ev = +" in line for line in lines[:4])
     assert not any("accepted after" in line for line in report(con, "f")[:4])
     assert Lake.open(str(root)).load_manifest("f").get("stop") is None
+
+
+def test_verify_passes_a_decided_sequential_run_and_catches_a_short_one(
+    sprt_lake: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """A run complete at its test's decision (far fewer shards than planned) passes every data
+    test; the same run with its deciding shard's entry and files gone fails
+    assert_runs_complete, which names the decision's games."""
+    root, manifest = sprt_lake
+    con = connect(str(root))
+    assert failing_rows(con, sql_files("tests")["assert_runs_complete"]) == []
+    assert verify(str(root)).ok
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    last = str(manifest["stop"]["decision"]["wave"])
+    path = copy / "runs" / "s" / "manifest.json"
+    edited = json.loads(path.read_text())
+    del edited["shards"][last]
+    path.write_text(json.dumps(edited))
+    for table in ("events", "rounds", "games"):
+        (copy / table / "run=s" / "players=2" / f"shard-{int(last):05d}.parquet").unlink()
+    rows = failing_rows(connect(str(copy)), sql_files("tests")["assert_runs_complete"])
+    assert any("sequential test decided after" in str(r) for r in rows)
