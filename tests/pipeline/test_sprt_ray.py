@@ -10,6 +10,7 @@ import pytest
 
 from pipeline.lake import Lake
 from pipeline.run import run_tournament
+from pipeline.task import FAULT_ENV
 from tests.pipeline.test_sprt_run import run_emulated, sprt_plan
 
 pytestmark = pytest.mark.ray
@@ -41,3 +42,23 @@ def test_same_decision_on_1_and_2_cpus(ray_local: None, tmp_path: Path) -> None:
         assert len(report.ran) >= len(ref["waves"])
         if cpus == 1:
             assert len(report.ran) == len(ref["waves"])  # nothing runs past the decision
+
+
+def test_a_failed_shard_stops_the_test_and_resume_finishes_it(
+    ray_local: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shard 1 fails: its wave can never complete, so no new shard starts and the run fails
+    undecided after one look; --resume without the fault reaches the uninterrupted decision."""
+    plan = sprt_plan()
+    ref = run_emulated(plan, str(tmp_path / "inline"))["stop"]
+    root = str(tmp_path / "lake")
+    monkeypatch.setenv(FAULT_ENV, "fail:1")
+    report = run_tournament(plan, root, num_cpus=1, progress=False)
+    assert report.status == "failed" and list(report.failed) == [1]
+    stop = Lake.open(root).load_manifest("s")["stop"]
+    assert stop["decision"] is None and len(stop["waves"]) == 1
+    assert len(report.ran) <= 2  # shard 0, and at most the one in flight beside shard 1
+    monkeypatch.delenv(FAULT_ENV)
+    report = run_tournament(plan, root, resume=True, num_cpus=1, progress=False)
+    assert report.status == "complete"
+    assert Lake.open(root).load_manifest("s")["stop"] == ref

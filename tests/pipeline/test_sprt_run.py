@@ -202,3 +202,18 @@ def test_fixed_run_with_compare_reports_the_difference(tmp_path: Path) -> None:
     assert (
         "accepted after 500 games (fixed size, one-sided at alpha 0.05): endgame − ev" in lines[1]
     )
+
+
+def test_points_metric_decides_on_points_per_round(tmp_path: Path) -> None:
+    """metric = 'points': the test is on points per round. endgame scores fewer points per
+    round than ev (it coasts when ahead), so 'endgame beats ev by half a point per round' is
+    rejected (H0), and the estimate is the difference of the two policies' points per round
+    over the games the test used."""
+    text = SPEC.replace("h1 = 0.03", "h1 = 0.5\nmetric = 'points'")
+    m = run_emulated(sprt_plan(text), str(tmp_path))
+    decision = m["stop"]["decision"]
+    assert decision["result"] == sprt.H0 and decision["estimate"] < 0
+    used = [m["shards"][str(i)] for w in m["stop"]["waves"] for i in w["shards"]]
+    a = [sum(e["stats"]["endgame"][k] for e in used) for k in (6, 7)]
+    b = [sum(e["stats"]["ev"][k] for e in used) for k in (6, 7)]
+    assert decision["estimate"] == pytest.approx(a[0] / a[1] - b[0] / b[1])
