@@ -173,3 +173,9 @@ def variant_round_distribution(
     return _query(
         queries.variant_round_distribution, root, policies=_list(policies), players=players
     )
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def sprt_waves(root: str, run: str) -> pd.DataFrame:
+    """Every look of one run's sequential test (empty for a run without one)."""
+    return _query(queries.sprt_waves, root, run)

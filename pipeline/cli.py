@@ -9,6 +9,13 @@ from pipeline.lake import Lake, default_root, normalize_root
 from pipeline.plan import Plan, cell_engines, make_plan
 from pipeline.replay import compare, describe_event, load_logged_game, resimulate
 from pipeline.run import DEFAULT_RETRIES, run_tournament
+from pipeline.sequential import (
+    describe,
+    manifest_entry,
+    register_plan_games,
+    status_lines,
+    summary_lines,
+)
 from pipeline.spec import load_spec
 from pipeline.summary import format_summary, run_summary
 
@@ -88,6 +95,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _data_option(rp)
     rp.set_defaults(func=cmd_replay, tee=False)
 
+    register_plan_games(sub)  # flip7 plan-games: size a comparison before running it
+
 
 def _data_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", metavar="URI", help="data root (default: $FLIP7_DATA, else ./data)")
@@ -106,6 +115,9 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     )
     where = f"Ray at {args.address}" if args.address else "a local Ray"
     out.print(f"writing to {normalize_root(root)} on {where}; {engine_line(plan)}")
+    stop = manifest_entry(plan).get("stop")
+    if stop is not None and stop["test"] == "sprt":
+        out.print(describe(stop))
     if args.address and "://" not in normalize_root(root):
         out.print(
             "(a local path: every node of the cluster must see it, e.g. a shared mount; "
@@ -138,6 +150,9 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     lake = Lake.open(root)
     manifest = lake.load_manifest(plan.run)
     out.print("")
+    # the [stop] comparison's answer, if any (a sequential test's header was printed above)
+    for line in summary_lines(lake, manifest, header=not plan.spec.stop.sequential):
+        out.print(line)
     for line in format_summary(run_summary(lake, manifest)):
         out.print(line)
     if report.failed:
@@ -230,6 +245,8 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
             f"    {c['cell']:>3}  {c['players']:>2} players  pair {c['pair']:>3}  "
             f"{c['games']:>9,} games from id {c['game_offset']:<9,} {','.join(c['lineup'])}"
         )
+    for line in status_lines(lake, m):  # the [stop] comparison or test, if any
+        out.print(line)
     out.print("")
     for line in format_summary(run_summary(lake, m)):
         out.print(line)

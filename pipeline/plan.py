@@ -108,6 +108,7 @@ def make_plan(
                     stop=min(start + spec.shard_size, c.games),
                     engine=engine,
                     deck=spec.deck,
+                    compare=spec.stop.compare,
                 )
             )
     return Plan(run, spec, scale, tuple(cells), tuple(shards), engine)

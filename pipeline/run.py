@@ -29,6 +29,7 @@ from flip7.rules import RULES_VERSION
 from pipeline.lake import Lake, now
 from pipeline.plan import Plan, cell_engines
 from pipeline.schema import SCHEMA_VERSION
+from pipeline.sequential import Stopper, manifest_entry, sequential_decided, stop_mismatch
 from pipeline.shard import ShardTask
 from pipeline.summary import fill_stats
 from pipeline.task import FAULT_ENV, run_shard
@@ -89,6 +90,7 @@ def new_manifest(plan: Plan) -> dict[str, Any]:
         "shard_size": spec.shard_size,
         "scale": plan.scale,
         "engine": plan.engine,  # as asked; the rows do not depend on it
+        **manifest_entry(plan),  # the [stop] comparison or sequential test, if any
     }
 
 
@@ -113,7 +115,7 @@ def plan_mismatch(manifest: dict[str, Any], plan: Plan) -> str | None:
     for key in _PLAN_KEYS:
         if manifest.get(key) != fresh[key]:
             return f"{key}: run has {manifest.get(key)!r}, spec gives {fresh[key]!r}"
-    return None
+    return stop_mismatch(manifest, plan)
 
 
 def prepare(
@@ -168,6 +170,8 @@ def record_shard(manifest: dict[str, Any], task: ShardTask, result: dict[str, An
     if "stats" in result:  # per policy, the summary's sums (pipeline.summary.STATS_FIELDS);
         # a worker of an older flip7 sends none: the summary then reads the shard's games file
         manifest["shards"][str(task.shard)]["stats"] = result["stats"]
+    if "compare" in result:  # the paired sums of a [stop] comparison (pipeline.sequential)
+        manifest["shards"][str(task.shard)]["compare"] = result["compare"]
 
 
 def finish(lake: Lake, manifest: dict[str, Any], failed: dict[int, str]) -> None:
@@ -177,7 +181,7 @@ def finish(lake: Lake, manifest: dict[str, Any], failed: dict[int, str]) -> None
         first = min(failed)
         manifest["status"] = "failed"
         manifest["error"] = f"{len(failed)} shard(s) failed; shard {first}: {failed[first]}"
-    elif len(manifest["shards"]) == manifest["planned_shards"]:
+    elif len(manifest["shards"]) == manifest["planned_shards"] or sequential_decided(manifest):
         manifest["status"] = "complete"
         manifest.pop("error", None)
     lake.write_manifest(manifest)
@@ -201,6 +205,11 @@ def run_tournament(
         raise ValueError(f"--retries must be >= 0, got {retries}")
     lake = Lake.open(root)
     manifest, todo = prepare(lake, plan, resume=resume, overwrite=overwrite)
+    # -- a sequential test ([stop] test = "sprt"): the Stopper looks at complete waves in plan
+    # order; once it decides, no new shard starts (those running finish and are kept).
+    stopper = Stopper(lake, plan, manifest) if plan.spec.stop.sequential else None
+    if stopper is not None and stopper.decided:
+        todo = []
     report = RunReport(plan.run, lake.uri, manifest["status"], len(plan.shards))
     report.skipped = sorted(int(k) for k in manifest["shards"])
     if not todo:
@@ -241,8 +250,12 @@ def run_tournament(
                         result = ray.get(ref)
                     except ray.exceptions.RayError as exc:
                         report.failed[task.shard] = _one_line(exc)
+                        if stopper is not None:  # its wave can never complete: stop starting
+                            queue.clear()
                         continue
                     record_shard(manifest, task, result)
+                    if stopper is not None and stopper.record():
+                        queue.clear()
                     report.ran.append(task.shard)
                     report.nodes[task.shard] = result["node"]
                     report.games += task.n_games
@@ -254,7 +267,8 @@ def run_tournament(
                     rate = report.events / max(time.perf_counter() - t1, 1e-9)
                     done = len(manifest["shards"])
                     bar.set_postfix_str(
-                        f"shards {done}/{len(plan.shards)}, {rate / 1e6:.2f}M events/s",
+                        f"shards {done}/{len(plan.shards)}, {rate / 1e6:.2f}M events/s"
+                        + (f"; {stopper.progress()}" if stopper is not None else ""),
                         refresh=False,
                     )
                 if time.perf_counter() - last_write >= MANIFEST_INTERVAL:

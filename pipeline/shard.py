@@ -48,6 +48,9 @@ class ShardTask:
     engine: str = "auto"
     #: A user-declared deck (copies per card id) for a `...(deck=custom)` variant, else empty.
     deck: tuple[int, ...] = ()
+    #: (A, B) when the spec compares two policies ([stop] compare): the task also returns the
+    #: paired sums of A - B over its games (pipeline.sequential.compare_sums).
+    compare: tuple[str, ...] = ()
 
     @property
     def n_players(self) -> int:

@@ -52,6 +52,7 @@ _TOP_KEYS = {
     "shard_size": "games per shard (one Ray task)",
     "out": "output location (a directory or any pyarrow filesystem URI)",
     "lineups": "the line-ups, as [[lineups]] tables",
+    "stop": "when to stop: a [stop] table (test = 'fixed' or 'sprt', see docs/sequential.md)",
 }
 _LINEUP_KEYS = {
     "name": "a label for the line-up",
@@ -74,6 +75,36 @@ class LineupSpec:
 
 
 @dataclass(frozen=True)
+class StopSpec:
+    """The [stop] table, validated: `fixed` plays every game; `sprt` stops at a decision."""
+
+    test: str = "fixed"
+    compare: tuple[str, ...] = ()  # (A, B): the test is on A - B
+    metric: str = "win"
+    h0: float = 0.0
+    h1: float = 0.01
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int = 0
+
+    @property
+    def sequential(self) -> bool:
+        return self.test == "sprt"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "compare": list(self.compare),
+            "metric": self.metric,
+            "h0": self.h0,
+            "h1": self.h1,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "max_games": self.max_games,
+        }
+
+
+@dataclass(frozen=True)
 class Spec:
     """A validated tournament spec. `text` is the file as given (saved next to the manifest)."""
 
@@ -88,6 +119,7 @@ class Spec:
     description: str = ""
     text: str = ""
     deck: tuple[int, ...] = ()  # copies per card id of a declared [deck], else empty
+    stop: StopSpec = StopSpec()
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -155,6 +187,9 @@ def parse_spec(text: str) -> Spec:
     out = _get(data, "out", str, "", None)
     description = _get(data, "description", str, "", "")
     default_games = _get(data, "games", int, "", None)
+    stop = _stop(data)
+    if stop.sequential:
+        default_games = stop.max_games
     default_players = _players(data.get("players"), "players") if "players" in data else None
     raw = data.get("lineups")
     if not isinstance(raw, list) or not raw or not all(isinstance(x, dict) for x in raw):
@@ -166,6 +201,7 @@ def parse_spec(text: str) -> Spec:
         _lineup(item, f"lineups[{i}]", default_games, default_players) for i, item in enumerate(raw)
     )
     _check_pairs(lineups)
+    _check_stop(stop, lineups)
     return Spec(
         name=name,
         seed=seed,
@@ -178,6 +214,7 @@ def parse_spec(text: str) -> Spec:
         lineups=lineups,
         description=description,
         text=text,
+        stop=stop,
     )
 
 
@@ -344,3 +381,128 @@ def _check_pairs(lineups: tuple[LineupSpec, ...]) -> None:
                     f"lineups[{j}].games: pair {label!r} needs equal games in every line-up "
                     f"({first.games} in lineups[{members[0]}], {lineups[j].games} here)"
                 )
+
+
+# -- the [stop] table: a fixed number of games, or a sequential test (pipeline/sprt.py) --------
+
+_STOP_KEYS = {
+    "test": "'fixed' (play every game, the default) or 'sprt' (stop at a decision)",
+    "compare": "the two policies under test, e.g. ['ev', 'bust:0.25']: the test is on A - B",
+    "metric": "'win' (win rate difference) or 'points' (points per round difference)",
+    "h0": "the difference under H0, e.g. 0.0",
+    "h1": "the smallest difference worth detecting, e.g. 0.01",
+    "alpha": "the chance of accepting H1 when H0 holds, in (0, 0.5)",
+    "beta": "the chance of accepting H0 when H1 holds, in (0, 0.5)",
+    "max_games": "the ceiling: games after which the test ends inconclusive",
+}
+_SEQUENTIAL_ONLY = ("max_games",)
+
+
+def _stop(data: dict[str, Any]) -> StopSpec:
+    """The [stop] table (default: a fixed test); errors name `stop.<field>`."""
+    if "stop" not in data:
+        return StopSpec()
+    raw = data["stop"]
+    if not isinstance(raw, dict):
+        raise ValueError("stop: must be a [stop] table, e.g. test = 'sprt' with compare = [A, B]")
+    _check_keys(raw, _STOP_KEYS, "stop.")
+    test = raw.get("test", "fixed")
+    if test not in ("fixed", "sprt"):
+        raise ValueError(f"stop.test: {test!r} is not a test; valid: 'fixed' or 'sprt'")
+    sequential = test == "sprt"
+    if not sequential:
+        for key in _SEQUENTIAL_ONLY:
+            if key in raw:
+                raise ValueError(
+                    f"stop.{key}: only a sequential test (test = 'sprt') takes {key}; "
+                    "a fixed test plays the line-ups' games"
+                )
+    compare: tuple[str, ...] = ()
+    if "compare" in raw:
+        value = raw["compare"]
+        if not isinstance(value, list) or len(value) != 2:
+            raise ValueError(
+                f"stop.compare: expected two policy specs, e.g. ['ev', 'bust:0.25'], got {value!r}"
+            )
+        compare = _policy_list(value, "stop.compare")
+        if compare[0] == compare[1]:
+            raise ValueError(f"stop.compare: the two policies are the same ({compare[0]!r})")
+    elif sequential:
+        raise ValueError(
+            "stop.compare: missing; a sequential test compares two policies, "
+            "e.g. compare = ['ev', 'bust:0.25']"
+        )
+    metric = raw.get("metric", "win")
+    if metric not in ("win", "points"):
+        raise ValueError(
+            f"stop.metric: {metric!r} is not a metric; valid: 'win' (win rate difference) or "
+            "'points' (points per round difference)"
+        )
+    h0 = _number(raw, "h0", 0.0)
+    h1 = _number(raw, "h1", None if sequential else 0.01)
+    if h1 == h0:
+        raise ValueError(f"stop.h1: must differ from h0 ({h0}); h1 is the difference to detect")
+    if metric == "win":
+        for key, h in (("h0", h0), ("h1", h1)):
+            if not -1.0 < h < 1.0:
+                raise ValueError(f"stop.{key}: a win rate difference lies in (-1, 1), got {h}")
+    alpha = _number(raw, "alpha", 0.05)
+    beta = _number(raw, "beta", 0.05)
+    for key, p in (("alpha", alpha), ("beta", beta)):
+        if not 0.0 < p < 0.5:
+            raise ValueError(f"stop.{key}: must be in (0, 0.5), got {p}")
+    max_games = 0
+    if sequential:
+        max_games = _get(raw, "max_games", int, "stop.", None)
+        if max_games is None:
+            raise ValueError(
+                "stop.max_games: missing; a sequential test needs a ceiling, e.g. "
+                "max_games = 2_000_000"
+            )
+        if not 2 <= max_games <= MAX_GAMES:
+            raise ValueError(f"stop.max_games: must be in 2..{MAX_GAMES}, got {max_games}")
+        where = ["games"] if "games" in data else []
+        lineups = data.get("lineups")
+        if isinstance(lineups, list):
+            where += [
+                f"lineups[{i}].games"
+                for i, item in enumerate(lineups)
+                if isinstance(item, dict) and "games" in item
+            ]
+        if where:
+            raise ValueError(
+                f"{where[0]}: a sequential test plays games until it decides, up to "
+                "stop.max_games; drop games"
+            )
+    return StopSpec(test, compare, metric, h0, h1, alpha, beta, max_games)
+
+
+def _number(raw: dict[str, Any], key: str, default: float | None) -> float:
+    if key not in raw:
+        if default is None:
+            raise ValueError(f"stop.{key}: missing; expected a number: {_STOP_KEYS[key]}")
+        return default
+    value = raw[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise ValueError(f"stop.{key}: expected a number ({_STOP_KEYS[key]}), got {value!r}")
+    return float(value)
+
+
+def _check_stop(stop: StopSpec, lineups: tuple[LineupSpec, ...]) -> None:
+    """A comparison needs exactly one cell, and both policies seated in it: every game is then
+    one paired observation of A - B (docs/sequential.md)."""
+    if not stop.compare:
+        return
+    layouts = [layout for lu in lineups for layout in lu.layouts]
+    if len(layouts) != 1:
+        raise ValueError(
+            f"stop.compare: a comparison runs in exactly one cell (one line-up at one field "
+            f"size), this spec has {len(layouts)}; keep one [[lineups]] with one field size, "
+            f"e.g. mix = {list(stop.compare)!r} with players = [2]"
+        )
+    for j, policy in enumerate(stop.compare):
+        if policy not in layouts[0]:
+            raise ValueError(
+                f"stop.compare[{j}]: {policy!r} sits at no seat of the line-up "
+                f"({', '.join(layouts[0])}); both policies must share the table"
+            )

@@ -19,6 +19,7 @@ from typing import Any
 from flip7.rules import RULES_VERSION
 from pipeline.lake import TABLE_ORDER, WRITE_OPTIONS, Lake
 from pipeline.memory import keep_freed_memory
+from pipeline.sequential import compare_sums
 from pipeline.shard import ShardTask, simulate_shard
 from pipeline.summary import shard_stats
 
@@ -47,7 +48,7 @@ def run_shard(
         lake.write_parquet(path, tables[name], WRITE_OPTIONS[name])
         if kill_after_events and name == "events":
             os._exit(17)  # a worker crash mid-shard: events committed, rounds and games not
-    return {
+    result = {
         "shard": task.shard,
         "rows": {name: tables[name].num_rows for name in TABLE_ORDER},
         "stats": shard_stats(tables["games"]),
@@ -55,6 +56,9 @@ def run_shard(
         "cpu_seconds": time.process_time() - c0,  # this process's CPU time (benchmarks)
         "node": _node_id(),
     }
+    if task.compare:  # the paired sums of a [stop] comparison (pipeline.sequential)
+        result["compare"] = compare_sums(tables["games"], task.compare)
+    return result
 
 
 def _apply_fault(fault: str | None, shard: int) -> bool:

@@ -24,6 +24,8 @@ Open a connection with `warehouse.connect(data_dir=None, runs=None, materialize=
 - `variant_comparison(con, policies, players)` and `variant_round_distribution(...)`: classic
   against "With a Vengeance": each policy's points, bust and Flip 7 rates and win index, and
   the round-score distribution, per variant (pooled over its runs).
+- `sprt_tests(con, runs)` and `sprt_waves(con, run)`: sequential tests (SPRT): each run's
+  decision, and every look of one run's test (docs/sequential.md).
 
 Filters are optional: None means all. `runs` and `policies` take lists; `variant` a name (as in
 the run manifest); `players` a field size. Every result is a pandas DataFrame whose rows carry
@@ -359,3 +361,21 @@ def variant_round_distribution(
         policies=_list(policies),
         players=players,
     )
+
+
+def sprt_tests(
+    con: duckdb.DuckDBPyConnection, runs: Sequence[str] | str | None = None
+) -> pd.DataFrame:
+    """Per run with a sequential test (SPRT): what it compared, H0/H1, alpha/beta, and its
+    decision (or 'undecided') after how many games, with A - B and its 95% interval."""
+    return _df(
+        con,
+        "SELECT * FROM sprt_tests WHERE $runs is null or list_contains($runs, run) ORDER BY run",
+        runs=_list(runs),
+    )
+
+
+def sprt_waves(con: duckdb.DuckDBPyConnection, run: str) -> pd.DataFrame:
+    """Every look of one run's sequential test, in order: games, estimate with its interval,
+    the LLR between its bounds, the decision at the deciding look."""
+    return _df(con, "SELECT * FROM sprt_waves WHERE run = $run ORDER BY wave", run=run)

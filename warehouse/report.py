@@ -26,6 +26,7 @@ def report(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
     lines = [
         f"Run {run}: {int(r.games):,}{planned} games, {int(r.shards)} shards committed, "
         f"status {r.status}; ruleset {r.ruleset}, variant {r.variant}, seed {r.seed}",
+        *sprt_lines(con, run),  # a sequential test's decision, if the run has one
         "Intervals are 95%: Wilson for rates, normal (1.96 standard errors) for means and gains.",
         "",
     ]
@@ -126,3 +127,32 @@ def report(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
         ),
     ]
     return lines
+
+
+def sprt_lines(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
+    """The run's sequential test (SPRT) and its decision, as `flip7 tournament status` says
+    them (docs/sequential.md); [] for a run without one."""
+    tests = queries.sprt_tests(con, runs=[run])
+    if tests.empty:
+        return []
+    t = tests.iloc[0]
+    win = t.metric == "win"
+    scale, unit = (100, "percentage points of win rate") if win else (1, "points per round")
+    what = "win rate" if win else "points per round"
+    head = (
+        f"Sequential test (SPRT) of {t.policy_a} − {t.policy_b} ({what}): H0 {scale * t.h0:+g} "
+        f"against H1 {scale * t.h1:+g}{' percentage points' if win else ''}, alpha {t.alpha:g}, "
+        f"beta {t.beta:g}, at most {int(t.max_games):,} games."
+    )
+    half = (t.estimate_hi - t.estimate_lo) / 2
+    value = "n/a" if t.estimate != t.estimate else f"{scale * t.estimate:+.2f}"
+    spread = "n/a" if half != half else f"{scale * half:.2f}"
+    text = f"{t.policy_a} − {t.policy_b} = {value} ± {spread} {unit} (95%)"
+    n = int(t.games)
+    if t.decision in ("H1", "H0"):
+        verdict = f"{t.decision} accepted after {n:,} games: {text}"
+    elif t.decision == "inconclusive":
+        verdict = f"inconclusive at the ceiling, {n:,} games: {text}"
+    else:
+        verdict = f"no decision yet after {n:,} games (LLR {t.llr:+.2f}): {text}"
+    return [head, verdict]

@@ -42,3 +42,18 @@ if f is not None:
         column_config=tables.spec_config(),
         height=35 * (len(spec) + 1) + 3,  # every row, no inner scrolling
     )
+
+    # A sequential test (SPRT): its looks, the last one with the decision (docs/sequential.md).
+    waves = data.sprt_waves(ROOT, f.run) if f is not None else None
+    if waves is not None and not waves.empty:
+        last = waves.iloc[-1]
+        st.subheader(f"Sequential test: {last.policy_a} − {last.policy_b} ({last.metric})")
+        outcome = last.decision if isinstance(last.decision, str) else "no decision yet"
+        st.caption(
+            f"{outcome} after {int(last.games):,} games; the test accepts H1 when the LLR "
+            f"reaches {last.upper_bound:.2f} and H0 when it falls to {last.lower_bound:.2f}."
+        )
+        st.dataframe(
+            waves[["wave", "games", "estimate", "estimate_lo", "estimate_hi", "llr", "decision"]],
+            hide_index=True,
+        )

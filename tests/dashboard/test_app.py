@@ -236,3 +236,15 @@ def test_variants_page_sets_classic_against_vengeance(lake, monkeypatch):
     at.multiselect(key="variants_policies:2").set_value(["ev"]).run()
     assert not at.exception
     assert set(charts(at)[0][1]["policy"]) == {"ev"}
+
+
+def test_runs_page_shows_a_sequential_test(tmp_path, monkeypatch):
+    """Runs: a run with a sequential test shows its looks, the decision on the last."""
+    from tests.pipeline.test_sprt_run import run_emulated, sprt_plan
+
+    manifest = run_emulated(sprt_plan(), str(tmp_path))
+    at = open_app(tmp_path, monkeypatch, "views/runs.py", run="s")
+    waves = at.dataframe[-1].value
+    assert waves["games"].tolist() == [w["games"] for w in manifest["stop"]["waves"]]
+    assert waves["decision"].tolist()[-1] == "H1"
+    assert any("Sequential test: endgame − ev" in h.value for h in at.subheader)
