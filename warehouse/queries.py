@@ -9,6 +9,7 @@ columns (`lineup` is the line-up's label: the spec's [[lineups]] name, else its 
 by commas). Every interval is 95%, clustered by game (by CRN pair for paired comparisons); see
 docs/warehouse.md for the definitions.
 
+- `lineups(con, runs)`: the cells of each run, one row per line-up: its field sizes and policies.
 - `win_rates(con, runs, variant, policies, players, lineup)`: per cell and policy: games,
   player games (seats), wins, win rate with its interval, the adjusted win index (win rate x n,
   1 = an average seat) with its interval, mean finishing rank.
@@ -93,6 +94,27 @@ def _per_cell(
 def runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every run: manifest fields beside what is committed now (see the runs mart)."""
     return _df(con, "SELECT * FROM runs ORDER BY created DESC NULLS LAST, run")
+
+
+def lineups(
+    con: duckdb.DuckDBPyConnection, runs: Sequence[str] | str | None = None
+) -> pd.DataFrame:
+    """One row per run and line-up label: the field sizes it was played at (its cells) and its
+    policies; line-ups over more field sizes first."""
+    return _df(
+        con,
+        """
+        SELECT
+            run, any_value(variant) AS variant, any_value(ruleset) AS ruleset, lineup,
+            list(DISTINCT players ORDER BY players) AS field_sizes,
+            list(DISTINCT policy ORDER BY policy) AS policies
+        FROM win_rates
+        WHERE ($runs is null or list_contains($runs, run))
+        GROUP BY run, lineup
+        ORDER BY run, len(field_sizes) DESC, lineup
+        """,
+        runs=_list(runs),
+    )
 
 
 def win_rates(

@@ -148,3 +148,13 @@ def test_cursors_share_the_views(con: duckdb.DuckDBPyConnection) -> None:
     cur = con.cursor()
     timeline = queries.game_timeline(cur, "t2", 7)
     assert timeline.equals(queries.game_timeline(con, "t2", 7))
+
+
+def test_lineups_lists_each_runs_cells(con: duckdb.DuckDBPyConnection) -> None:
+    """One row per run and line-up label with its field sizes and policies (the cells a page
+    can pick), from the manifests' labels."""
+    cells = queries.lineups(con, runs=["t1"])
+    assert list(cells.lineup) == ["cell 0", "cell 1", "cell 2", "cell 3"]
+    assert [list(s) for s in cells.field_sizes] == [[2], [2], [3], [3]]
+    assert list(cells.policies.iloc[2]) == ["ev", "evc", "sum:20"]
+    assert set(queries.lineups(con).run) == {"t1", "t2"}
