@@ -25,7 +25,7 @@ import pytest
 from flip7.stats import RatioSums
 from warehouse import connect
 
-from .lakes import Lake
+from .lakes import Lake, write_spec_runs
 
 CELL = ["run", "variant", "ruleset", "players", "lineup"]
 RATE = (0.0, 1.0)
@@ -45,18 +45,37 @@ def _read(root: Path, table: str) -> pd.DataFrame:
     return df
 
 
+LAKES = ("runs", "specs")
+
+
 @pytest.fixture(scope="module")
-def raw(lake: Lake) -> Raw:
+def spec_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The lake of lakes.CELL_SPECS (cells over two sizes, one-game cell, two runs)."""
+    root = tmp_path_factory.mktemp("cells") / "data"
+    write_spec_runs(root)
+    return root
+
+
+@pytest.fixture(scope="module", params=LAKES)
+def root(request: pytest.FixtureRequest, lake: Lake) -> Path:
+    """Each test lake in turn: the session lake (lakes.RUNS) and the spec lake."""
+    if request.param == "runs":
+        return lake.root
+    path: Path = request.getfixturevalue("spec_lake")
+    return path
+
+
+def _raw(root: Path) -> Raw:
     labels = {}
-    for path in (lake.root / "runs").glob("*/manifest.json"):
+    for path in (root / "runs").glob("*/manifest.json"):
         m = json.loads(path.read_text())
         for c in m["cells"]:
             labels[(m["run"], c["cell"])] = c.get("label") or ",".join(c["lineup"])
-    games = _read(lake.root, "games")
+    games = _read(root, "games")
     games["players"] = games["players"].astype(int)
     games["lineup"] = [labels[(r, c)] for r, c in zip(games["run"], games["cell"], strict=True)]
     cell_of = games.drop_duplicates(["run", "game"]).set_index(["run", "game"])
-    rounds = _read(lake.root, "rounds")
+    rounds = _read(root, "rounds")
     rounds["players"] = rounds["players"].astype(int)
     idx = pd.MultiIndex.from_arrays([rounds["run"], rounds["game"]])
     for col in ("variant", "ruleset", "lineup"):
@@ -65,8 +84,13 @@ def raw(lake: Lake) -> Raw:
 
 
 @pytest.fixture(scope="module")
-def con(lake: Lake) -> duckdb.DuckDBPyConnection:
-    return connect(lake.root, materialize=True)
+def raw(root: Path) -> Raw:
+    return _raw(root)
+
+
+@pytest.fixture(scope="module")
+def con(root: Path) -> duckdb.DuckDBPyConnection:
+    return connect(root, materialize=True)
 
 
 def estimate(
