@@ -7,12 +7,13 @@ with rounds as (
 ),
 
 cells as (
-    select * from int_game_cells
+    select * from int_shard_cells
 ),
 
 per_game as (
     select
         run,
+        shard,
         game,
         policy,
         count(*) as rounds,
@@ -21,7 +22,7 @@ per_game as (
         count(*) filter (status = 1) as stays,
         count(*) filter (status = 2) as freezes
     from rounds
-    group by run, game, policy
+    group by run, shard, game, policy
 ),
 
 final as (
@@ -40,7 +41,7 @@ final as (
         p.stays,
         p.freezes
     from per_game as p
-    inner join cells as c on p.run = c.run and p.game = c.game
+    inner join cells as c on p.run = c.run and p.shard = c.shard
 )
 
 select * from final

@@ -21,7 +21,7 @@ with results as (
 ),
 
 cells as (
-    select * from int_game_cells
+    select * from int_cells
 ),
 
 policy_games as (
@@ -37,37 +37,29 @@ policies as (
 
 seats as (
     select
-        c.run,
-        c.variant,
-        c.ruleset,
-        c.players,
-        c.lineup,
-        c.pair,
-        c.cell_game,
+        r.run,
+        r.players,
+        r.pair,
+        r.cell_game,
         r.seed,
-        c.cell,
+        r.cell,
         r.seat,
         r.policy,
         p.twin,
         cast(r.winner as integer) as win,
         r.total / r.rounds as ppr
     from results as r
-    inner join cells as c on r.run = c.run and r.game = c.game
     inner join policies as p on r.policy = p.policy
 ),
 
 matched as (
     select
         a.run,
-        a.variant,
-        a.ruleset,
         a.players,
         a.pair,
         a.cell_game,
         a.cell as cell_a,
         b.cell as cell_b,
-        a.lineup as lineup_a,
-        b.lineup as lineup_b,
         a.policy as policy_a,
         b.policy as policy_b,
         a.policy <> b.policy as differ,
@@ -92,11 +84,9 @@ matched as (
 game_pairs as (
     select
         run,
-        any_value(variant) as variant,
-        any_value(ruleset) as ruleset,
         players,
-        any_value(lineup_a) as lineup,
-        any_value(lineup_b) as base_lineup,
+        cell_a,
+        cell_b,
         min(policy_a) filter (swap) as counting,
         min(policy_b) filter (swap) as base,
         avg(ppr_a) filter (swap) as ppr_a,
@@ -109,6 +99,20 @@ game_pairs as (
         count(*) filter (swap) > 0
         and count(*) filter (swap) = count(*) filter (differ)
         and min(policy_a) filter (swap) = max(policy_a) filter (swap)
+),
+
+-- The pairs' cells by label (cells are labelled after the pairing: a label per pair of games
+-- would be a join per seat).
+labelled_pairs as (
+    select
+        g.*,
+        a.variant,
+        a.ruleset,
+        a.lineup,
+        b.lineup as base_lineup
+    from game_pairs as g
+    inner join cells as a on g.run = a.run and g.cell_a = a.cell
+    inner join cells as b on g.run = b.run and g.cell_b = b.cell
 ),
 
 paired as (
@@ -134,7 +138,7 @@ paired as (
         avg(win_b) as win_base,
         avg(win_a - win_b) as win_gain,
         clustered_half(win_a - win_b, 1) / 1.959963984540054 as win_gain_se
-    from game_pairs
+    from labelled_pairs
     group by run, variant, ruleset, players, lineup, base_lineup, counting, base
 ),
 

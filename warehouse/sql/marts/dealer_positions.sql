@@ -9,7 +9,25 @@ with rounds as (
 ),
 
 cells as (
-    select * from int_game_cells
+    select * from int_shard_cells
+),
+
+by_game as (
+    select
+        run,
+        shard,
+        game,
+        position,
+        coalesce(policy, '*') as policy,
+        count(*) as rounds,
+        sum(score) as points,
+        count(*) filter (busted) as busts,
+        count(*) filter (flip7) as flip7s
+    from rounds
+    group by grouping sets (
+        (run, shard, game, position),
+        (run, shard, game, position, policy)
+    )
 ),
 
 per_game as (
@@ -19,19 +37,15 @@ per_game as (
         c.ruleset,
         c.players,
         c.lineup,
-        r.game,
-        r.position,
-        coalesce(r.policy, '*') as policy,
-        count(*) as rounds,
-        cast(sum(r.score) as bigint) as points,
-        count(*) filter (r.busted) as busts,
-        count(*) filter (r.flip7) as flip7s
-    from rounds as r
-    inner join cells as c on r.run = c.run and r.game = c.game
-    group by grouping sets (
-        (c.run, c.variant, c.ruleset, c.players, c.lineup, r.game, r.position),
-        (c.run, c.variant, c.ruleset, c.players, c.lineup, r.game, r.position, r.policy)
-    )
+        g.game,
+        g.position,
+        g.policy,
+        g.rounds,
+        g.points,
+        g.busts,
+        g.flip7s
+    from by_game as g
+    inner join cells as c on g.run = c.run and g.shard = c.shard
 ),
 
 sums as (

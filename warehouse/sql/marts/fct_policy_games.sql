@@ -9,7 +9,7 @@ with games as (
 ),
 
 cells as (
-    select * from int_game_cells
+    select * from int_cells
 ),
 
 per_game as (
@@ -17,6 +17,9 @@ per_game as (
         run,
         game,
         policy,
+        any_value(cell) as cell,
+        any_value(pair) as pair,
+        any_value(cell_game) as cell_game,
         count(*) as seats,
         count(*) filter (winner) as wins,
         sum(total) as points,
@@ -34,8 +37,8 @@ final as (
         c.players,
         c.lineup,
         c.cell,
-        c.pair,
-        c.cell_game,
+        p.pair,
+        p.cell_game,
         p.game,
         p.policy,
         cast(p.seats as integer) as seats,
@@ -44,7 +47,7 @@ final as (
         cast(p.rounds as bigint) as rounds,
         cast(p.rank_sum as bigint) as rank_sum
     from per_game as p
-    inner join cells as c on p.run = c.run and p.game = c.game
+    inner join cells as c on p.run = c.run and p.cell = c.cell
 )
 
 select * from final

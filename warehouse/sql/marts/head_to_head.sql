@@ -4,16 +4,17 @@
 -- (ahead + behind), with its 95% interval clustered by game (y = the game's meetings won,
 -- n = its decided meetings; clipped to [0, 1]; `games` counts the games where they met).
 with results as (
-    select run, game, seat, policy, rank from stg_games
+    select run, cell, game, seat, policy, rank from stg_games
 ),
 
 cells as (
-    select * from int_game_cells
+    select * from int_cells
 ),
 
 per_game as (
     select
         a.run,
+        a.cell,
         a.game,
         a.policy,
         b.policy as opponent,
@@ -24,7 +25,7 @@ per_game as (
     from results as a
     inner join results as b
         on a.run = b.run and a.game = b.game and a.seat <> b.seat and a.policy <> b.policy
-    group by a.run, a.game, a.policy, b.policy
+    group by a.run, a.cell, a.game, a.policy, b.policy
 ),
 
 sums as (
@@ -44,7 +45,7 @@ sums as (
         clustered_rate_lo(m.ahead, m.ahead + m.behind) as ahead_share_lo,
         clustered_rate_hi(m.ahead, m.ahead + m.behind) as ahead_share_hi
     from per_game as m
-    inner join cells as c on m.run = c.run and m.game = c.game
+    inner join cells as c on m.run = c.run and m.cell = c.cell
     group by c.run, c.variant, c.ruleset, c.players, c.lineup, m.policy, m.opponent
 ),
 

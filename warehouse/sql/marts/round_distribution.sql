@@ -6,7 +6,13 @@ with rounds as (
 ),
 
 cells as (
-    select * from int_game_cells
+    select * from int_shard_cells
+),
+
+by_shard as (
+    select run, shard, policy, score, count(*) as rounds
+    from rounds
+    group by run, shard, policy, score
 ),
 
 counts as (
@@ -18,9 +24,9 @@ counts as (
         c.lineup,
         r.policy,
         r.score,
-        count(*) as rounds
-    from rounds as r
-    inner join cells as c on r.run = c.run and r.game = c.game
+        sum(r.rounds) as rounds
+    from by_shard as r
+    inner join cells as c on r.run = c.run and r.shard = c.shard
     group by c.run, c.variant, c.ruleset, c.players, c.lineup, r.policy, r.score
 ),
 
@@ -33,7 +39,7 @@ final as (
         lineup,
         policy,
         cast(score as integer) as score,
-        rounds,
+        cast(rounds as bigint) as rounds,
         rounds / sum(rounds) over cell as share,
         sum(rounds) over (cell order by score) / sum(rounds) over cell as cumulative_share
     from counts

@@ -9,7 +9,7 @@ with results as (
 ),
 
 cells as (
-    select * from int_game_cells
+    select * from int_cells
 ),
 
 seats as (
@@ -26,7 +26,7 @@ seats as (
         r.total as points,
         r.rounds
     from results as r
-    inner join cells as c on r.run = c.run and r.game = c.game
+    inner join cells as c on r.run = c.run and r.cell = c.cell
 ),
 
 sums as (
