@@ -3,7 +3,7 @@
 -- clustered by game (y = the game's busts, ... of the policy's seats, n = the rounds they
 -- played in it; clipped to [0, 1]).
 with policy_rounds as (
-    select * from int_policy_game_rounds
+    select * from fct_policy_game_rounds
 ),
 
 sums as (

@@ -9,7 +9,7 @@ with policy_games as (
 ),
 
 policy_rounds as (
-    select * from int_policy_game_rounds
+    select * from fct_policy_game_rounds
 ),
 
 games as (
