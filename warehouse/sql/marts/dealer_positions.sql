@@ -1,3 +1,5 @@
+-- materialized: view
+-- (No dashboard page reads it: computed when a query asks, not at every dashboard start.)
 -- Dealer-position effects per cell (run, variant, ruleset, field size, line-up): points per
 -- round, bust and Flip 7 rates by turn position in the round (0 acts first after the dealer,
 -- players - 1 is the dealer), all policies pooled (policy = '*') and per policy. A seat's

@@ -1,3 +1,5 @@
+-- materialized: view
+-- (No dashboard page reads it: computed when a query asks, not at every dashboard start.)
 -- Seat effects per cell (run, variant, ruleset, field size, line-up): win rate, win index
 -- (win rate x n) and points per round by seat, all policies pooled (policy = '*') and per
 -- policy. Seat 0 deals round 1 (first_dealer), so seat 1 acts first in it; with rotated seats
