@@ -1,3 +1,6 @@
+-- materialized: view
+-- (One row per policy per game: as big as the games table, so never copied into memory; the
+-- marts that read it are small.)
 -- One row per policy per game: how that policy's seats' rounds ended in the game (rounds
 -- played, busts, Flip 7s, stays, freezes), with the game's cell. The clusters of the per-round
 -- rates: a rate per round is still clustered by game (y = the game's busts of the policy's

@@ -1,3 +1,6 @@
+-- materialized: view
+-- (One row per policy per game: as big as the games table, so never copied into memory; the
+-- marts that read it are small.)
 -- One row per policy per game: the cluster of every per-cell win rate and points per round.
 -- seats: seats the policy filled in the game; wins: of those, the winner (0 or 1); points: the
 -- final totals of its seats added; rounds: rounds its seats played (seats x the game's

@@ -12,25 +12,9 @@ policy_rounds as (
     select * from fct_policy_game_rounds
 ),
 
-games as (
-    select
-        g.variant,
-        g.ruleset,
-        g.players,
-        g.lineup,
-        g.policy,
-        g.run,
-        g.seats,
-        g.wins,
-        g.points,
-        g.rounds,
-        r.busts,
-        r.flip7s
-    from policy_games as g
-    inner join policy_rounds as r on g.run = r.run and g.game = r.game and g.policy = r.policy
-),
-
-pooled as (
+-- Each source summed on its own (a join of the two per-game relations would be as big as the
+-- games table); the two small results join on the cell and policy.
+games_pooled as (
     select
         variant,
         ruleset,
@@ -46,15 +30,40 @@ pooled as (
         cast(sum(rounds) as bigint) as rounds,
         cast(sum(points) as bigint) as points,
         clustered_lo(points, rounds) as ppr_lo,
-        clustered_hi(points, rounds) as ppr_hi,
+        clustered_hi(points, rounds) as ppr_hi
+    from policy_games
+    group by variant, ruleset, players, lineup, policy
+),
+
+rounds_pooled as (
+    select
+        variant,
+        ruleset,
+        players,
+        lineup,
+        policy,
         cast(sum(busts) as bigint) as busts,
         clustered_rate_lo(busts, rounds) as bust_rate_lo,
         clustered_rate_hi(busts, rounds) as bust_rate_hi,
         cast(sum(flip7s) as bigint) as flip7s,
         clustered_rate_lo(flip7s, rounds) as flip7_rate_lo,
         clustered_rate_hi(flip7s, rounds) as flip7_rate_hi
-    from games
+    from policy_rounds
     group by variant, ruleset, players, lineup, policy
+),
+
+pooled as (
+    select
+        g.*,
+        r.* exclude (variant, ruleset, players, lineup, policy)
+    from games_pooled as g
+    inner join rounds_pooled as r
+        on
+            g.variant = r.variant
+            and g.ruleset = r.ruleset
+            and g.players = r.players
+            and g.lineup = r.lineup
+            and g.policy = r.policy
 ),
 
 final as (
