@@ -173,7 +173,10 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
         if "comparison" in df.columns
         else df.assign(comparison=df["counting"] + " vs " + df["base"])
     )
-    color = policy_color(data["comparison"].tolist(), "comparison", "comparison")
+    # Labels name two line-ups: the legend goes below the chart, at full length.
+    color = policy_color(data["comparison"].tolist(), "comparison", "comparison").legend(
+        orient="bottom", direction="vertical", labelLimit=0
+    )
     x = alt.X("players:O", title="players at the table", axis=alt.Axis(labelAngle=0))
     offset = alt.XOffset("comparison:N")
     tooltip = [
@@ -192,7 +195,8 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
     )
     points = base.mark_point(filled=True, size=80).encode(y=alt.Y(f"{value}:Q"), tooltip=tooltip)
     zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="gray").encode(y="y:Q")
-    return alt.layer(bars, points, zero).properties(width=WIDTH, height=HEIGHT)
+    legend = 40 + 22 * data["comparison"].nunique()  # the room the legend below takes
+    return alt.layer(bars, points, zero).properties(width=WIDTH, height=HEIGHT + legend)
 
 
 def league_win_index(df: pd.DataFrame) -> AnyChart:
