@@ -3,7 +3,9 @@
 Each function takes the columns a `warehouse.queries` function returns and draws them; none
 computes a new number (that is the warehouse's job), so each can be tested on a small
 hand-made frame. Every axis has a title with its unit, every interval is the 95% interval the
-warehouse computed, and tooltips carry the sample size behind each point. Policies get one
+warehouse computed (clustered by game, or by game pair for paired comparisons), and tooltips
+carry the sample size behind each point. Figures are per cell: a page passes the rows of one
+line-up (a `lineup` column, when present, shows in the tooltips). Policies get one
 colour per name (sorted), so a policy has the same colour in every chart of a page.
 """
 
@@ -43,6 +45,11 @@ def _players_axis(df: pd.DataFrame) -> alt.X:
     )
 
 
+def _lineup_tip(df: pd.DataFrame) -> list[alt.Tooltip]:
+    """The line-up (the cell's label) in a tooltip, when the frame names it."""
+    return [alt.Tooltip("lineup:N", title="line-up")] if "lineup" in df.columns else []
+
+
 def _by_field_size(
     df: pd.DataFrame,
     value: str,
@@ -60,6 +67,7 @@ def _by_field_size(
     x = _players_axis(df)
     tooltip = [
         alt.Tooltip("policy:N"),
+        *_lineup_tip(df),
         alt.Tooltip("players:Q", title="players"),
         alt.Tooltip(f"{value}:Q", title=title, format=fmt),
         alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
@@ -83,7 +91,7 @@ def _by_field_size(
 
 
 def win_rate_by_field_size(df: pd.DataFrame) -> AnyChart:
-    """Win rate per policy vs players, 95% Wilson bands, and the 1/n rate of an average seat.
+    """Win rate per policy vs players, 95% bands, and the 1/n rate of an average seat.
 
     Columns: players, policy, win_rate, win_rate_lo, win_rate_hi, player_games, expected_rate.
     """
@@ -149,7 +157,8 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
 
     `measure` is "ppr" (points per round, a single-round measure) or "win" (win rate, a
     whole-game measure). Columns: players, counting, base, method, <measure>_gain,
-    <measure>_gain_lo, <measure>_gain_hi, n_counting, n_base (pairs when paired).
+    <measure>_gain_lo, <measure>_gain_hi, n_counting, n_base (pairs when paired); a
+    `comparison` label (naming the cells compared) when given, else "counting vs base".
     """
     if measure not in ("ppr", "win"):
         raise ValueError(f"measure must be 'ppr' or 'win', got {measure!r}")
@@ -159,8 +168,15 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
         if measure == "ppr"
         else ("gain in win rate (percentage points)", "+.1%")
     )
-    data = df.assign(comparison=df["counting"] + " vs " + df["base"])
-    color = policy_color(data["comparison"].tolist(), "comparison", "comparison")
+    data = (
+        df
+        if "comparison" in df.columns
+        else df.assign(comparison=df["counting"] + " vs " + df["base"])
+    )
+    # Labels name two line-ups: the legend goes below the chart, at full length.
+    color = policy_color(data["comparison"].tolist(), "comparison", "comparison").legend(
+        orient="bottom", direction="vertical", labelLimit=0
+    )
     x = alt.X("players:O", title="players at the table", axis=alt.Axis(labelAngle=0))
     offset = alt.XOffset("comparison:N")
     tooltip = [
@@ -170,8 +186,8 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
         alt.Tooltip(f"{value}:Q", title="gain", format=fmt),
         alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
         alt.Tooltip(f"{hi}:Q", title="95% high", format=fmt),
-        alt.Tooltip("n_counting:Q", title="games (counting)", format=","),
-        alt.Tooltip("n_base:Q", title="games (twin)", format=","),
+        alt.Tooltip("n_counting:Q", title="n (counting)", format=","),
+        alt.Tooltip("n_base:Q", title="n (twin)", format=","),
     ]
     base = alt.Chart(data).encode(x=x, xOffset=offset, color=color)
     bars = base.mark_rule(strokeWidth=2).encode(
@@ -179,11 +195,13 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
     )
     points = base.mark_point(filled=True, size=80).encode(y=alt.Y(f"{value}:Q"), tooltip=tooltip)
     zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="gray").encode(y="y:Q")
-    return alt.layer(bars, points, zero).properties(width=WIDTH, height=HEIGHT)
+    legend = 40 + 22 * data["comparison"].nunique()  # the room the legend below takes
+    return alt.layer(bars, points, zero).properties(width=WIDTH, height=HEIGHT + legend)
 
 
 def league_win_index(df: pd.DataFrame) -> AnyChart:
-    """The league's win index per policy (1 = an average seat) with its 95% interval.
+    """The league's adjusted win index per policy (1 = an average seat; a named aggregate over
+    every cell the policy played) with its 95% interval.
 
     Columns: place, policy, win_index, win_index_lo, win_index_hi, player_games.
     """
@@ -224,6 +242,7 @@ def head_to_head(df: pd.DataFrame) -> AnyChart:
         alt.Tooltip("ahead_share:Q", title="finished ahead", format=".1%"),
         alt.Tooltip("ahead_share_lo:Q", title="95% low", format=".1%"),
         alt.Tooltip("ahead_share_hi:Q", title="95% high", format=".1%"),
+        *_lineup_tip(df),
         alt.Tooltip("meetings:Q", title="meetings (seat pairs)", format=","),
         alt.Tooltip("ahead:Q", format=","),
         alt.Tooltip("behind:Q", format=","),
@@ -330,7 +349,7 @@ def points_vs_wins(df: pd.DataFrame) -> AnyChart:
 
 
 def round_rate(df: pd.DataFrame, rate: str, title: str) -> AnyChart:
-    """One per-round rate (e.g. bust_rate) per policy, with its 95% Wilson interval.
+    """One per-round rate (e.g. bust_rate) per policy, with its 95% interval (by game).
 
     Columns: policy, rounds, <rate>, <rate>_lo, <rate>_hi and the count named by the rate
     (busts for bust_rate, flip7s for flip7_rate, ...).
@@ -428,6 +447,7 @@ def by_variant(df: pd.DataFrame, value: str, title: str, fmt: str, count: str) -
     tooltip = [
         alt.Tooltip("policy:N"),
         alt.Tooltip("variant:N"),
+        *_lineup_tip(df),
         alt.Tooltip(f"{value}:Q", title=title, format=fmt),
         alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
         alt.Tooltip(f"{hi}:Q", title="95% high", format=fmt),

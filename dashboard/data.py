@@ -98,17 +98,40 @@ def runs(root: str) -> pd.DataFrame:
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
-def field_size(root: str, run: str, policies: tuple[str, ...] = ()) -> pd.DataFrame:
-    """Win rate, win index and points per round per field size and policy of one run."""
-    return _query(queries.field_size, root, runs=[run], policies=_list(policies))
+def lineups(root: str, run: str, players: int | None = None) -> list[str]:
+    """The run's line-up labels (those played at `players` when given), line-ups over more
+    field sizes first: the cells a page can show."""
+    df = _query(queries.lineups, root, runs=[run])
+    if players is not None:
+        df = df[[int(players) in {int(p) for p in sizes} for sizes in df["field_sizes"]]]
+    return [str(x) for x in df["lineup"]]
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def field_size(
+    root: str, run: str, policies: tuple[str, ...] = (), lineup: str | None = None
+) -> pd.DataFrame:
+    """Win rate, win index and points per round per cell (field size of `lineup`) and policy."""
+    return _query(queries.field_size, root, runs=[run], policies=_list(policies), lineup=lineup)
+
+
+def comparison_label(counting: str, base: str, lineup: str, base_lineup: str) -> str:
+    """`evc vs ev` plus the cells compared: `(ev mix)`, or `(evc line-up vs ev line-up)`."""
+    cells = lineup if lineup == base_lineup else f"{lineup} vs {base_lineup}"
+    return f"{counting} vs {base} ({cells})"
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def card_counting(root: str, run: str, comparisons: tuple[str, ...] = ()) -> pd.DataFrame:
     """Counting policies against their twins per field size of one run, with a `comparison`
-    label ("evc vs ev"); `comparisons` keeps only those labels (all when empty)."""
+    label naming the policies and the cells ("evc vs ev (evc vs ev)"); `comparisons` keeps only
+    those labels (all when empty)."""
     df = _query(queries.card_counting, root, runs=[run])
-    df = df.assign(comparison=df["counting"] + " vs " + df["base"])
+    labels = [
+        comparison_label(*row)
+        for row in zip(df["counting"], df["base"], df["lineup"], df["base_lineup"], strict=True)
+    ]
+    df = df.assign(comparison=pd.Series(labels, index=df.index, dtype=object))
     return df[df["comparison"].isin(comparisons)] if comparisons else df
 
 
@@ -121,26 +144,42 @@ def league(root: str, run: str, policies: tuple[str, ...] = ()) -> pd.DataFrame:
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def head_to_head(
-    root: str, run: str, players: int | None, policies: tuple[str, ...] = ()
+    root: str, run: str, players: int, lineup: str | None, policies: tuple[str, ...] = ()
 ) -> pd.DataFrame:
-    """Head-to-head shares among `policies` at one field size (None pools field sizes)."""
-    return _query(queries.head_to_head, root, runs=[run], players=players, policies=_list(policies))
-
-
-@st.cache_data(ttl=TTL_S, show_spinner=False)
-def round_distribution(
-    root: str, run: str, players: int | None, policies: tuple[str, ...] = ()
-) -> pd.DataFrame:
-    """Round-score distributions per policy at one field size of one run."""
+    """Head-to-head shares among `policies` in one cell (field size and line-up)."""
     return _query(
-        queries.round_distribution, root, runs=[run], policies=_list(policies), players=players
+        queries.head_to_head,
+        root,
+        runs=[run],
+        players=players,
+        policies=_list(policies),
+        lineup=lineup,
     )
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
-def rates(root: str, run: str, players: int | None, policies: tuple[str, ...] = ()) -> pd.DataFrame:
-    """Bust, Flip 7, stay and freeze rates per policy at one field size of one run."""
-    return _query(queries.rates, root, runs=[run], policies=_list(policies), players=players)
+def round_distribution(
+    root: str, run: str, players: int, lineup: str | None, policies: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """Round-score distributions per policy in one cell of one run."""
+    return _query(
+        queries.round_distribution,
+        root,
+        runs=[run],
+        policies=_list(policies),
+        players=players,
+        lineup=lineup,
+    )
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def rates(
+    root: str, run: str, players: int, lineup: str | None, policies: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """Bust, Flip 7, stay and freeze rates per policy in one cell of one run."""
+    return _query(
+        queries.rates, root, runs=[run], policies=_list(policies), players=players, lineup=lineup
+    )
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
@@ -160,18 +199,28 @@ def game_timeline(root: str, run: str, game: int) -> pd.DataFrame:
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
-def variant_comparison(root: str, players: int | None = None) -> pd.DataFrame:
-    """Each policy's points, bust and Flip 7 rates and win index per variant (all runs)."""
-    return _query(queries.variant_comparison, root, players=players)
+def variant_comparison(
+    root: str, players: int | None = None, lineup: str | None = None
+) -> pd.DataFrame:
+    """Each policy's points, bust and Flip 7 rates and win index per variant, per cell without
+    its run (pooled over the runs that played it)."""
+    return _query(queries.variant_comparison, root, players=players, lineup=lineup)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def variant_round_distribution(
-    root: str, players: int | None = None, policies: tuple[str, ...] = ()
+    root: str,
+    players: int | None = None,
+    policies: tuple[str, ...] = (),
+    lineup: str | None = None,
 ) -> pd.DataFrame:
     """Round-score shares per variant, pooled over the chosen policies (all when empty)."""
     return _query(
-        queries.variant_round_distribution, root, policies=_list(policies), players=players
+        queries.variant_round_distribution,
+        root,
+        policies=_list(policies),
+        players=players,
+        lineup=lineup,
     )
 
 

@@ -1,5 +1,7 @@
 """How query results show as tables: column titles, number formats, which columns and in what
 order. Pure functions returning `st.column_config` mappings; nothing here computes a number.
+Every figure is per cell (line-up and field size); its "95% low/high" columns are the 95%
+interval clustered by game (by game pair for paired comparisons).
 """
 
 from __future__ import annotations
@@ -27,10 +29,15 @@ def number(title: str, digits: int = 2, help: str | None = None) -> Any:
     return st.column_config.NumberColumn(title, format=f"%.{digits}f", help=help)
 
 
+CI_HELP = "95% interval, clustered by game (seats of one game are not independent)"
+
+
 def field_size() -> tuple[list[str], Config]:
     cols = [
+        "lineup",
         "players",
         "policy",
+        "games",
         "player_games",
         "wins",
         "win_rate",
@@ -45,20 +52,22 @@ def field_size() -> tuple[list[str], Config]:
         "points_per_round_hi",
     ]
     return cols, {
+        "lineup": "line-up",
         "players": st.column_config.NumberColumn("players", format="%d"),
         "policy": "policy",
-        "player_games": count("games (seats)", "games played, one per seat the policy held"),
+        "games": count("games", "games the policy sat in (the clusters of the intervals)"),
+        "player_games": count("seats", "seats the policy held: one per game and seat"),
         "wins": count("wins"),
-        "win_rate": percent("win rate"),
-        "win_rate_lo": percent("95% low"),
-        "win_rate_hi": percent("95% high"),
-        "win_index": number("win index", 3, "wins ÷ expected wins (1/n per game); 1 = average"),
-        "win_index_lo": number("index 95% low", 3),
-        "win_index_hi": number("index 95% high", 3),
+        "win_rate": percent("win rate", "wins ÷ seats"),
+        "win_rate_lo": percent("95% low", CI_HELP),
+        "win_rate_hi": percent("95% high", CI_HELP),
+        "win_index": number("win index", 3, "win rate × players (1/n per seat); 1 = average"),
+        "win_index_lo": number("index 95% low", 3, CI_HELP),
+        "win_index_hi": number("index 95% high", 3, CI_HELP),
         "rounds": count("rounds"),
-        "points_per_round": number("points / round", 2),
-        "points_per_round_lo": number("pts 95% low", 2),
-        "points_per_round_hi": number("pts 95% high", 2),
+        "points_per_round": number("points / round", 2, "points ÷ rounds played (pooled)"),
+        "points_per_round_lo": number("pts 95% low", 2, CI_HELP),
+        "points_per_round_hi": number("pts 95% high", 2, CI_HELP),
     }
 
 
@@ -66,8 +75,11 @@ def card_counting() -> tuple[list[str], Config]:
     cols = [
         "players",
         "counting",
+        "lineup",
         "base",
+        "base_lineup",
         "method",
+        "games",
         "pairs",
         "n_counting",
         "n_base",
@@ -85,23 +97,28 @@ def card_counting() -> tuple[list[str], Config]:
     return cols, {
         "players": st.column_config.NumberColumn("players", format="%d"),
         "counting": "counting",
+        "lineup": "its line-up",
         "base": "twin",
+        "base_lineup": "twin's line-up",
         "method": st.column_config.TextColumn(
-            "method", help="paired: same shuffles (common random numbers); unpaired: pooled"
+            "method",
+            help="paired: same shuffles (common random numbers), intervals clustered by game "
+            "pair; unpaired: the two line-ups' ratios, intervals clustered by game",
         ),
+        "games": count("games", "game pairs when paired; games of both line-ups otherwise"),
         "pairs": count("game pairs"),
-        "n_counting": count("games (counting)"),
-        "n_base": count("games (twin)"),
+        "n_counting": count("seats (counting)"),
+        "n_base": count("seats (twin)"),
         "ppr_counting": number("pts/round counting", 2),
         "ppr_base": number("pts/round twin", 2),
         "ppr_gain": number("pts/round gain", 3),
-        "ppr_gain_lo": number("gain 95% low", 3),
-        "ppr_gain_hi": number("gain 95% high", 3),
+        "ppr_gain_lo": number("gain 95% low", 3, CI_HELP),
+        "ppr_gain_hi": number("gain 95% high", 3, CI_HELP),
         "win_counting": percent("win rate counting"),
         "win_base": percent("win rate twin"),
         "win_gain": number("win-rate gain (pp)", 4, "difference of win rates, as a fraction"),
-        "win_gain_lo": number("gain 95% low", 4),
-        "win_gain_hi": number("gain 95% high", 4),
+        "win_gain_lo": number("gain 95% low", 4, CI_HELP),
+        "win_gain_hi": number("gain 95% high", 4, CI_HELP),
     }
 
 
@@ -110,39 +127,41 @@ def league() -> tuple[list[str], Config]:
         "place",
         "policy",
         "field_sizes",
+        "lineups",
+        "games",
         "player_games",
         "wins",
+        "expected_wins",
         "win_index",
         "win_index_lo",
         "win_index_hi",
-        "win_rate",
-        "points_per_round",
-        "bust_rate",
-        "flip7_rate",
-        "mean_rank",
     ]
     return cols, {
         "place": st.column_config.NumberColumn("place", format="%d"),
         "policy": "policy",
         "field_sizes": st.column_config.ListColumn("field sizes"),
-        "player_games": count("games (seats)"),
+        "lineups": st.column_config.ListColumn("line-ups"),
+        "games": count("games"),
+        "player_games": count("seats"),
         "wins": count("wins"),
+        "expected_wins": number("expected wins", 1, "1/n per seat at an n-player table"),
         "win_index": number(
-            "win index", 3, "wins ÷ expected wins over all field sizes; 1 = average"
+            "win index",
+            3,
+            "adjusted win index: wins ÷ expected wins over every cell the policy played; "
+            "1 = average seat",
         ),
-        "win_index_lo": number("95% low", 3),
-        "win_index_hi": number("95% high", 3),
-        "win_rate": percent("win rate"),
-        "points_per_round": number("points / round", 2),
-        "bust_rate": percent("bust rate"),
-        "flip7_rate": percent("Flip 7 rate"),
-        "mean_rank": number("mean rank", 2),
+        "win_index_lo": number("95% low", 3, CI_HELP),
+        "win_index_hi": number("95% high", 3, CI_HELP),
     }
 
 
 def rates() -> tuple[list[str], Config]:
     cols = [
+        "lineup",
+        "players",
         "policy",
+        "games",
         "rounds",
         "busts",
         "bust_rate",
@@ -153,21 +172,81 @@ def rates() -> tuple[list[str], Config]:
         "flip7_rate_lo",
         "flip7_rate_hi",
         "stay_rate",
+        "stay_rate_lo",
+        "stay_rate_hi",
         "freeze_rate",
+        "freeze_rate_lo",
+        "freeze_rate_hi",
     ]
     return cols, {
+        "lineup": "line-up",
+        "players": st.column_config.NumberColumn("players", format="%d"),
         "policy": "policy",
+        "games": count("games"),
         "rounds": count("rounds"),
         "busts": count("busts"),
-        "bust_rate": percent("bust rate"),
-        "bust_rate_lo": percent("95% low"),
-        "bust_rate_hi": percent("95% high"),
+        "bust_rate": percent("bust rate", "busts ÷ rounds played"),
+        "bust_rate_lo": percent("95% low", CI_HELP),
+        "bust_rate_hi": percent("95% high", CI_HELP),
         "flip7s": count("Flip 7s"),
         "flip7_rate": percent("Flip 7 rate"),
-        "flip7_rate_lo": percent("95% low"),
-        "flip7_rate_hi": percent("95% high"),
+        "flip7_rate_lo": percent("95% low", CI_HELP),
+        "flip7_rate_hi": percent("95% high", CI_HELP),
         "stay_rate": percent("stayed"),
+        "stay_rate_lo": percent("95% low", CI_HELP),
+        "stay_rate_hi": percent("95% high", CI_HELP),
         "freeze_rate": percent("frozen"),
+        "freeze_rate_lo": percent("95% low", CI_HELP),
+        "freeze_rate_hi": percent("95% high", CI_HELP),
+    }
+
+
+def variant_comparison() -> tuple[list[str], Config]:
+    cols = [
+        "variant",
+        "ruleset",
+        "players",
+        "lineup",
+        "policy",
+        "runs",
+        "games",
+        "player_games",
+        "win_index",
+        "win_index_lo",
+        "win_index_hi",
+        "rounds",
+        "points_per_round",
+        "ppr_lo",
+        "ppr_hi",
+        "bust_rate",
+        "bust_rate_lo",
+        "bust_rate_hi",
+        "flip7_rate",
+        "flip7_rate_lo",
+        "flip7_rate_hi",
+    ]
+    return cols, {
+        "variant": "variant",
+        "ruleset": "ruleset",
+        "players": st.column_config.NumberColumn("players", format="%d"),
+        "lineup": "line-up",
+        "policy": "policy",
+        "runs": count("runs", "runs that played this cell (pooled: replications)"),
+        "games": count("games"),
+        "player_games": count("seats"),
+        "win_index": number("win index", 3, "win rate × players; 1 = average seat"),
+        "win_index_lo": number("95% low", 3, CI_HELP),
+        "win_index_hi": number("95% high", 3, CI_HELP),
+        "rounds": count("rounds"),
+        "points_per_round": number("points / round", 2),
+        "ppr_lo": number("95% low", 2, CI_HELP),
+        "ppr_hi": number("95% high", 2, CI_HELP),
+        "bust_rate": percent("bust rate"),
+        "bust_rate_lo": percent("95% low", CI_HELP),
+        "bust_rate_hi": percent("95% high", CI_HELP),
+        "flip7_rate": percent("Flip 7 rate"),
+        "flip7_rate_lo": percent("95% low", CI_HELP),
+        "flip7_rate_hi": percent("95% high", CI_HELP),
     }
 
 

@@ -4,32 +4,41 @@ Open a connection with `warehouse.connect(data_dir=None, runs=None, materialize=
 
 - `runs(con)`: one row per run: status, ruleset, variant, seed, planned vs committed shards and
   games, rows per table, field sizes, policies.
-- `win_rates(con, runs, variant, policies, players)`: per run, field size and policy: player
-  games, wins, win rate with 95% Wilson interval, the adjusted win index (wins / expected wins,
-  expecting 1/n at an n-player table) with its interval, mean finishing rank.
-- `points_per_round(...)`: mean round score, sd, standard error and 95% interval.
+Every figure is per cell: (run, variant, ruleset, field size, line-up), the rows' first five
+columns (`lineup` is the line-up's label: the spec's [[lineups]] name, else its policies joined
+by commas). Every interval is 95%, clustered by game (by CRN pair for paired comparisons); see
+docs/warehouse.md for the definitions.
+
+- `lineups(con, runs)`: the cells of each run, one row per line-up: its field sizes and policies.
+- `win_rates(con, runs, variant, policies, players, lineup)`: per cell and policy: games,
+  player games (seats), wins, win rate with its interval, the adjusted win index (win rate x n,
+  1 = an average seat) with its interval, mean finishing rank.
+- `points_per_round(...)`: pooled points per round (points / rounds), standard error, interval.
 - `field_size(...)`: win rates and points per round side by side (more points is not more wins).
-- `rates(...)`: bust, Flip 7, stay and freeze rates per round, each with a Wilson interval.
-- `card_counting(con, runs, variant)`: counting policy vs its twin (evc/ev, bustc:P/bust:P):
-  gains in points per round and win rate with standard errors and intervals, paired on common
-  random numbers where the run has them (`method` says which).
-- `league(con, runs, variant)`: policies ranked by adjusted win index over all field sizes.
-- `head_to_head(con, runs, players, policies)`: how often each policy finished ahead of each
-  other one at the same table (meetings, ahead, behind, tied, share with interval).
-- `round_distribution(con, runs, policies, players)`: rounds per score value, share, cumulative.
-- `seat_effects(con, runs, players, policy)` and `dealer_positions(...)`: by seat, and by turn
-  position relative to the dealer (policy '*' pools all policies).
+- `rates(...)`: bust, Flip 7, stay and freeze rates per round, each with its interval.
+- `card_counting(con, runs, variant)`: counting policy vs its twin (evc/ev, bustc:P/bust:P) in
+  named cells: gains in points per round and win rate with standard errors and intervals,
+  paired on common random numbers where the run has them (`method` says which).
+- `league(con, runs, variant)`: policies ranked by the adjusted win index, a named aggregate
+  over every cell of the run.
+- `head_to_head(con, runs, players, policies, lineup)`: per cell, how often each policy finished
+  ahead of each other one at the same table (meetings, ahead, behind, tied, share, interval).
+- `round_distribution(con, runs, policies, players, lineup)`: rounds per score value, share,
+  cumulative share.
+- `seat_effects(con, runs, players, policy, lineup)` and `dealer_positions(...)`: by seat, and by
+  turn position relative to the dealer (policy '*' pools all policies of the cell).
 - `games(con, run, limit, offset)`: the logged games of a run (line-up, winner, length, seed).
 - `game_timeline(con, run, game)`: one game card by card, in order, for a replay.
-- `variant_comparison(con, policies, players)` and `variant_round_distribution(...)`: classic
-  against "With a Vengeance": each policy's points, bust and Flip 7 rates and win index, and
-  the round-score distribution, per variant (pooled over its runs).
+- `variant_comparison(con, policies, players, lineup)` and `variant_round_distribution(...)`:
+  classic against "With a Vengeance": each policy's points, bust and Flip 7 rates and win index
+  per cell without its run (pooled over the runs that played it), and the round-score
+  distribution per variant.
 - `sprt_tests(con, runs)` and `sprt_waves(con, run)`: sequential tests (SPRT): each run's
   decision, and every look of one run's test (docs/sequential.md).
 
 Filters are optional: None means all. `runs` and `policies` take lists; `variant` a name (as in
-the run manifest); `players` a field size. Every result is a pandas DataFrame whose rows carry
-`run` (plus `ruleset` and `variant` where they are per run); numbers come with their counts.
+the run manifest); `players` a field size; `lineup` a line-up label. Every result is a pandas
+DataFrame; numbers come with their counts.
 Values go into SQL as $named parameters, never by string formatting.
 """
 
@@ -40,12 +49,13 @@ from collections.abc import Sequence
 import duckdb
 import pandas as pd
 
-#: The filter every per-run mart takes: run list, variant (via the runs mart), policies, players.
+#: The filter every per-cell mart takes: run list, variant, policies, players, line-up.
 _FILTER = """
     ($runs is null or list_contains($runs, m.run))
-    and ($variant is null or r.variant = $variant)
+    and ($variant is null or m.variant = $variant)
     and ($policies is null or list_contains($policies, m.policy))
     and ($players is null or m.players = $players)
+    and ($lineup is null or m.lineup = $lineup)
 """
 
 
@@ -61,7 +71,7 @@ def _list(values: Sequence[str] | str | None) -> list[str] | None:
     return list(values)
 
 
-def _per_run(
+def _per_cell(
     con: duckdb.DuckDBPyConnection,
     mart: str,
     order: str,
@@ -69,21 +79,17 @@ def _per_run(
     variant: str | None,
     policies: Sequence[str] | str | None,
     players: int | None,
+    lineup: str | None = None,
 ) -> pd.DataFrame:
     # `mart` and `order` are names from this module, never user input.
     return _df(
         con,
-        f"""
-        SELECT m.run, r.ruleset, r.variant, m.* EXCLUDE (run)
-        FROM {mart} AS m
-        JOIN runs AS r ON m.run = r.run
-        WHERE {_FILTER}
-        ORDER BY {order}
-        """,
+        f"SELECT m.* FROM {mart} AS m WHERE {_FILTER} ORDER BY {order}",
         runs=_list(runs),
         variant=variant,
         policies=_list(policies),
         players=players,
+        lineup=lineup,
     )
 
 
@@ -92,16 +98,45 @@ def runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return _df(con, "SELECT * FROM runs ORDER BY created DESC NULLS LAST, run")
 
 
+def lineups(
+    con: duckdb.DuckDBPyConnection, runs: Sequence[str] | str | None = None
+) -> pd.DataFrame:
+    """One row per run and line-up label: the field sizes it was played at (its cells) and its
+    policies; line-ups over more field sizes first."""
+    return _df(
+        con,
+        """
+        SELECT
+            run, any_value(variant) AS variant, any_value(ruleset) AS ruleset, lineup,
+            list(DISTINCT players ORDER BY players) AS field_sizes,
+            list(DISTINCT policy ORDER BY policy) AS policies
+        FROM win_rates
+        WHERE ($runs is null or list_contains($runs, run))
+        GROUP BY run, lineup
+        ORDER BY run, len(field_sizes) DESC, lineup
+        """,
+        runs=_list(runs),
+    )
+
+
 def win_rates(
     con: duckdb.DuckDBPyConnection,
     runs: Sequence[str] | str | None = None,
     variant: str | None = None,
     policies: Sequence[str] | str | None = None,
     players: int | None = None,
+    lineup: str | None = None,
 ) -> pd.DataFrame:
-    """Win rate, Wilson interval and adjusted win index per run, field size and policy."""
-    return _per_run(
-        con, "win_rates", "m.run, m.players, m.win_index DESC", runs, variant, policies, players
+    """Win rate and adjusted win index with their intervals per cell and policy."""
+    return _per_cell(
+        con,
+        "win_rates",
+        "m.run, m.players, m.lineup, m.win_index DESC",
+        runs,
+        variant,
+        policies,
+        players,
+        lineup,
     )
 
 
@@ -111,16 +146,18 @@ def points_per_round(
     variant: str | None = None,
     policies: Sequence[str] | str | None = None,
     players: int | None = None,
+    lineup: str | None = None,
 ) -> pd.DataFrame:
-    """Mean round score with sd, standard error and 95% interval per run, field size, policy."""
-    return _per_run(
+    """Pooled points per round with standard error and 95% interval per cell and policy."""
+    return _per_cell(
         con,
         "points_per_round",
-        "m.run, m.players, m.points_per_round DESC",
+        "m.run, m.players, m.lineup, m.points_per_round DESC",
         runs,
         variant,
         policies,
         players,
+        lineup,
     )
 
 
@@ -129,27 +166,28 @@ def field_size(
     runs: Sequence[str] | str | None = None,
     variant: str | None = None,
     policies: Sequence[str] | str | None = None,
+    lineup: str | None = None,
 ) -> pd.DataFrame:
-    """Win rate (with interval and index) beside points per round, per run, field size, policy."""
+    """Win rate (with interval and index) beside points per round, per cell and policy."""
     return _df(
         con,
         f"""
         SELECT
-            m.run, r.ruleset, r.variant, m.players, m.policy, m.player_games, m.wins,
-            m.win_rate, m.win_rate_lo, m.win_rate_hi, m.expected_rate,
+            m.run, m.variant, m.ruleset, m.players, m.lineup, m.policy, m.games,
+            m.player_games, m.wins, m.win_rate, m.win_rate_lo, m.win_rate_hi, m.expected_rate,
             m.win_index, m.win_index_lo, m.win_index_hi,
             p.rounds, p.points_per_round, p.se AS points_per_round_se,
             p.ppr_lo AS points_per_round_lo, p.ppr_hi AS points_per_round_hi
         FROM win_rates AS m
-        JOIN points_per_round AS p USING (run, players, policy)
-        JOIN runs AS r ON m.run = r.run
+        JOIN points_per_round AS p USING (run, variant, ruleset, players, lineup, policy)
         WHERE {_FILTER}
-        ORDER BY m.run, m.policy, m.players
+        ORDER BY m.run, m.lineup, m.policy, m.players
         """,
         runs=_list(runs),
         variant=variant,
         policies=_list(policies),
         players=None,
+        lineup=lineup,
     )
 
 
@@ -159,10 +197,18 @@ def rates(
     variant: str | None = None,
     policies: Sequence[str] | str | None = None,
     players: int | None = None,
+    lineup: str | None = None,
 ) -> pd.DataFrame:
-    """Bust, Flip 7, stay and freeze rates per round with Wilson intervals."""
-    return _per_run(
-        con, "round_rates", "m.run, m.players, m.policy", runs, variant, policies, players
+    """Bust, Flip 7, stay and freeze rates per round with their intervals, per cell."""
+    return _per_cell(
+        con,
+        "round_rates",
+        "m.run, m.players, m.lineup, m.policy",
+        runs,
+        variant,
+        policies,
+        players,
+        lineup,
     )
 
 
@@ -175,12 +221,11 @@ def card_counting(
     return _df(
         con,
         """
-        SELECT m.run, r.ruleset, r.variant, m.* EXCLUDE (run)
+        SELECT m.*
         FROM card_counting AS m
-        JOIN runs AS r ON m.run = r.run
         WHERE ($runs is null or list_contains($runs, m.run))
-          and ($variant is null or r.variant = $variant)
-        ORDER BY m.run, m.players, m.counting
+          and ($variant is null or m.variant = $variant)
+        ORDER BY m.run, m.players, m.lineup, m.base_lineup, m.counting
         """,
         runs=_list(runs),
         variant=variant,
@@ -192,15 +237,14 @@ def league(
     runs: Sequence[str] | str | None = None,
     variant: str | None = None,
 ) -> pd.DataFrame:
-    """Policies ranked by adjusted win index over every field size they played, per run."""
+    """Policies ranked by the adjusted win index over every cell they played, per run."""
     return _df(
         con,
         """
-        SELECT m.run, r.ruleset, r.variant, m.* EXCLUDE (run)
+        SELECT m.*
         FROM league AS m
-        JOIN runs AS r ON m.run = r.run
         WHERE ($runs is null or list_contains($runs, m.run))
-          and ($variant is null or r.variant = $variant)
+          and ($variant is null or m.variant = $variant)
         ORDER BY m.run, m.place
         """,
         runs=_list(runs),
@@ -213,37 +257,27 @@ def head_to_head(
     runs: Sequence[str] | str | None = None,
     players: int | None = None,
     policies: Sequence[str] | str | None = None,
+    lineup: str | None = None,
 ) -> pd.DataFrame:
-    """Policy vs opponent at the same table: meetings, ahead, behind, tied, share ahead.
+    """Policy vs opponent per cell: meetings, ahead, behind, tied, share ahead with interval.
 
-    With `players` None, field sizes are pooled (counts added, the interval recomputed).
+    `policies` keeps the meetings where both sides are among them.
     """
     return _df(
         con,
         """
-        WITH pooled AS (
-            SELECT
-                run, policy, opponent,
-                sum(meetings) AS meetings, sum(ahead) AS ahead,
-                sum(behind) AS behind, sum(tied) AS tied
-            FROM head_to_head
-            WHERE ($runs is null or list_contains($runs, run))
-              and ($players is null or players = $players)
-              and ($policies is null
-                   or (list_contains($policies, policy) and list_contains($policies, opponent)))
-            GROUP BY run, policy, opponent
-        )
-        SELECT
-            *,
-            ahead / nullif(ahead + behind, 0) AS ahead_share,
-            wilson_lo(ahead, ahead + behind) AS ahead_share_lo,
-            wilson_hi(ahead, ahead + behind) AS ahead_share_hi
-        FROM pooled
-        ORDER BY run, policy, opponent
+        SELECT * FROM head_to_head
+        WHERE ($runs is null or list_contains($runs, run))
+          and ($players is null or players = $players)
+          and ($lineup is null or lineup = $lineup)
+          and ($policies is null
+               or (list_contains($policies, policy) and list_contains($policies, opponent)))
+        ORDER BY run, players, lineup, policy, opponent
         """,
         runs=_list(runs),
         players=players,
         policies=_list(policies),
+        lineup=lineup,
     )
 
 
@@ -252,16 +286,18 @@ def round_distribution(
     runs: Sequence[str] | str | None = None,
     policies: Sequence[str] | str | None = None,
     players: int | None = None,
+    lineup: str | None = None,
 ) -> pd.DataFrame:
-    """Rounds per score value, share and cumulative share, per run, field size and policy."""
-    return _per_run(
+    """Rounds per score value, share and cumulative share, per cell and policy."""
+    return _per_cell(
         con,
         "round_distribution",
-        "m.run, m.players, m.policy, m.score",
+        "m.run, m.players, m.lineup, m.policy, m.score",
         runs,
         None,
         policies,
         players,
+        lineup,
     )
 
 
@@ -270,9 +306,19 @@ def seat_effects(
     runs: Sequence[str] | str | None = None,
     players: int | None = None,
     policy: str = "*",
+    lineup: str | None = None,
 ) -> pd.DataFrame:
-    """Win rate, win index and points per round by seat ('*' pools every policy)."""
-    return _per_run(con, "seat_effects", "m.run, m.players, m.seat", runs, None, [policy], players)
+    """Win rate, win index and points per round by seat per cell ('*' pools every policy)."""
+    return _per_cell(
+        con,
+        "seat_effects",
+        "m.run, m.players, m.lineup, m.seat",
+        runs,
+        None,
+        [policy],
+        players,
+        lineup,
+    )
 
 
 def dealer_positions(
@@ -280,10 +326,18 @@ def dealer_positions(
     runs: Sequence[str] | str | None = None,
     players: int | None = None,
     policy: str = "*",
+    lineup: str | None = None,
 ) -> pd.DataFrame:
     """Points per round, bust and Flip 7 rates by turn position (0 first, players-1 dealer)."""
-    return _per_run(
-        con, "dealer_positions", "m.run, m.players, m.position", runs, None, [policy], players
+    return _per_cell(
+        con,
+        "dealer_positions",
+        "m.run, m.players, m.lineup, m.position",
+        runs,
+        None,
+        [policy],
+        players,
+        lineup,
     )
 
 
@@ -321,19 +375,23 @@ def variant_comparison(
     con: duckdb.DuckDBPyConnection,
     policies: Sequence[str] | str | None = None,
     players: int | None = None,
+    lineup: str | None = None,
 ) -> pd.DataFrame:
-    """Per variant, field size and policy, pooled over the variant's runs: points per round,
-    bust and Flip 7 rates and win index, each with its 95% interval and sample size."""
+    """Per variant, ruleset, field size, line-up and policy, pooled over the runs that played
+    that cell: points per round, bust and Flip 7 rates and win index, each with its 95%
+    interval and sample size."""
     return _df(
         con,
         """
         SELECT * FROM variant_comparison
         WHERE ($policies is null or list_contains($policies, policy))
           and ($players is null or players = $players)
-        ORDER BY players, policy, variant
+          and ($lineup is null or lineup = $lineup)
+        ORDER BY players, lineup, policy, variant, ruleset
         """,
         policies=_list(policies),
         players=players,
+        lineup=lineup,
     )
 
 
@@ -341,18 +399,21 @@ def variant_round_distribution(
     con: duckdb.DuckDBPyConnection,
     policies: Sequence[str] | str | None = None,
     players: int | None = None,
+    lineup: str | None = None,
 ) -> pd.DataFrame:
-    """Round scores per variant (pooled over its runs and the chosen policies): rounds at each
-    score and their share of the variant's rounds."""
+    """Round scores per variant: rounds at each score and their share of the variant's rounds,
+    over the rounds of the chosen policies (all when None) at the chosen field size and line-up
+    in every run of the variant (a distribution of rounds, not a figure with an interval)."""
     return _df(
         con,
         """
         WITH counts AS (
-            SELECT r.variant, d.score, sum(d.rounds) AS rounds
-            FROM round_distribution AS d JOIN runs AS r ON d.run = r.run
+            SELECT d.variant, d.score, sum(d.rounds) AS rounds
+            FROM round_distribution AS d
             WHERE ($policies is null or list_contains($policies, d.policy))
               and ($players is null or d.players = $players)
-            GROUP BY r.variant, d.score
+              and ($lineup is null or d.lineup = $lineup)
+            GROUP BY d.variant, d.score
         )
         SELECT variant, score, rounds, rounds / sum(rounds) OVER (PARTITION BY variant) AS share
         FROM counts
@@ -360,6 +421,7 @@ def variant_round_distribution(
         """,
         policies=_list(policies),
         players=players,
+        lineup=lineup,
     )
 
 

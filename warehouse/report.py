@@ -1,10 +1,13 @@
 """`flip7 report RUN`: the headline analyses of one run as readable tables.
 
-Three tables, each number with its 95% interval and its sample size: field size (win rate,
-adjusted win index, points per round per field size and policy), card counting (counting minus
-non-counting twin, paired on common random numbers where the run has them) and the policy
-comparison (a league over all field sizes). It reads only the compact games and rounds tables
-(through the marts, as views: each table is computed once, straight from Parquet).
+Every figure is per cell (line-up and field size of the run), with its sample size and its
+95% interval in a column of its own, clustered by game as docs/warehouse.md defines: field
+size (win rate, adjusted win index, pooled points per round per cell and policy), how rounds
+end (bust and Flip 7 rates per cell and policy), card counting (counting minus non-counting
+twin, paired on common random numbers where the run has them) and the policy comparison (the
+league: the adjusted win index, the one named aggregate over all of the run's cells). It reads
+only the compact games and rounds tables (through the marts, as views: each table is computed
+once, straight from Parquet).
 """
 
 from __future__ import annotations
@@ -12,7 +15,10 @@ from __future__ import annotations
 import duckdb
 
 from warehouse import queries
-from warehouse.text import num, pct, pp, table
+from warehouse.text import interval, num, pct, pp, table
+
+CI = "95% interval"
+TEXT = ("line-up", "policy", "comparison", "method")  # the columns aligned left
 
 
 def report(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
@@ -27,38 +33,82 @@ def report(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
         f"Run {run}: {int(r.games):,}{planned} games, {int(r.shards)} shards committed, "
         f"status {r.status}; ruleset {r.ruleset}, variant {r.variant}, seed {r.seed}",
         *sprt_lines(con, run),  # a sequential test's decision, if the run has one
-        "Intervals are 95%: Wilson for rates, normal (1.96 standard errors) for means and gains.",
+        "Figures are per cell (line-up x field size). Intervals are 95%, clustered by game (by "
+        "pair of games for paired comparisons); n/a under two games.",
         "",
     ]
 
     fs = queries.field_size(con, runs=[run])
     lines += [
-        "Field size: win rate, adjusted win index (wins / expected wins at 1/n; 1.00 = average "
-        "seat), points per round. n = player-games.",
+        "Field size: win rate (wins / seats), adjusted win index (win rate x players; 1.00 = "
+        "average seat), points per round (points / rounds played).",
         *table(
             [
                 [
+                    x.lineup,
                     int(x.players),
                     x.policy,
+                    int(x.games),
                     int(x.player_games),
-                    pct(x.win_rate, x.win_rate_lo, x.win_rate_hi),
-                    num(x.win_index, x.win_index_lo, x.win_index_hi, 3),
+                    pct(x.win_rate),
+                    interval(x.win_rate_lo, x.win_rate_hi, scale=100),
+                    num(x.win_index, 3),
+                    interval(x.win_index_lo, x.win_index_hi, 3),
                     int(x.rounds),
-                    num(x.points_per_round, x.points_per_round_lo, x.points_per_round_hi),
+                    num(x.points_per_round),
+                    interval(x.points_per_round_lo, x.points_per_round_hi),
                 ]
                 for x in fs.sort_values(
-                    ["players", "win_index"], ascending=[True, False]
+                    ["lineup", "players", "win_index"], ascending=[True, True, False]
                 ).itertuples()
             ],
-            ["players", "policy", "n", "win rate", "win index", "rounds", "points/round"],
+            [
+                "line-up",
+                "players",
+                "policy",
+                "games",
+                "seats",
+                "win rate",
+                CI,
+                "win index",
+                CI,
+                "rounds",
+                "points/round",
+                CI,
+            ],
+            TEXT,
+        ),
+        "",
+    ]
+
+    rates = queries.rates(con, runs=[run])
+    lines += [
+        "How rounds end: bust and Flip 7 rates per round played.",
+        *table(
+            [
+                [
+                    x.lineup,
+                    int(x.players),
+                    x.policy,
+                    int(x.rounds),
+                    pct(x.bust_rate),
+                    interval(x.bust_rate_lo, x.bust_rate_hi, scale=100),
+                    pct(x.flip7_rate),
+                    interval(x.flip7_rate_lo, x.flip7_rate_hi, scale=100),
+                ]
+                for x in rates.sort_values(["lineup", "players", "policy"]).itertuples()
+            ],
+            ["line-up", "players", "policy", "rounds", "bust rate", CI, "Flip 7 rate", CI],
+            TEXT,
         ),
         "",
     ]
 
     cc = queries.card_counting(con, runs=[run])
     lines.append(
-        "Card counting: counting policy minus its non-counting twin. paired = common random "
-        "numbers (n = game pairs); unpaired = separate seats (n = player-games each)."
+        "Card counting: counting policy minus its non-counting twin, each in its line-up. "
+        "paired = common random numbers (n = game pairs); unpaired = n games of the two "
+        "line-ups."
     )
     if cc.empty:
         lines.append("(no counting policy played beside its twin in this run)")
@@ -68,62 +118,51 @@ def report(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
                 [
                     int(x.players),
                     f"{x.counting} vs {x.base}",
+                    x.lineup if x.lineup == x.base_lineup else f"{x.lineup} vs {x.base_lineup}",
                     x.method,
-                    int(x.pairs)
-                    if x.method == "paired"
-                    else f"{int(x.n_counting)}/{int(x.n_base)}",
-                    num(x.ppr_gain, x.ppr_gain_lo, x.ppr_gain_hi, 3, sign=True),
-                    f"{x.ppr_gain_se:.3f}",
-                    pp(x.win_gain, x.win_gain_lo, x.win_gain_hi),
-                    f"{100 * x.win_gain_se:.2f}",
+                    int(x.games),
+                    num(x.ppr_gain, 3, sign=True),
+                    interval(x.ppr_gain_lo, x.ppr_gain_hi, 3, sign=True),
+                    pp(x.win_gain),
+                    interval(x.win_gain_lo, x.win_gain_hi, scale=100, sign=True),
                 ]
                 for x in cc.itertuples()
             ],
             [
                 "players",
                 "comparison",
+                "line-up",
                 "method",
                 "n",
                 "points/round gain",
-                "se",
+                CI,
                 "win-rate gain",
-                "se (pp)",
+                CI + " (pp)",
             ],
+            TEXT,
         )
     lines.append("")
 
     lg = queries.league(con, runs=[run])
     lines += [
-        "Policy comparison: league over all field sizes, by adjusted win index. n = player-games;"
-        " bust and Flip 7 rates are per round played.",
+        "Policy comparison: league by adjusted win index, a named aggregate over every cell the "
+        "policy played: its wins / its expected wins (1/n per seat at an n-player table).",
         *table(
             [
                 [
                     int(x.place),
                     x.policy,
                     ",".join(str(p) for p in x.field_sizes),
+                    len(x.lineups),
+                    int(x.games),
                     int(x.player_games),
-                    num(x.win_index, x.win_index_lo, x.win_index_hi, 3),
-                    pct(x.win_rate, x.win_rate_lo, x.win_rate_hi),
-                    f"{x.points_per_round:.2f} ± {1.959963984540054 * x.points_per_round_se:.2f}",
-                    pct(x.bust_rate, x.bust_rate_lo, x.bust_rate_hi),
-                    pct(x.flip7_rate, x.flip7_rate_lo, x.flip7_rate_hi),
-                    f"{x.mean_rank:.3f}",
+                    num(x.win_index, 3),
+                    interval(x.win_index_lo, x.win_index_hi, 3),
                 ]
                 for x in lg.itertuples()
             ],
-            [
-                "place",
-                "policy",
-                "players",
-                "n",
-                "win index",
-                "win rate",
-                "points/round",
-                "bust",
-                "flip 7",
-                "mean rank",
-            ],
+            ["place", "policy", "players", "line-ups", "games", "seats", "win index", CI],
+            TEXT,
         ),
     ]
     return lines

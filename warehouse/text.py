@@ -1,14 +1,15 @@
 """Plain-text tables and numbers for the terminal: `flip7 sql`'s table format and the report.
 
 `table(rows, header)` lines up columns (numbers right, text left). The number helpers print a
-value with its interval in one cell, e.g. `27.40% [27.31, 27.49]`, so a reader never meets a
-number without its uncertainty.
+figure (`27.40%`, `21.48`, `+1.86 pp`) and its 95% interval in the figure's unit
+(`[27.31, 27.49]`), for a column of its own beside the figure: a reader never meets a number
+without its uncertainty.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import pandas as pd
 
@@ -26,12 +27,19 @@ def cell(value: object) -> str:
     return str(value)
 
 
-def table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> list[str]:
-    """Aligned lines: header, rule, rows. Cells that are numbers align right."""
+def table(
+    rows: Sequence[Sequence[object]],
+    header: Sequence[str],
+    left: Collection[str] | None = None,
+) -> list[str]:
+    """Aligned lines: header, rule, rows. Columns of numbers align right; with `left`, every
+    column but those named there does (figures already formatted as text)."""
     text = [[cell(v) if not isinstance(v, str) else v for v in row] for row in rows]
     right = [
-        bool(rows) and all(_is_number(row[i]) or row[i] is None for row in rows)
-        for i in range(len(header))
+        h not in left
+        if left is not None
+        else bool(rows) and all(_is_number(row[i]) or row[i] is None for row in rows)
+        for i, h in enumerate(header)
     ]
     widths = [max([len(h)] + [len(r[i]) for r in text]) for i, h in enumerate(header)]
 
@@ -73,17 +81,29 @@ def _plain(value: object) -> object:
     return value
 
 
-def pct(p: float, lo: float, hi: float) -> str:
-    """A proportion with its interval, in percent: `27.40% [27.31, 27.49]`."""
-    return f"{100 * p:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
+def _missing(x: float) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def num(x: float, lo: float, hi: float, digits: int = 2, sign: bool = False) -> str:
-    """A value with its interval: `21.48 [21.45, 21.51]` (with sign: `+0.38 [+0.36, +0.40]`)."""
+def pct(p: float) -> str:
+    """A proportion in percent: `27.40%`."""
+    return "n/a" if _missing(p) else f"{100 * p:.2f}%"
+
+
+def num(x: float, digits: int = 2, sign: bool = False) -> str:
+    """A value: `21.48` (with sign: `+0.38`)."""
+    return "n/a" if _missing(x) else f"{x:{'+' if sign else ''}.{digits}f}"
+
+
+def pp(x: float) -> str:
+    """A difference of proportions in percentage points: `+1.86 pp`."""
+    return "n/a" if _missing(x) else f"{100 * x:+.2f} pp"
+
+
+def interval(lo: float, hi: float, digits: int = 2, scale: float = 1.0, sign: bool = False) -> str:
+    """A 95% interval in the unit of the figure beside it: `[27.31, 27.49]` (scale 100 for a
+    percentage). `n/a` where there is none (a cell of one game)."""
+    if _missing(lo) or _missing(hi):
+        return "n/a"
     f = f"{{:{'+' if sign else ''}.{digits}f}}"
-    return f"{f.format(x)} [{f.format(lo)}, {f.format(hi)}]"
-
-
-def pp(x: float, lo: float, hi: float) -> str:
-    """A difference of proportions in percentage points: `+1.86 pp [+1.66, +2.06]`."""
-    return f"{100 * x:+.2f} pp [{100 * lo:+.2f}, {100 * hi:+.2f}]"
+    return f"[{f.format(scale * lo)}, {f.format(scale * hi)}]"

@@ -36,8 +36,10 @@ with right:
     st.altair_chart(charts.counting_gain(gains, "win"), width="stretch")
     st.caption("Counting policy minus its twin, share of games won; bars are 95% intervals.")
 st.markdown(
+    "Each comparison names its cells: the counting policy's line-up and its twin's. "
     "**paired** rows compare games played on the same shuffles (common random numbers), "
-    "so their intervals are narrow; **unpaired** rows compare pooled results."
+    "intervals clustered by game pair, so they are narrow; **unpaired** rows compare the two "
+    "line-ups' ratios, intervals clustered by game."
 )
 
 st.subheader("The numbers")

@@ -13,9 +13,19 @@ st.caption(
     "and does scoring more points per round mean winning more?"
 )
 
-sizes = data.field_size(f.root, f.run, f.policy_filter)
+lineups = data.lineups(f.root, f.run)
+lineup = st.selectbox(
+    "Line-up",
+    lineups,
+    index=0,
+    key=f"fs_lineup:{f.run}",
+    help="Figures are per cell: one line-up at one field size. A line-up played at several "
+    "field sizes (a `mix` in the spec) draws one line per policy across them; line-ups over "
+    "more field sizes come first.",
+)
+sizes = data.field_size(f.root, f.run, f.policy_filter, lineup)
 if sizes.empty:
-    st.info("No games of the selected policies in this run.")
+    st.info("No games of the selected policies in this line-up.")
     st.stop()
 
 measure = st.segmented_control(
@@ -32,17 +42,17 @@ with left:
     if measure == "win index":
         st.subheader("Adjusted win index")
         st.altair_chart(charts.win_index_by_field_size(sizes), width="stretch")
-        st.caption("Bands: 95% intervals. Dashed: 1, an average seat.")
+        st.caption("Bands: 95% intervals, clustered by game. Dashed: 1, an average seat.")
     else:
         st.subheader("Win rate")
         st.altair_chart(charts.win_rate_by_field_size(sizes), width="stretch")
-        st.caption("Bands: 95% Wilson intervals. Dashed: 1/n, an average seat's rate.")
+        st.caption("Bands: 95% intervals, clustered by game. Dashed: 1/n, an average seat's rate.")
 with right:
     st.subheader("Points per round")
     st.altair_chart(charts.points_by_field_size(sizes), width="stretch")
     st.caption(
-        "Bands: 95% intervals (rounds taken as independent). Compare the order of the lines "
-        "with the win chart: more points per round is not the same as more wins."
+        "Bands: 95% intervals, clustered by game. Compare the order of the lines with the win "
+        "chart: more points per round is not the same as more wins."
     )
 
 left, right = st.columns(2)
@@ -56,12 +66,12 @@ with left:
 with right:
     st.subheader("How to read it")
     st.markdown(
-        "- **Win rate**: share of games won, one game per seat played; an average seat at an "
-        "n-player table wins 1/n.\n"
+        "- **Win rate**: wins ÷ seats played; an average seat at an n-player table wins 1/n.\n"
         "- **Win index**: wins ÷ the wins an average seat expects, so field sizes share one "
         "scale (1 = average).\n"
-        "- **Points per round**: mean round score, a bust counting 0.\n"
-        "- Bands are 95% intervals; hover a point for its sample size, or see the table."
+        "- **Points per round**: points ÷ rounds played (a bust scores 0).\n"
+        "- Bands are 95% intervals clustered by game (the seats of one game are not "
+        "independent); hover a point for its sample size, or see the table."
     )
 
 st.subheader("The numbers")

@@ -4,33 +4,47 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, data, filters
+from dashboard import charts, data, filters, tables
 
 f = filters.require()
 st.title("Classic vs With a Vengeance")
 st.caption(
     "Answers: how does the variant change round scores, bust and Flip 7 rates, and what each "
-    "policy is worth? Pooled over every run of each variant in the lake (the sidebar's run "
-    "filter does not apply here)."
+    "policy is worth? Per line-up and field size, pooled over every run of each variant that "
+    "played that line-up (the sidebar's run filter does not apply here)."
 )
 
 everything = data.variant_comparison(f.root)
 variants = sorted(set(everything["variant"]))
 if len(variants) < 2:
     st.info(
-        "The lake holds runs of one variant only. Run the same line-ups in both games, e.g. "
+        "The lake holds runs of one variant only. Run the same (named) line-ups in both games, "
+        "e.g. "
         "`flip7 tournament run experiments/vengeance.toml` and "
         "`flip7 tournament run experiments/vengeance-classic.toml`."
     )
 sizes = sorted(int(p) for p in everything["players"].unique())
 players = st.selectbox("Players at the table", sizes, index=0, key="variants_players")
-df = data.variant_comparison(f.root, players)
+at_size = data.variant_comparison(f.root, players)
+# Line-ups named alike in each variant compare row for row: those played in most variants first.
+in_variants = {
+    name: len(set(at_size[at_size.lineup == name].variant)) for name in set(at_size["lineup"])
+}
+lineups = sorted(in_variants, key=lambda name: (-in_variants[name], name))
+lineup = st.selectbox(
+    "Line-up",
+    lineups,
+    index=0,
+    key=f"variants_lineup:{players}",
+    help="Figures are per cell: the same line-up at the same table size in each variant.",
+)
+df = data.variant_comparison(f.root, players, lineup)
 shared = sorted(set.intersection(*(set(df[df.variant == v].policy) for v in variants)))
 policies = st.multiselect(
     "Policies",
     sorted(set(df["policy"])),
     default=shared or sorted(set(df["policy"])),
-    key=f"variants_policies:{players}",
+    key=f"variants_policies:{players}:{lineup}",
 )
 df = df[df["policy"].isin(policies)]
 
@@ -65,9 +79,9 @@ with right:
     )
 
 st.subheader("Round scores")
-dist = data.variant_round_distribution(f.root, players, tuple(policies))
+dist = data.variant_round_distribution(f.root, players, tuple(policies), lineup)
 st.altair_chart(charts.variant_round_scores(dist), width="stretch")
 st.caption("Share of rounds at each score for the chosen policies; busts are the rounds at 0.")
 
 st.subheader("The numbers")
-st.dataframe(df, hide_index=True, width="stretch")
+tables.show(df, tables.variant_comparison(), width="stretch")

@@ -51,7 +51,8 @@ seats = ["bustc:0.25", "ev"]
 pair = "bust"
 """
 
-# A second run under another ruleset with other policies, so that filters have a choice.
+# A second run under another ruleset with other policies, so that filters have a choice. Its
+# line-up has no name: its cells are labelled by the mix ("mix sum:20,count:4").
 OTHER_SPEC = """
 name = "other"
 seed = 12
@@ -65,6 +66,8 @@ mix = ["sum:20", "count:4"]
 players = [2]
 """
 
+# The Vengeance run's line-up is named like the classic run's, so the variants page compares
+# the two cell for cell.
 VENGEANCE_SPEC = """
 name = "venge"
 seed = 13
@@ -74,6 +77,7 @@ games = 30
 shard_size = 30
 
 [[lineups]]
+name = "field size"
 mix = ["ev", "bust:0.25"]
 players = [2]
 """

@@ -61,17 +61,25 @@ def test_empty_lake_explains_how_to_run_a_tournament(empty_lake, monkeypatch):
 
 
 def test_field_size_shows_win_rate_beside_points_with_sample_sizes(lake, monkeypatch):
-    """Field size: win rate and points per round per policy over 2, 3 and 4 players, with n."""
+    """Field size: win rate and points per round per policy of one line-up over the field sizes
+    it was played at, with n; another line-up shows its own cells, never a blend."""
     at = open_app(lake, monkeypatch)
     assert at.title[0].value == "Field size"
+    picker = at.selectbox(key="fs_lineup:field")
+    assert picker.value == "field size"  # the line-up over most field sizes comes first
+    assert set(picker.options) == {"field size", "ev", "evc", "bust", "bustc"}
     (win_spec, win), (ppr_spec, ppr), (both_spec, both) = charts(at)
     assert "win_rate" in y_fields(win_spec) and "points_per_round" in y_fields(ppr_spec)
     assert "win_index" in y_fields(both_spec) and both["points_per_round"].count() == len(win)
-    assert set(win["policy"]) == {"ev", "bust:0.25", "evc", "bustc:0.25"}
-    assert set(win["players"]) == {2, 3, 4}
+    assert set(win["policy"]) == {"ev", "bust:0.25"}
+    assert set(win["players"]) == {2, 4} and len(win) == 4  # one point per cell and policy
     table = at.dataframe[0].value
-    assert {"player_games", "rounds"} <= set(table.columns)
-    assert (table["player_games"] > 0).all()
+    assert {"player_games", "games", "rounds"} <= set(table.columns)
+    assert set(table["lineup"]) == {"field size"} and (table["games"] == 60).all()
+    picker.select("evc").run()
+    (_, win), _, _ = charts(at)
+    assert set(win["policy"]) == {"evc", "bust:0.25"} and set(win["players"]) == {3}
+    assert set(at.dataframe[0].value["lineup"]) == {"evc"}
 
 
 def test_policy_filter_and_win_measure_change_the_charts(lake, monkeypatch):
@@ -86,24 +94,38 @@ def test_policy_filter_and_win_measure_change_the_charts(lake, monkeypatch):
 
 
 def test_card_counting_shows_the_paired_gain_with_intervals(lake, monkeypatch):
-    """Card counting: evc vs ev at 3 players on common random numbers, per round and per game."""
+    """Card counting: evc vs ev at 3 players on common random numbers, per round and per game;
+    every comparison names its two cells (bustc against its CRN twin line-up, paired, and
+    against the "field size" line-up's bust:0.25, unpaired)."""
     at = open_app(lake, monkeypatch, "views/card_counting.py")
     (ppr_spec, ppr), (win_spec, _) = charts(at)
     assert {"ppr_gain", "ppr_gain_lo"} <= y_fields(ppr_spec)
     assert {"win_gain", "win_gain_lo"} <= y_fields(win_spec)
     table = at.dataframe[0].value
-    assert set(table["comparison"]) == {"evc vs ev", "bustc:0.25 vs bust:0.25"}
+    assert set(table["comparison"]) == {
+        "evc vs ev (evc vs ev)",
+        "bustc:0.25 vs bust:0.25 (bustc vs bust)",
+        "bustc:0.25 vs bust:0.25 (bustc vs field size)",
+    }
+    assert set(ppr["comparison"].dropna()) == set(table["comparison"])
     row = table[table["counting"] == "evc"].iloc[0]
     assert (row["base"], row["method"], row["players"]) == ("ev", "paired", 3)
     assert row["pairs"] == 60 and row["ppr_gain_lo"] <= row["ppr_gain"] <= row["ppr_gain_hi"]
+    unpaired = table[table["method"] == "unpaired"].iloc[0]
+    assert (unpaired["lineup"], unpaired["base_lineup"], unpaired["games"]) == (
+        "bustc",
+        "field size",
+        120,  # 60 games of each line-up at 2 players
+    )
 
 
 def test_card_counting_comparison_picker_narrows_charts_and_table(lake, monkeypatch):
     """Keeping one comparison leaves only its points and rows."""
     at = open_app(lake, monkeypatch, "views/card_counting.py")
-    at.multiselect(key="cc_comparisons:field").set_value(["bustc:0.25 vs bust:0.25"]).run()
+    picked = "bustc:0.25 vs bust:0.25 (bustc vs bust)"
+    at.multiselect(key="cc_comparisons:field").set_value([picked]).run()
     for _, df in charts(at):
-        assert set(df["comparison"].dropna()) == {"bustc:0.25 vs bust:0.25"}
+        assert set(df["comparison"].dropna()) == {picked}
     table = at.dataframe[0].value
     assert list(table["players"]) == [2] and list(table["base"]) == ["bust:0.25"]
 
@@ -116,22 +138,29 @@ def test_card_counting_explains_a_run_without_a_counting_pair(lake, monkeypatch)
     assert "non-counting twin" in at.info[0].value
 
 
-def test_policy_comparison_follows_the_field_size_control(lake, monkeypatch):
-    """League over all sizes; head to head, round scores and rates at the size picked."""
+def test_policy_comparison_follows_the_field_size_and_line_up_controls(lake, monkeypatch):
+    """League over all cells; head to head, round scores and rates in the cell picked (a field
+    size, then one of the line-ups played at it)."""
     at = open_app(lake, monkeypatch, "views/policies.py")
     league = at.dataframe[0].value
     assert list(league["place"]) == [1, 2, 3, 4]
     assert set(league["policy"]) == {"ev", "bust:0.25", "evc", "bustc:0.25"}
+    assert {"win_index_lo", "lineups", "games"} <= set(league.columns)
     assert at.segmented_control(key="pc_players:field").options == ["2", "3", "4"]
-    found = charts(at)
-    heat = [df for spec, df in found if "ahead_share" in df.columns][0]
-    assert set(heat["policy"]) == {"ev", "bust:0.25", "bustc:0.25"}  # evc plays at 3 only
+    assert at.selectbox(key="pc_lineup:field:2").options == ["field size", "bust", "bustc"]
+    heat = [df for spec, df in charts(at) if "ahead_share" in df.columns][0]
+    assert set(heat["policy"]) == {"ev", "bust:0.25"}  # the "field size" line-up's seats
+    at.selectbox(key="pc_lineup:field:2").select("bustc").run()
+    heat = [df for spec, df in charts(at) if "ahead_share" in df.columns][0]
+    assert set(heat["policy"]) == {"ev", "bustc:0.25"}
     at.segmented_control(key="pc_players:field").set_value(3).run()
     assert "Head to head at 3 players" in [s.value for s in at.subheader]
+    at.selectbox(key="pc_lineup:field:3").select("evc").run()
     heat = [df for spec, df in charts(at) if "ahead_share" in df.columns][0]
-    assert set(heat["policy"]) == {"ev", "evc", "bust:0.25"}
+    assert set(heat["policy"]) == {"evc", "bust:0.25"}
     rates = at.dataframe[1].value
-    assert set(rates["policy"]) == {"ev", "evc", "bust:0.25"} and (rates["rounds"] > 0).all()
+    assert set(rates["policy"]) == {"evc", "bust:0.25"} and (rates["rounds"] > 0).all()
+    assert set(rates["lineup"]) == {"evc"} and (rates["games"] == 60).all()
 
 
 def test_replay_steps_through_a_game_card_by_card(lake, monkeypatch):
@@ -225,15 +254,17 @@ def test_variant_filter_and_a_vengeance_game_replayed_to_its_end(lake, monkeypat
 
 def test_variants_page_sets_classic_against_vengeance(lake, monkeypatch):
     """Classic vs Vengeance: points, win index, bust and Flip 7 rates per policy with a bar per
-    variant, and the round-score distribution per variant; the policy picker narrows them."""
+    variant, and the round-score distribution per variant, for one line-up (named alike in both
+    runs) at one size; the policy picker narrows them."""
     at = open_app(lake, monkeypatch, "views/variants.py", run="")
     assert at.title[0].value == "Classic vs With a Vengeance"
+    assert at.selectbox(key="variants_lineup:2").value == "field size"
     drawn = charts(at)
     assert len(drawn) == 5
     for _, data in drawn[:4]:
         assert set(data["variant"]) == {"classic", "vengeance"}
     assert set(drawn[4][1]["variant"]) == {"classic", "vengeance"}
-    at.multiselect(key="variants_policies:2").set_value(["ev"]).run()
+    at.multiselect(key="variants_policies:2:field size").set_value(["ev"]).run()
     assert not at.exception
     assert set(charts(at)[0][1]["policy"]) == {"ev"}
 

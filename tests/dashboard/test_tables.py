@@ -34,6 +34,7 @@ def test_every_layout_configures_only_columns_it_orders():
         tables.league,
         tables.rates,
         tables.runs,
+        tables.variant_comparison,
     ):
         cols, config = layout()
         assert set(config) <= set(cols), layout.__name__

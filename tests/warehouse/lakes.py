@@ -171,3 +171,75 @@ class Played:
     pair: int
     specs: tuple[str, ...]  # policy per seat, after rotation
     result: GameResult
+
+
+# Runs planned from specs by the pipeline itself (labels, cells and manifests exactly as
+# `flip7 tournament run` writes them), for the statistics tests: a named line-up over two field
+# sizes that seats ev twice at 4 players (a policy in two seats of one game), CRN-paired
+# counting line-ups, a counting policy whose twin sits in other line-ups only (unpaired across
+# cells), a cell of one game (no interval), and a second run replaying the "mix" cells (pooled
+# by the variant comparison).
+CELL_SPECS = [
+    """
+name = "cells"
+seed = 21
+ruleset = "3.1"
+games = 24
+shard_size = 12
+
+[[lineups]]
+name = "mix"
+mix = ["ev", "bust:0.25"]
+players = [2, 4]
+
+[[lineups]]
+name = "ev pair"
+seats = ["ev", "bust:0.25"]
+pair = "p"
+
+[[lineups]]
+name = "evc pair"
+seats = ["evc", "bust:0.25"]
+pair = "p"
+
+[[lineups]]
+seats = ["bustc:0.25", "ev"]
+
+[[lineups]]
+name = "one game"
+seats = ["ev", "sum:20"]
+games = 1
+""",
+    """
+name = "cells-again"
+seed = 22
+ruleset = "3.1"
+games = 16
+shard_size = 16
+
+[[lineups]]
+name = "mix"
+mix = ["ev", "bust:0.25"]
+players = [2, 4]
+""",
+]
+
+
+def write_spec_runs(root: Path) -> list[str]:
+    """Plan and run CELL_SPECS' shards in this process (no Ray) into the lake at root."""
+    from pipeline.lake import Lake as PipelineLake
+    from pipeline.plan import make_plan
+    from pipeline.run import finish, prepare, record_shard
+    from pipeline.spec import parse_spec
+    from pipeline.task import run_shard
+
+    names = []
+    for text in CELL_SPECS:
+        spec_plan = make_plan(parse_spec(text))
+        lake = PipelineLake.open(str(root))
+        manifest, todo = prepare(lake, spec_plan, resume=False, overwrite=True)
+        for task in todo:
+            record_shard(manifest, task, run_shard(task, str(root)))
+        finish(lake, manifest, {})
+        names.append(spec_plan.run)
+    return names

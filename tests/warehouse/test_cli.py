@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 
 from flip7.cli import main
+from flip7.stats import RatioSums
 
-from .lakes import Lake, shard_path
+from .lakes import Lake, Played, shard_path
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -126,17 +127,32 @@ def test_sql_prompt_keeps_going_after_an_error(
 
 
 def test_report_shows_the_headline_tables(
-    lake: Lake, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    lake: Lake,
+    truth: dict[str, list[Played]],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
-    """report RUN prints field size, card counting and the league, with intervals and n, and
-    keeps a copy with -o."""
+    """report RUN prints per-cell field size and round tables, card counting and the league,
+    each figure beside a "95% interval" column, and keeps a copy with -o."""
     saved = tmp_path / "report.txt"
     code, out, _ = run(capsys, "report", "t1", "--data", str(lake.root), "-o", str(saved))
     assert code == 0
-    for heading in ("Field size:", "Card counting:", "Policy comparison:"):
+    for heading in ("Field size:", "How rounds end:", "Card counting:", "Policy comparison:"):
         assert heading in out
     assert "evc vs ev" in out and "paired" in out and "unpaired" in out
-    assert "% [" in out and " pp [" in out
+    assert "cell 1 vs cell 0" in out  # the paired comparison names both line-ups
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("line-up"))
+    assert header.split().count("interval") == 3 and "95% interval" in header
+    # field size: one row per cell and policy; bust:0.25 plays in three cells of t1
+    start = lines.index(header)
+    rows = lines[start + 2 : lines.index("", start)]
+    assert len(rows) == 10 and sum(" bust:0.25 " in r for r in rows) == 3
+    ev = next(r for r in rows if r.startswith("cell 0") and " ev " in r)
+    wins = [(int(g.result.winner == g.specs.index("ev")), 1) for g in truth["t1"] if g.cell == 0]
+    est = RatioSums.of(wins).estimate(clip=(0.0, 1.0))  # one seat per game: n = 1
+    want = f"{100 * est.value:.2f}%  [{100 * est.lo:.2f}, {100 * est.hi:.2f}]"
+    assert want in ev
     assert saved.read_text().splitlines()[0] == out.splitlines()[0]
 
 

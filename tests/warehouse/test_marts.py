@@ -32,15 +32,13 @@ def seats(truth: dict[str, list[Played]]) -> Iterator[tuple[Played, int, str]]:
                 yield g, s, spec
 
 
+def label(g: Played) -> str:
+    """The cell's line-up label as the test lake's manifests write it (lakes.write_run)."""
+    return f"cell {g.cell}"
+
+
 def rank(g: Played, s: int) -> int:
     return 1 + sum(t > g.result.totals[s] for t in g.result.totals)
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    p = k / n
-    c = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
-    h = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def mart(con: duckdb.DuckDBPyConnection, name: str, keys: list[str]) -> pd.DataFrame:
@@ -59,56 +57,61 @@ def test_every_sql_file_builds_as_its_relation(con: duckdb.DuckDBPyConnection) -
 def test_win_rates_match_the_engine(
     con: duckdb.DuckDBPyConnection, truth: dict[str, list[Played]]
 ) -> None:
-    """Wins, player-games, Wilson interval, win index and mean rank per run, size and policy."""
-    acc: dict[tuple[str, int, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    """Games, player-games, wins, win rate, win index and mean rank per cell and policy (the
+    intervals are checked in test_intervals.py)."""
+    acc: dict[tuple[str, int, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    games: dict[tuple[str, int, str, str], set[int]] = defaultdict(set)
     for g, s, spec in seats(truth):
-        a = acc[(g.run, len(g.specs), spec)]
+        key = (g.run, len(g.specs), label(g), spec)
+        a = acc[key]
         a[0] += 1
         a[1] += g.result.winner == s
         a[2] += rank(g, s)
-    got = mart(con, "win_rates", ["run", "players", "policy"])
+        games[key].add(g.game)
+    got = mart(con, "win_rates", ["run", "players", "lineup", "policy"])
     assert len(got) == len(acc)
-    for key, (n, wins, ranks) in acc.items():
+    for key, (n, wins, ranks, _) in acc.items():
         row = got.loc[key]
-        lo, hi = wilson(wins, n)
-        assert (row.player_games, row.wins) == (n, wins)
+        assert (row.games, row.player_games, row.wins) == (len(games[key]), n, wins)
         assert row.win_rate == pytest.approx(wins / n)
-        assert (row.win_rate_lo, row.win_rate_hi) == (pytest.approx(lo), pytest.approx(hi))
+        assert row.win_rate_lo <= row.win_rate <= row.win_rate_hi
         assert row.win_index == pytest.approx(wins / (n / key[1]))
-        assert row.win_index_hi == pytest.approx(hi * key[1])
+        assert row.win_index_hi == pytest.approx(row.win_rate_hi * key[1])
         assert row.mean_rank == pytest.approx(ranks / n)
 
 
 def test_points_per_round_and_rates_match_the_engine(
     con: duckdb.DuckDBPyConnection, truth: dict[str, list[Played]]
 ) -> None:
-    """Mean round score and its standard error (as flip7 sim computes it), bust/Flip 7/stay/
-    freeze counts from the engine's per-round status and Flip 7 seat."""
-    acc: dict[tuple[str, int, str], list[int]] = defaultdict(lambda: [0] * 7)
+    """Rounds, points and pooled points per round (points / rounds), bust/Flip 7/stay/freeze
+    counts from the engine's per-round status and Flip 7 seat, per cell and policy."""
+    acc: dict[tuple[str, int, str, str], list[int]] = defaultdict(lambda: [0] * 6)
     for g, s, spec in seats(truth):
-        a = acc[(g.run, len(g.specs), spec)]
+        a = acc[(g.run, len(g.specs), label(g), spec)]
         for r, scores in enumerate(g.result.round_scores):
-            x = scores[s]
             status = g.result.round_status[r][s]
             a[0] += 1
-            a[1] += x
-            a[2] += x * x
-            a[3] += status == 3
-            a[4] += g.result.round_flip7[r] == s
-            a[5] += status == 1
-            a[6] += status == 2
-    ppr = mart(con, "points_per_round", ["run", "players", "policy"])
-    rates = mart(con, "round_rates", ["run", "players", "policy"])
-    for key, (n, pts, sq, busts, f7, stays, freezes) in acc.items():
-        mean = pts / n
-        se = math.sqrt((sq - n * mean * mean) / (n - 1) / n)
+            a[1] += scores[s]
+            a[2] += status == 3
+            a[3] += g.result.round_flip7[r] == s
+            a[4] += status == 1
+            a[5] += status == 2
+    ppr = mart(con, "points_per_round", ["run", "players", "lineup", "policy"])
+    rates = mart(con, "round_rates", ["run", "players", "lineup", "policy"])
+    assert len(ppr) == len(rates) == len(acc)
+    for key, (n, pts, busts, f7, stays, freezes) in acc.items():
         assert (ppr.loc[key].rounds, ppr.loc[key].points) == (n, pts)
-        assert ppr.loc[key].points_per_round == pytest.approx(mean)
-        assert ppr.loc[key].se == pytest.approx(se)
-        assert ppr.loc[key].ppr_hi == pytest.approx(mean + Z * se)
+        assert ppr.loc[key].points_per_round == pytest.approx(pts / n)
+        assert ppr.loc[key].ppr_hi == pytest.approx(pts / n + Z * ppr.loc[key].se)
         row = rates.loc[key]
-        assert (row.busts, row.flip7s, row.stays, row.freezes) == (busts, f7, stays, freezes)
-        assert (row.bust_rate_lo, row.bust_rate_hi) == tuple(map(pytest.approx, wilson(busts, n)))
+        assert (row.rounds, row.busts, row.flip7s, row.stays, row.freezes) == (
+            n,
+            busts,
+            f7,
+            stays,
+            freezes,
+        )
+        assert row.bust_rate == pytest.approx(busts / n)
 
 
 def test_card_counting_pairs_games_on_common_random_numbers(
@@ -143,51 +146,49 @@ def test_card_counting_falls_back_to_unpaired_at_a_shared_table(
     con: duckdb.DuckDBPyConnection, truth: dict[str, list[Played]]
 ) -> None:
     """At 3 players t1 has no common-random-number partner cells: evc vs ev and bustc vs
-    bust are compared as independent samples (pooled rates, errors in quadrature)."""
+    bust are compared within the cell they share (pooled ratios; intervals in
+    test_intervals.py)."""
     got = con.execute(
         "SELECT * FROM card_counting WHERE run = 't1' AND players = 3 ORDER BY counting"
     ).df()
     assert list(got.counting) == ["bustc:0.25", "evc"]
     assert set(got.method) == {"unpaired"}
+    assert list(got.lineup) == list(got.base_lineup) == ["cell 3", "cell 2"]
     for row in got.itertuples():
         stats = {}
         for spec in (row.counting, row.base):
-            n = wins = rounds = pts = sq = 0
+            n = wins = rounds = pts = 0
             for g, s, p in seats({"t1": truth["t1"]}):
                 if p == spec and len(g.specs) == 3:
                     n += 1
                     wins += g.result.winner == s
-                    for scores in g.result.round_scores:
-                        rounds += 1
-                        pts += scores[s]
-                        sq += scores[s] ** 2
-            mean = pts / rounds
-            stats[spec] = (wins / n, n, mean, (sq - rounds * mean * mean) / (rounds - 1) / rounds)
-        (pc, nc, mc, vc), (pb, nb, mb, vb) = stats[row.counting], stats[row.base]
+                    rounds += g.result.rounds
+                    pts += g.result.totals[s]
+            stats[spec] = (wins / n, n, pts / rounds)
+        (pc, nc, mc), (pb, nb, mb) = stats[row.counting], stats[row.base]
         assert row.ppr_gain == pytest.approx(mc - mb)
-        assert row.ppr_gain_se == pytest.approx(math.sqrt(vc + vb))
         assert row.win_gain == pytest.approx(pc - pb)
-        assert row.win_gain_se == pytest.approx(math.sqrt(pc * (1 - pc) / nc + pb * (1 - pb) / nb))
-        assert (row.n_counting, row.n_base) == (nc, nb)
+        assert (row.n_counting, row.n_base, row.games) == (nc, nb, 40)
+        assert row.ppr_gain_lo < row.ppr_gain < row.ppr_gain_hi
 
 
 def test_head_to_head_counts_seats_finishing_ahead(
     con: duckdb.DuckDBPyConnection, truth: dict[str, list[Played]]
 ) -> None:
     """For every two seats with different policies in a game: ahead/behind/tied by rank."""
-    acc: dict[tuple[str, int, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    acc: dict[tuple[str, int, str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for games in truth.values():
         for g in games:
             for a, pa in enumerate(g.specs):
                 for b, pb in enumerate(g.specs):
                     if pa == pb:
                         continue
-                    c = acc[(g.run, len(g.specs), pa, pb)]
+                    c = acc[(g.run, len(g.specs), label(g), pa, pb)]
                     c[0] += 1
                     c[1] += rank(g, a) < rank(g, b)
                     c[2] += rank(g, a) > rank(g, b)
                     c[3] += rank(g, a) == rank(g, b)
-    got = mart(con, "head_to_head", ["run", "players", "policy", "opponent"])
+    got = mart(con, "head_to_head", ["run", "players", "lineup", "policy", "opponent"])
     assert len(got) == len(acc)
     for key, (m, ahead, behind, tied) in acc.items():
         row = got.loc[key]
@@ -199,25 +200,25 @@ def test_seat_and_dealer_position_effects(
 ) -> None:
     """Wins by seat (all policies pooled), and points by turn position from the engine's
     round dealers (0 acts first after the dealer, n-1 is the dealer)."""
-    wins: dict[tuple[str, int, int], list[int]] = defaultdict(lambda: [0, 0])
-    pos: dict[tuple[str, int, int], list[int]] = defaultdict(lambda: [0, 0, 0])
+    wins: dict[tuple[str, int, str, int], list[int]] = defaultdict(lambda: [0, 0])
+    pos: dict[tuple[str, int, str, int], list[int]] = defaultdict(lambda: [0, 0, 0])
     for g, s, _ in seats(truth):
         n = len(g.specs)
-        wins[(g.run, n, s)][0] += 1
-        wins[(g.run, n, s)][1] += g.result.winner == s
+        wins[(g.run, n, label(g), s)][0] += 1
+        wins[(g.run, n, label(g), s)][1] += g.result.winner == s
         for r, scores in enumerate(g.result.round_scores):
-            p = pos[(g.run, n, (s - g.result.round_dealers[r] - 1) % n)]
+            p = pos[(g.run, n, label(g), (s - g.result.round_dealers[r] - 1) % n)]
             p[0] += 1
             p[1] += scores[s]
             p[2] += g.result.round_status[r][s] == 3
-    seat = mart(con, "seat_effects", ["run", "players", "seat", "policy"])
-    for (run, n, s), (games, w) in wins.items():
-        row = seat.loc[(run, n, s, "*")]
+    seat = mart(con, "seat_effects", ["run", "players", "lineup", "seat", "policy"])
+    for (run, n, cell, s), (games, w) in wins.items():
+        row = seat.loc[(run, n, cell, s, "*")]
         assert (row.player_games, row.wins) == (games, w)
         assert row.win_index == pytest.approx(w * n / games)
-    dealer = mart(con, "dealer_positions", ["run", "players", "position", "policy"])
-    for (run, n, p), (rounds, pts, busts) in pos.items():
-        row = dealer.loc[(run, n, p, "*")]
+    dealer = mart(con, "dealer_positions", ["run", "players", "lineup", "position", "policy"])
+    for (run, n, cell, p), (rounds, pts, busts) in pos.items():
+        row = dealer.loc[(run, n, cell, p, "*")]
         assert (row.rounds, row.busts) == (rounds, busts)
         assert row.points_per_round == pytest.approx(pts / rounds)
 
@@ -225,16 +226,16 @@ def test_seat_and_dealer_position_effects(
 def test_round_distribution_and_league(
     con: duckdb.DuckDBPyConnection, truth: dict[str, list[Played]]
 ) -> None:
-    """Rounds per score value per policy; the league's win index pools field sizes as
-    wins / sum of 1/n over the seats played."""
-    dist: dict[tuple[str, int, str, int], int] = defaultdict(int)
+    """Rounds per score value per cell and policy; the league's win index (a named aggregate
+    over the run's cells) is wins / sum of 1/n over the seats played."""
+    dist: dict[tuple[str, int, str, str, int], int] = defaultdict(int)
     league: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0.0])
     for g, s, spec in seats(truth):
         for scores in g.result.round_scores:
-            dist[(g.run, len(g.specs), spec, scores[s])] += 1
+            dist[(g.run, len(g.specs), label(g), spec, scores[s])] += 1
         league[(g.run, spec)][0] += g.result.winner == s
         league[(g.run, spec)][1] += 1 / len(g.specs)
-    got = mart(con, "round_distribution", ["run", "players", "policy", "score"])
+    got = mart(con, "round_distribution", ["run", "players", "lineup", "policy", "score"])
     assert got.rounds.to_dict() == dict(dist)
     lg = mart(con, "league", ["run", "policy"])
     for key, (w, expected) in league.items():

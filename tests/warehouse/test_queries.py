@@ -44,52 +44,61 @@ def test_filters_select_runs_policies_players_and_variant(con: duckdb.DuckDBPyCo
     assert set(queries.points_per_round(con, players=2).players) == {2}
     assert len(queries.rates(con, variant="classic")) == len(everything)
     assert queries.win_rates(con, variant="no-such-variant").empty
-    assert {"ruleset", "variant", "win_index_lo"} <= set(everything.columns)
+    assert set(queries.win_rates(con, lineup="cell 2").lineup) == {"cell 2"}
+    assert list(everything.columns[:5]) == ["run", "variant", "ruleset", "players", "lineup"]
+    assert {"games", "win_index_lo"} <= set(everything.columns)
 
 
 def test_field_size_puts_win_rate_beside_points(con: duckdb.DuckDBPyConnection) -> None:
-    """field_size joins win_rates and points_per_round row for row."""
-    fs = queries.field_size(con, runs=["t1"]).set_index(["players", "policy"])
-    wr = queries.win_rates(con, runs=["t1"]).set_index(["players", "policy"])
-    ppr = queries.points_per_round(con, runs=["t1"]).set_index(["players", "policy"])
+    """field_size joins win_rates and points_per_round row for row, per cell (bust:0.25 plays
+    in two 2-player cells of t1: two rows, never one blend)."""
+    keys = ["players", "lineup", "policy"]
+    fs = queries.field_size(con, runs=["t1"]).set_index(keys)
+    wr = queries.win_rates(con, runs=["t1"]).set_index(keys)
+    ppr = queries.points_per_round(con, runs=["t1"]).set_index(keys)
+    assert fs.index.is_unique and len(fs.loc[(2, slice(None), "bust:0.25"), :]) == 2
     assert len(fs) == len(wr) == len(ppr)
     assert (fs.win_index == wr.win_index.loc[fs.index]).all()
     assert (fs.points_per_round_se == ppr.se.loc[fs.index]).all()
 
 
 def test_card_counting_and_league(con: duckdb.DuckDBPyConnection) -> None:
-    """t1 holds one paired and two unpaired comparisons; t2 has no counting policy."""
+    """t1 holds one paired comparison (across two cells) and two unpaired ones (each within
+    one cell); t2 has no counting policy."""
     cc = queries.card_counting(con)
-    assert sorted(zip(cc.players, cc.counting, cc.method, strict=True)) == [
-        (2, "evc", "paired"),
-        (3, "bustc:0.25", "unpaired"),
-        (3, "evc", "unpaired"),
+    rows = zip(cc.players, cc.lineup, cc.base_lineup, cc.counting, cc.method, strict=True)
+    assert sorted(rows) == [
+        (2, "cell 1", "cell 0", "evc", "paired"),
+        (3, "cell 2", "cell 2", "evc", "unpaired"),
+        (3, "cell 3", "cell 3", "bustc:0.25", "unpaired"),
     ]
     lg = queries.league(con, runs=["t2"])
     assert list(lg.place) == [1, 2, 3] and set(lg.policy) == {"ev", "sum:20", "count:4"}
 
 
-def test_head_to_head_pools_field_sizes(con: duckdb.DuckDBPyConnection) -> None:
-    """With players None, counts are summed over field sizes (here evc meets bust:0.25 at both
-    sizes of t1); with players set, they are that size's alone."""
-    pooled = queries.head_to_head(con, runs=["t1"]).set_index(["policy", "opponent"])
-    by_size = con.execute(
-        "SELECT policy, opponent, sum(meetings) AS m FROM head_to_head WHERE run = 't1' "
-        "GROUP BY ALL"
-    ).df()
-    assert dict(
-        zip(zip(by_size.policy, by_size.opponent, strict=True), by_size.m, strict=True)
-    ) == (pooled.meetings.to_dict())
+def test_head_to_head_is_per_cell(con: duckdb.DuckDBPyConnection) -> None:
+    """Head to head is never pooled over cells: evc meets bust:0.25 in one 2-player cell of t1
+    and ev meets bust:0.25 in another; filters narrow by field size, line-up and policies."""
+    h2h = queries.head_to_head(con, runs=["t1"])
+    assert h2h.set_index(["players", "lineup", "policy", "opponent"]).index.is_unique
     two = queries.head_to_head(con, runs=["t1"], players=2)
-    assert set(two.policy) == {"ev", "evc", "bust:0.25"}
-    row = pooled.loc[("evc", "bust:0.25")]
+    assert set(zip(two.lineup, two.policy, strict=True)) == {
+        ("cell 0", "ev"),
+        ("cell 0", "bust:0.25"),
+        ("cell 1", "evc"),
+        ("cell 1", "bust:0.25"),
+    }
+    one = queries.head_to_head(con, runs=["t1"], lineup="cell 1", policies=["evc", "bust:0.25"])
+    assert set(one.lineup) == {"cell 1"} and len(one) == 2
+    row = one.set_index("policy").loc["evc"]
     assert row.ahead_share_lo <= row.ahead_share <= row.ahead_share_hi
+    assert row.meetings == row.games == 40
 
 
 def test_distribution_and_position_effects(con: duckdb.DuckDBPyConnection) -> None:
     """Shares add up to 1 per policy; seat and dealer effects default to all policies pooled."""
     dist = queries.round_distribution(con, runs=["t1"], policies=["ev"])
-    assert dist.groupby("players").share.sum().round(12).eq(1).all()
+    assert dist.groupby(["players", "lineup"]).share.sum().round(12).eq(1).all()
     seats = queries.seat_effects(con, runs=["t2"])
     assert list(seats.seat) == [0, 1, 2] and set(seats.policy) == {"*"}
     pos = queries.dealer_positions(con, runs=["t2"], policy="ev")
@@ -139,3 +148,13 @@ def test_cursors_share_the_views(con: duckdb.DuckDBPyConnection) -> None:
     cur = con.cursor()
     timeline = queries.game_timeline(cur, "t2", 7)
     assert timeline.equals(queries.game_timeline(con, "t2", 7))
+
+
+def test_lineups_lists_each_runs_cells(con: duckdb.DuckDBPyConnection) -> None:
+    """One row per run and line-up label with its field sizes and policies (the cells a page
+    can pick), from the manifests' labels."""
+    cells = queries.lineups(con, runs=["t1"])
+    assert list(cells.lineup) == ["cell 0", "cell 1", "cell 2", "cell 3"]
+    assert [list(s) for s in cells.field_sizes] == [[2], [2], [3], [3]]
+    assert list(cells.policies.iloc[2]) == ["ev", "evc", "sum:20"]
+    assert set(queries.lineups(con).run) == {"t1", "t2"}

@@ -1,16 +1,75 @@
--- Statistics helpers shared by the marts: 95% Wilson score intervals for a proportion k/n and
--- the standard error of a mean from a count, a sum and a sum of squares (z = 1.959964).
-create or replace macro wilson_lo(k, n) as
-    case when n > 0 then greatest(0.0,
-        (k / n + 1.920729410347062 / n
-            - 1.959963984540054 * sqrt((k / n) * (1 - k / n) / n + 0.960364705173531 / (n * n)))
-        / (1 + 3.841458820694124 / n)) end;
+-- The statistics contract (flip7/stats.py, docs/warehouse.md): a figure is a ratio of two sums
+-- over clusters (games; for a paired comparison, pairs of games on the same shuffles), and its
+-- 95% interval is the delta-method variance of sum(y) / sum(n) clustered by game, with the
+-- G / (G - 1) small-sample factor. From G clusters and the sums of y, n, y^2, n^2 and y*n:
+--
+--     R = Sy / Sn
+--     var(R) = G / (G - 1) * (Syy - 2 R Syn + R^2 Snn) / Sn^2
+--     R +- 1.959963984540054 * sqrt(var(R))
+--
+-- NULL under 2 clusters (never zero). The `cluster_ratio_*` macros take the six sums (they add
+-- across shards, runs and SQL groups); the `clustered_*` forms are aggregates over rows that
+-- are ONE ROW PER CLUSTER, (y, n) each. `*_rate_*` clip to [0, 1] (win, bust, Flip 7 ... rates);
+-- means such as points per round and differences are not clipped. A test binds these macros to
+-- flip7.stats.cluster_ratio on the same data (tests/warehouse/test_stats_macros.py).
+create or replace macro cluster_ratio_half(g, sy, sn, syy, snn, syn) as
+    case when g >= 2 and sn <> 0 then
+        1.959963984540054 * sqrt(
+            cast(g as double) / (g - 1)
+            * greatest(
+                cast(syy as double)
+                - 2.0 * (cast(sy as double) / sn) * syn
+                + (cast(sy as double) / sn) * (cast(sy as double) / sn) * snn,
+                0.0
+            )
+            / (cast(sn as double) * sn)
+        )
+    end;
 
-create or replace macro wilson_hi(k, n) as
-    case when n > 0 then least(1.0,
-        (k / n + 1.920729410347062 / n
-            + 1.959963984540054 * sqrt((k / n) * (1 - k / n) / n + 0.960364705173531 / (n * n)))
-        / (1 + 3.841458820694124 / n)) end;
+create or replace macro cluster_ratio_lo(g, sy, sn, syy, snn, syn) as
+    cast(sy as double) / nullif(sn, 0) - cluster_ratio_half(g, sy, sn, syy, snn, syn);
 
-create or replace macro mean_se(n, s, ss) as
-    case when n > 1 then sqrt(greatest((ss - s * s / n) / (n - 1), 0.0) / n) end;
+create or replace macro cluster_ratio_hi(g, sy, sn, syy, snn, syn) as
+    cast(sy as double) / nullif(sn, 0) + cluster_ratio_half(g, sy, sn, syy, snn, syn);
+
+-- greatest/least skip NULLs in DuckDB, so an undefined interval is kept NULL explicitly.
+create or replace macro cluster_rate_lo(g, sy, sn, syy, snn, syn) as
+    case when cluster_ratio_half(g, sy, sn, syy, snn, syn) is not null then
+        greatest(cluster_ratio_lo(g, sy, sn, syy, snn, syn), 0.0)
+    end;
+
+create or replace macro cluster_rate_hi(g, sy, sn, syy, snn, syn) as
+    case when cluster_ratio_half(g, sy, sn, syy, snn, syn) is not null then
+        least(cluster_ratio_hi(g, sy, sn, syy, snn, syn), 1.0)
+    end;
+
+-- Aggregate forms over one row per cluster: clustered_half(y, n) etc. in a GROUP BY.
+create or replace macro clustered_half(y, n) as
+    cluster_ratio_half(
+        count(*), sum(y), sum(n),
+        sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
+    );
+
+create or replace macro clustered_lo(y, n) as
+    cluster_ratio_lo(
+        count(*), sum(y), sum(n),
+        sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
+    );
+
+create or replace macro clustered_hi(y, n) as
+    cluster_ratio_hi(
+        count(*), sum(y), sum(n),
+        sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
+    );
+
+create or replace macro clustered_rate_lo(y, n) as
+    cluster_rate_lo(
+        count(*), sum(y), sum(n),
+        sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
+    );
+
+create or replace macro clustered_rate_hi(y, n) as
+    cluster_rate_hi(
+        count(*), sum(y), sum(n),
+        sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
+    );

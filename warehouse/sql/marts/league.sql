@@ -1,83 +1,54 @@
--- A league table per run: every policy over all the field sizes it played, ranked by the
--- field-size adjusted win index (wins / expected wins, expecting 1/n at an n-player table), with
--- a 95% normal interval from the binomial variance of each field size, win rate (Wilson),
--- points per round, bust and Flip 7 rates (Wilson) and mean finishing rank.
-with wins as (
-    select * from win_rates
-),
-
-points as (
-    select * from points_per_round
-),
-
-rates as (
-    select * from round_rates
-),
-
-by_size as (
-    select
-        w.run,
-        w.players,
-        w.policy,
-        w.player_games as n,
-        w.wins,
-        w.mean_rank * w.player_games as rank_sum,
-        p.rounds,
-        p.points,
-        p.points_sq,
-        r.busts,
-        r.flip7s
-    from wins as w
-    inner join points as p on w.run = p.run and w.players = p.players and w.policy = p.policy
-    inner join rates as r on w.run = r.run and w.players = r.players and w.policy = r.policy
+-- A league table per run: every policy ranked by its adjusted win index, a NAMED AGGREGATE
+-- over every cell (field size and line-up) of the run the policy played in:
+--
+--     adjusted win index = sum of its wins / sum of its expected wins,
+--
+-- where each seat at an n-player table expects 1/n of a win (1.0 = an average seat, 1.2 = 20%
+-- more wins than a fair share). It is a ratio over games, so its 95% interval is clustered by
+-- game like every other figure (y = the policy's wins in a game, n = its seats there / n; not
+-- clipped). `field_sizes` and `lineups` list the cells it pools; per-cell win rates, points
+-- and rates are in win_rates, points_per_round and round_rates.
+with policy_games as (
+    select * from fct_policy_games
 ),
 
 pooled as (
     select
         run,
+        any_value(variant) as variant,
+        any_value(ruleset) as ruleset,
         policy,
-        list(players order by players) as field_sizes,
-        sum(n) as player_games,
-        sum(wins) as wins,
-        sum(n / players) as expected_wins,
-        sum(n * (wins / n) * (1 - wins / n)) as wins_var,
-        sum(rounds) as rounds,
-        sum(points) as points,
-        sum(points_sq) as points_sq,
-        sum(busts) as busts,
-        sum(flip7s) as flip7s,
-        sum(rank_sum) as rank_sum
-    from by_size
+        list(distinct players order by players) as field_sizes,
+        list(distinct lineup order by lineup) as lineups,
+        count(*) as games,
+        cast(sum(seats) as bigint) as player_games,
+        cast(sum(wins) as bigint) as wins,
+        sum(seats / players) as expected_wins,
+        clustered_half(wins, seats / players) as half,
+        clustered_lo(wins, seats / players) as win_index_lo,
+        clustered_hi(wins, seats / players) as win_index_hi
+    from policy_games
     group by run, policy
 ),
 
 final as (
     select
         run,
+        variant,
+        ruleset,
         cast(row_number() over (partition by run order by wins / expected_wins desc, policy) as integer)
             as place,
         policy,
         field_sizes,
+        lineups,
+        games,
         player_games,
         wins,
         expected_wins,
         wins / expected_wins as win_index,
-        sqrt(wins_var) / expected_wins as win_index_se,
-        (wins - 1.959963984540054 * sqrt(wins_var)) / expected_wins as win_index_lo,
-        (wins + 1.959963984540054 * sqrt(wins_var)) / expected_wins as win_index_hi,
-        wins / player_games as win_rate,
-        wilson_lo(wins, player_games) as win_rate_lo,
-        wilson_hi(wins, player_games) as win_rate_hi,
-        rounds,
-        points / rounds as points_per_round,
-        mean_se(rounds, points, points_sq) as points_per_round_se,
-        busts / rounds as bust_rate,
-        wilson_lo(busts, rounds) as bust_rate_lo,
-        wilson_hi(busts, rounds) as bust_rate_hi,
-        flip7s / rounds as flip7_rate,
-        wilson_lo(flip7s, rounds) as flip7_rate_lo,
-        wilson_hi(flip7s, rounds) as flip7_rate_hi,
-        rank_sum / player_games as mean_rank
+        half / 1.959963984540054 as win_index_se,
+        win_index_lo,
+        win_index_hi
     from pooled
 )
 

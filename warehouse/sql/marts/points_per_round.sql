@@ -1,36 +1,46 @@
--- Points per round per run, field size and policy: mean, standard deviation and standard error
--- of the round score (rounds taken as independent, as `flip7 sim` does), with a 95% interval.
-with rounds as (
-    select * from fct_round_results
+-- Points per round per cell (run, variant, ruleset, field size, line-up) and policy, pooled:
+-- every point the policy's seats scored / every round they played, with its 95% interval
+-- clustered by game (y = the points of the policy's seats in a game, n = the rounds they
+-- played there; not clipped). `se` is that interval's standard error (half-width / 1.96).
+with policy_games as (
+    select * from fct_policy_games
 ),
 
 sums as (
     select
         run,
+        variant,
+        ruleset,
         players,
+        lineup,
         policy,
-        count(*) filter (round = 1) as player_games,
-        count(*) as rounds,
-        sum(score) as points,
-        sum(cast(score as bigint) * score) as points_sq
-    from rounds
-    group by run, players, policy
+        count(*) as games,
+        cast(sum(seats) as bigint) as player_games,
+        cast(sum(rounds) as bigint) as rounds,
+        cast(sum(points) as bigint) as points,
+        clustered_half(points, rounds) as half,
+        clustered_lo(points, rounds) as ppr_lo,
+        clustered_hi(points, rounds) as ppr_hi
+    from policy_games
+    group by run, variant, ruleset, players, lineup, policy
 ),
 
 final as (
     select
         run,
+        variant,
+        ruleset,
         players,
+        lineup,
         policy,
+        games,
         player_games,
         rounds,
         points,
-        points_sq,
         points / rounds as points_per_round,
-        sqrt(greatest((points_sq - points * points / rounds) / nullif(rounds - 1, 0), 0.0)) as sd,
-        mean_se(rounds, points, points_sq) as se,
-        points / rounds - 1.959963984540054 * mean_se(rounds, points, points_sq) as ppr_lo,
-        points / rounds + 1.959963984540054 * mean_se(rounds, points, points_sq) as ppr_hi
+        half / 1.959963984540054 as se,
+        ppr_lo,
+        ppr_hi
     from sums
 )
 

@@ -1,64 +1,95 @@
--- How the variant changes the game: per variant, field size and policy, pooled over every run of
--- that variant (classic vs "With a Vengeance" and its options), the points per round with its
--- 95% interval, the bust and Flip 7 rates (Wilson) and the field-size adjusted win index
--- (wins / expected wins) with its interval, each with its sample size.
-with runs as (
-    select run, variant from runs
+-- How the variant changes the game: per cell without its run (variant, ruleset, field size,
+-- line-up) and policy, pooled over every run that played that cell (the same line-up at the
+-- same table under the same rules: replications, not a blend), the points per round, the bust
+-- and Flip 7 rates and the win index (win rate x n), each with its 95% interval clustered by
+-- game and its sample size. Line-ups named alike in a classic and a "With a Vengeance" run
+-- compare row for row.
+with policy_games as (
+    select * from fct_policy_games
 ),
 
-wins as (
-    select * from win_rates
+policy_rounds as (
+    select * from fct_policy_game_rounds
 ),
 
-points as (
-    select * from points_per_round
+-- Each source summed on its own (a join of the two per-game relations would be as big as the
+-- games table); the two small results join on the cell and policy.
+games_pooled as (
+    select
+        variant,
+        ruleset,
+        players,
+        lineup,
+        policy,
+        count(distinct run) as runs,
+        count(*) as games,
+        cast(sum(seats) as bigint) as player_games,
+        cast(sum(wins) as bigint) as wins,
+        clustered_rate_lo(wins, seats) as win_rate_lo,
+        clustered_rate_hi(wins, seats) as win_rate_hi,
+        cast(sum(rounds) as bigint) as rounds,
+        cast(sum(points) as bigint) as points,
+        clustered_lo(points, rounds) as ppr_lo,
+        clustered_hi(points, rounds) as ppr_hi
+    from policy_games
+    group by variant, ruleset, players, lineup, policy
 ),
 
-rates as (
-    select * from round_rates
+rounds_pooled as (
+    select
+        variant,
+        ruleset,
+        players,
+        lineup,
+        policy,
+        cast(sum(busts) as bigint) as busts,
+        clustered_rate_lo(busts, rounds) as bust_rate_lo,
+        clustered_rate_hi(busts, rounds) as bust_rate_hi,
+        cast(sum(flip7s) as bigint) as flip7s,
+        clustered_rate_lo(flip7s, rounds) as flip7_rate_lo,
+        clustered_rate_hi(flip7s, rounds) as flip7_rate_hi
+    from policy_rounds
+    group by variant, ruleset, players, lineup, policy
 ),
 
 pooled as (
     select
-        r.variant,
-        w.players,
-        w.policy,
-        count(distinct w.run) as runs,
-        sum(w.player_games) as player_games,
-        sum(w.wins) as wins,
-        sum(p.rounds) as rounds,
-        sum(p.points) as points,
-        sum(p.points_sq) as points_sq,
-        sum(x.busts) as busts,
-        sum(x.flip7s) as flip7s
-    from wins as w
-    join runs as r on w.run = r.run
-    join points as p on w.run = p.run and w.players = p.players and w.policy = p.policy
-    join rates as x on w.run = x.run and w.players = x.players and w.policy = x.policy
-    group by r.variant, w.players, w.policy
+        g.*,
+        r.* exclude (variant, ruleset, players, lineup, policy)
+    from games_pooled as g
+    inner join rounds_pooled as r
+        on
+            g.variant = r.variant
+            and g.ruleset = r.ruleset
+            and g.players = r.players
+            and g.lineup = r.lineup
+            and g.policy = r.policy
 ),
 
 final as (
     select
         variant,
+        ruleset,
         players,
+        lineup,
         policy,
         runs,
+        games,
         player_games,
         wins,
         wins * players / player_games as win_index,
-        wilson_lo(wins, player_games) * players as win_index_lo,
-        wilson_hi(wins, player_games) * players as win_index_hi,
+        win_rate_lo * players as win_index_lo,
+        win_rate_hi * players as win_index_hi,
         rounds,
         points / rounds as points_per_round,
-        points / rounds - 1.959963984540054 * mean_se(rounds, points, points_sq) as ppr_lo,
-        points / rounds + 1.959963984540054 * mean_se(rounds, points, points_sq) as ppr_hi,
+        ppr_lo,
+        ppr_hi,
         busts / rounds as bust_rate,
-        wilson_lo(busts, rounds) as bust_rate_lo,
-        wilson_hi(busts, rounds) as bust_rate_hi,
+        bust_rate_lo,
+        bust_rate_hi,
         flip7s / rounds as flip7_rate,
-        wilson_lo(flip7s, rounds) as flip7_rate_lo,
-        wilson_hi(flip7s, rounds) as flip7_rate_hi
+        flip7_rate_lo,
+        flip7_rate_hi
     from pooled
 )
 

@@ -1,40 +1,53 @@
--- Win rate per run, field size and policy, with its 95% Wilson interval and the field-size
--- adjusted win index: wins / expected wins, where a seat at an n-player table expects 1/n
--- (1.0 = an average seat; intervals scale the same way). `player_games` counts seats played:
--- a policy in two seats of one game counts twice. Also the mean finishing rank (1 = winner).
-with results as (
-    select * from fct_game_results
+-- Win rate per cell (run, variant, ruleset, field size, line-up) and policy: wins / seats the
+-- policy filled, with its 95% interval clustered by game (y = the policy's wins in a game,
+-- n = its seats there; clipped to [0, 1]), and the field-size adjusted win index: wins /
+-- expected wins, where a seat at an n-player table expects 1/n (1.0 = an average seat; the
+-- interval scales the same way). `games`: games the policy sat in (the clusters);
+-- `player_games`: seats played (a policy in two seats of one game counts twice). Also the
+-- mean finishing rank (1 = winner).
+with policy_games as (
+    select * from fct_policy_games
 ),
 
-counts as (
+sums as (
     select
         run,
+        variant,
+        ruleset,
         players,
+        lineup,
         policy,
-        count(*) as player_games,
-        count(*) filter (winner) as wins,
-        sum(rank) as rank_sum
-    from results
-    group by run, players, policy
+        count(*) as games,
+        cast(sum(seats) as bigint) as player_games,
+        cast(sum(wins) as bigint) as wins,
+        clustered_rate_lo(wins, seats) as win_rate_lo,
+        clustered_rate_hi(wins, seats) as win_rate_hi,
+        cast(sum(rank_sum) as bigint) as rank_sum
+    from policy_games
+    group by run, variant, ruleset, players, lineup, policy
 ),
 
 final as (
     select
         run,
+        variant,
+        ruleset,
         players,
+        lineup,
         policy,
+        games,
         player_games,
         wins,
         wins / player_games as win_rate,
-        wilson_lo(wins, player_games) as win_rate_lo,
-        wilson_hi(wins, player_games) as win_rate_hi,
+        win_rate_lo,
+        win_rate_hi,
         1.0 / players as expected_rate,
         player_games / players as expected_wins,
         wins * players / player_games as win_index,
-        wilson_lo(wins, player_games) * players as win_index_lo,
-        wilson_hi(wins, player_games) * players as win_index_hi,
+        win_rate_lo * players as win_index_lo,
+        win_rate_hi * players as win_index_hi,
         rank_sum / player_games as mean_rank
-    from counts
+    from sums
 )
 
 select * from final

@@ -16,7 +16,7 @@ with source as (
         "planned_games": "BIGINT",
         "cells": [{
             "cell": "INTEGER", "players": "INTEGER", "lineup": ["VARCHAR"], "pair": "INTEGER",
-            "games": "BIGINT", "game_offset": "BIGINT"
+            "games": "BIGINT", "game_offset": "BIGINT", "label": "VARCHAR"
         }],
         "shards": "MAP(VARCHAR, STRUCT(cell INTEGER, start BIGINT, stop BIGINT, games BIGINT, \"rows\" STRUCT(events BIGINT, rounds BIGINT, games BIGINT), seconds DOUBLE))"
     }]')) as m

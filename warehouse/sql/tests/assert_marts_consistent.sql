@@ -1,13 +1,14 @@
 -- scope: marts
--- The marts hang together: every rate lies in [0, 1] inside its interval, each field size's
+-- The marts hang together: every rate lies in [0, 1] inside its interval (where it has one:
+-- one game has none), each field size's
 -- wins add up to its games, shares of the round-score distribution add up to 1, and head to
 -- head counts are symmetric.
 with rate_problems as (
-    select run, format('win_rates {} {}p: rate {} not within [{}, {}]', policy, players, win_rate, win_rate_lo, win_rate_hi) as problem
+    select run, format('win_rates {} {}p {}: rate {} not within [{}, {}]', policy, players, lineup, win_rate, win_rate_lo, win_rate_hi) as problem
     from win_rates
     where not (0 <= win_rate_lo and win_rate_lo <= win_rate and win_rate <= win_rate_hi and win_rate_hi <= 1)
     union all
-    select run, format('round_rates {} {}p: a rate is outside its interval', policy, players)
+    select run, format('round_rates {} {}p {}: a rate is outside its interval', policy, players, lineup)
     from round_rates
     where not (
         bust_rate_lo <= bust_rate and bust_rate <= bust_rate_hi
@@ -25,16 +26,17 @@ win_totals as (
 ),
 
 share_totals as (
-    select run, players, policy, sum(share) as share
+    select run, players, lineup, policy, sum(share) as share
     from round_distribution
-    group by run, players, policy
+    group by run, players, lineup, policy
 ),
 
 lopsided as (
     select a.run, format('head_to_head {} vs {}: {} ahead, but {} behind the other way', a.policy, a.opponent, a.ahead, b.behind) as problem
     from head_to_head as a
     inner join head_to_head as b
-        on a.run = b.run and a.players = b.players and a.policy = b.opponent and a.opponent = b.policy
+        on a.run = b.run and a.players = b.players and a.lineup = b.lineup
+        and a.policy = b.opponent and a.opponent = b.policy
     where a.ahead <> b.behind or a.meetings <> b.meetings
 )
 

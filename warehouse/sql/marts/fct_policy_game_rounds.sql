@@ -1,0 +1,50 @@
+-- materialized: view
+-- (One row per policy per game: as big as the games table, so never copied into memory; the
+-- marts that read it are small.)
+-- One row per policy per game: how that policy's seats' rounds ended in the game (rounds
+-- played, busts, Flip 7s, stays, freezes), with the game's cell. The clusters of the per-round
+-- rates: a rate per round is still clustered by game (y = the game's busts of the policy's
+-- seats, n = rounds those seats played in it).
+with rounds as (
+    select * from stg_rounds
+),
+
+cells as (
+    select * from int_shard_cells
+),
+
+per_game as (
+    select
+        run,
+        shard,
+        game,
+        policy,
+        count(*) as rounds,
+        count(*) filter (busted) as busts,
+        count(*) filter (flip7) as flip7s,
+        count(*) filter (status = 1) as stays,
+        count(*) filter (status = 2) as freezes
+    from rounds
+    group by run, shard, game, policy
+),
+
+final as (
+    select
+        c.run,
+        c.variant,
+        c.ruleset,
+        c.players,
+        c.lineup,
+        c.cell,
+        p.game,
+        p.policy,
+        p.rounds,
+        p.busts,
+        p.flip7s,
+        p.stays,
+        p.freezes
+    from per_game as p
+    inner join cells as c on p.run = c.run and p.shard = c.shard
+)
+
+select * from final

@@ -1,0 +1,56 @@
+-- materialized: view
+-- (One row per policy per game: as big as the games table, so never copied into memory; the
+-- marts that read it are small.)
+-- One row per policy per game: the cluster of every per-cell win rate and points per round.
+-- seats: seats the policy filled in the game; wins: of those, the winner (0 or 1); points: the
+-- final totals of its seats added; rounds: rounds its seats played (seats x the game's
+-- rounds); rank_sum: its seats' finishing ranks added. Win rate = sum(wins) / sum(seats) and
+-- points per round = sum(points) / sum(rounds) over a cell's games, each with the interval
+-- clustered by game (y, n) = (wins, seats) and (points, rounds).
+with games as (
+    select * from stg_games
+),
+
+cells as (
+    select * from int_cells
+),
+
+per_game as (
+    select
+        run,
+        game,
+        policy,
+        any_value(cell) as cell,
+        any_value(pair) as pair,
+        any_value(cell_game) as cell_game,
+        count(*) as seats,
+        count(*) filter (winner) as wins,
+        sum(total) as points,
+        sum(rounds) as rounds,
+        sum(rank) as rank_sum
+    from games
+    group by run, game, policy
+),
+
+final as (
+    select
+        c.run,
+        c.variant,
+        c.ruleset,
+        c.players,
+        c.lineup,
+        c.cell,
+        p.pair,
+        p.cell_game,
+        p.game,
+        p.policy,
+        cast(p.seats as integer) as seats,
+        cast(p.wins as integer) as wins,
+        cast(p.points as bigint) as points,
+        cast(p.rounds as bigint) as rounds,
+        cast(p.rank_sum as bigint) as rank_sum
+    from per_game as p
+    inner join cells as c on p.run = c.run and p.cell = c.cell
+)
+
+select * from final
