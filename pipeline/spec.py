@@ -101,10 +101,10 @@ class Spec:
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a spec file; errors start with the file name."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"tournament spec {str(path)!r} not found")
     if path.is_dir():
         raise ValueError(f"tournament spec {str(path)!r} is a directory; give a .toml file")
+    if not path.is_file():
+        raise FileNotFoundError(f"tournament spec {str(path)!r} not found")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
