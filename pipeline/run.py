@@ -23,6 +23,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -264,6 +265,8 @@ def run_tournament(
         stop_reaper(reaper)
         raise
     report.ray_seconds = time.perf_counter() - t0
+    terminated: list[int] = []
+    old_handler = _on_sigterm(terminated)
     try:
         manifest = start_run(lake, plan, start, _ray_session(ray) if started else None)
         todo = start.todo
@@ -315,7 +318,7 @@ def run_tournament(
             for ref in pending:
                 ray.cancel(ref, force=True)
             manifest["status"] = "failed"
-            manifest["error"] = stop_reason(exc)
+            manifest["error"] = "terminated" if terminated else stop_reason(exc)
             try:
                 lake.write_manifest(manifest)
             except OSError as write_exc:
@@ -339,6 +342,8 @@ def run_tournament(
         if started:
             ray.shutdown()
         stop_reaper(reaper)
+        if old_handler is not None:
+            signal.signal(signal.SIGTERM, old_handler)
     try:
         finish(lake, manifest, report.failed)
     except OSError as exc:
@@ -348,6 +353,20 @@ def run_tournament(
         ) from None
     report.status = manifest["status"]
     return report
+
+
+def _on_sigterm(received: list[int]) -> Any:
+    """Record SIGTERM in `received`, then exit as Ray's driver handler does (SystemExit): the
+    record survives Ray re-raising it as another SystemExit code. The old handler, or None
+    outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def on_term(signum: int, frame: Any) -> None:
+        received.append(signum)
+        raise SystemExit(128 + signum)
+
+    return signal.signal(signal.SIGTERM, on_term)
 
 
 def stop_reason(exc: BaseException) -> str:
