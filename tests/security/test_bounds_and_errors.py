@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from flip7.cli import main
-from pipeline.run import stop_reason
-from pipeline.spec import MAX_DECK_CARDS, MAX_SHARD_SIZE, load_spec, parse_spec
+from pipeline.spec import load_spec, parse_spec
 from tests.pipeline.helpers import run_inline, small_plan
 from tests.security.helpers import one_line, spec_text, tree, write_spec
 
@@ -37,12 +36,11 @@ def test_spec_bounds_name_the_field(extra: str, culprit: str) -> None:
     assert culprit in str(err.value) and "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("size", [0, MAX_SHARD_SIZE + 1, 10**12])
+@pytest.mark.parametrize("size", [0, 100_001, 10**12])
 def test_shard_size_is_bounded(size: int) -> None:
-    """One shard is one task's memory: shard_size stays within 1..MAX_SHARD_SIZE."""
-    with pytest.raises(ValueError, match=f"shard_size: must be in 1..{MAX_SHARD_SIZE:,} games"):
+    """One shard is one task's memory: shard_size stays within 1..100,000 (MAX_SHARD_SIZE)."""
+    with pytest.raises(ValueError, match="shard_size: must be in 1..100,000 games"):
         parse_spec(spec_text(shard_size=size))
-    assert MAX_DECK_CARDS >= 108  # the largest shipped deck fits
 
 
 @pytest.mark.parametrize("scale", ["inf", "nan", "-1", "0", "1e9", "1e300"])
@@ -165,6 +163,8 @@ def test_watch_game_needs_run(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_signals_are_recorded_by_name() -> None:
     """Ray's driver turns SIGTERM into SystemExit(15): the manifest says `terminated`."""
+    from pipeline.run import stop_reason
+
     assert stop_reason(SystemExit(15)) == "terminated"
     assert stop_reason(KeyboardInterrupt()) == "interrupted"
     assert stop_reason(RuntimeError("a\nb")) == "b"

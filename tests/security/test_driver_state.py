@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from flip7.cli import main
-from pipeline.lake import Lake, driver_alive, run_status
-from pipeline.run import check_start, prepare, record_shard
+from pipeline.lake import Lake
+from pipeline.run import prepare, record_shard
 from pipeline.task import run_shard
 from tests.pipeline.helpers import small_plan
 from tests.security.helpers import one_line, tree, write_spec
@@ -62,6 +62,9 @@ def test_a_dead_drivers_run_is_interrupted_and_resumable(
 ) -> None:
     """A manifest left `running` by a driver that died (killed, or stopped by a read-only
     lake) shows as `interrupted`; a new start says --resume, and --resume is accepted."""
+    from pipeline.lake import driver_alive, run_status
+    from pipeline.run import check_start
+
     lake = half_run(tmp_path, {"pid": dead_pid(), "pid_start": None})
     manifest = lake.load_manifest("t")
     assert manifest["status"] == "running" and driver_alive(manifest) is False
@@ -79,10 +82,11 @@ def test_a_dead_drivers_run_is_interrupted_and_resumable(
 def test_a_live_drivers_run_is_not_started_twice(tmp_path: Path) -> None:
     """While the recorded driver lives, neither --resume nor --overwrite starts a second one
     (two drivers would write the same shards and manifest); a reused pid does not count."""
+    from pipeline.lake import _proc_start, run_status
+    from pipeline.run import check_start
+
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        from pipeline.lake import _proc_start
-
         lake = half_run(tmp_path, {"pid": sleeper.pid, "pid_start": _proc_start(sleeper.pid)})
         before = tree(tmp_path)
         for flags in ({"resume": True, "overwrite": False}, {"resume": False, "overwrite": True}):
@@ -100,6 +104,8 @@ def test_a_live_drivers_run_is_not_started_twice(tmp_path: Path) -> None:
 
 def test_another_hosts_driver_is_left_to_the_user(tmp_path: Path) -> None:
     """A driver on another host cannot be checked from here: the run stays `running`."""
+    from pipeline.lake import run_status
+
     lake = half_run(tmp_path, {"host": "elsewhere.invalid", "pid": 1})
     assert run_status(lake.load_manifest("t")) == "running"
     lake = half_run(tmp_path / "old", None)  # a manifest from before drivers were recorded

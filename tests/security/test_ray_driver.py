@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.lake import Lake, run_status
+from pipeline.lake import Lake
 from pipeline.plan import make_plan
-from pipeline.run import check_start
 from pipeline.spec import load_spec
 from pipeline.task import FAULT_ENV
 from tests.security.helpers import one_line, write_spec
@@ -164,6 +163,9 @@ def test_lake_turning_read_only_mid_run(tmp_path: Path) -> None:
     remounted read-only once a shard is recorded. The driver stops with one line naming the
     run and the error; its manifest, which it could not update, still says `running` but names
     the driver, so the next start sees `interrupted` and accepts --resume."""
+    from pipeline.lake import run_status
+    from pipeline.run import check_start
+
     probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"])
     if probe.returncode != 0:
         pytest.skip("user namespaces are not available here")

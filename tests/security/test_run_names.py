@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flip7.cli import main
-from pipeline.lake import Lake, check_run_name
+from pipeline.lake import Lake
 from tests.pipeline.helpers import run_inline, small_plan
 from tests.security.helpers import one_line, tree, write_spec
 
@@ -83,6 +83,8 @@ def test_every_entry_point_applies_one_rule(
         assert captured.out == "", argv
         one_line(captured.err, "not a valid run name")
     assert tree(tmp_path) == before
+    from pipeline.lake import check_run_name
+
     with pytest.raises(ValueError, match="not a valid run name"):
         check_run_name(name)
     with pytest.raises(ValueError, match="not a valid run name"):
@@ -91,6 +93,8 @@ def test_every_entry_point_applies_one_rule(
 
 def test_valid_names_pass() -> None:
     """Letters, digits, '.', '_' and '-' (not first), up to 64 characters."""
+    from pipeline.lake import check_run_name
+
     for name in ["t", "demo-x0.1", "A_b.c-9", "9" * 64]:
         assert check_run_name(name) == name
 
