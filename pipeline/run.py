@@ -32,7 +32,7 @@ from typing import Any
 from flip7.rules import RULES_VERSION
 from pipeline.lake import Lake, check_run_name, driver_alive, driver_record, now, run_status
 from pipeline.plan import Plan, cell_engines
-from pipeline.reaper import OWNER_ENV, start_reaper, stop_reaper
+from pipeline.reaper import OWNER_ENV, start_reaper, stop_reaper, tell_session
 from pipeline.schema import SCHEMA_VERSION
 from pipeline.shard import ShardTask
 from pipeline.task import FAULT_ENV, run_shard
@@ -268,7 +268,9 @@ def run_tournament(
     terminated: list[int] = []
     old_handler = _on_sigterm(terminated)
     try:
-        manifest = start_run(lake, plan, start, _ray_session(ray) if started else None)
+        session = _ray_session(ray) if started else None
+        tell_session(reaper, session)
+        manifest = start_run(lake, plan, start, session)
         todo = start.todo
         # Retry worker deaths (Ray's max_retries) and I/O errors, not bugs. Ray takes a list of
         # exception types for retry_exceptions; its type stubs only know a bool.

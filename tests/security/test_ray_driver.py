@@ -28,12 +28,14 @@ FLIP7 = [sys.executable, "-m", "flip7", "tournament", "run"]
 FLAGS = ["--num-cpus", "1", "--no-progress", "--no-file", "--engine", "reference"]
 
 
-def session_pids(name: str) -> set[int]:
-    """Live processes of one Ray session: those whose command line names its directory, and
-    those a raylet of it started (RAY_RAYLET_PID in their environment, kept after re-parenting).
-    Other Rays on this machine are never matched."""
+def session_pids(name: str, raylets: set[int] | None = None) -> set[int]:
+    """Live processes of one Ray session: those naming its directory on their command line or
+    holding a file open in it (every Ray process keeps its logs there, also after re-parenting
+    to PID 1), and those a raylet of it started (RAY_RAYLET_PID in their environment; pass the
+    raylets seen alive). Other Rays on this machine are never matched."""
     own: set[int] = set()
-    raylets: set[str] = set()
+    parents = {str(r) for r in raylets or ()}
+    prefix = f"/tmp/ray/{name}/"
     procs = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -45,19 +47,34 @@ def session_pids(name: str) -> set[int]:
                 env = f.read().split(b"\0")
             with open(f"/proc/{entry}/stat", "rb") as f:
                 state = f.read().rsplit(b")", 1)[1].split()[0]
+            fds = os.listdir(f"/proc/{entry}/fd")
         except OSError:
             continue
         if state == b"Z":
             continue
         procs[int(entry)] = env
-        if name in cmd:
+        files = []
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                files.append(os.readlink(f"/proc/{entry}/fd/{fd}"))
+        if name in cmd or any(f.startswith(prefix) for f in files):
             own.add(int(entry))
             if "/raylet" in cmd.split(" ", 1)[0]:
-                raylets.add(entry)
+                parents.add(entry)
     for pid, env in procs.items():
-        if any(f"RAY_RAYLET_PID={r}".encode() in env for r in raylets):
+        if any(f"RAY_RAYLET_PID={r}".encode() in env for r in parents):
             own.add(pid)
     return own
+
+
+def raylets_of(name: str) -> set[int]:
+    """The raylet pids of a session (alive now)."""
+    found = set()
+    for pid in session_pids(name):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as f:
+            if b"/raylet" in f.read().split(b"\0", 1)[0]:
+                found.add(pid)
+    return found
 
 
 def start_run(tmp_path: Path, delay: str = "1") -> tuple[subprocess.Popen[bytes], Path]:
@@ -89,12 +106,12 @@ def session_of(proc: subprocess.Popen[bytes]) -> str:
     return os.path.basename(path)
 
 
-def wait_gone(name: str, seconds: float) -> set[int]:
+def wait_gone(name: str, raylets: set[int], seconds: float) -> set[int]:
     deadline = time.monotonic() + seconds
-    left = session_pids(name)
+    left = session_pids(name, raylets)
     while left and time.monotonic() < deadline:
         time.sleep(0.5)
-        left = session_pids(name)
+        left = session_pids(name, raylets)
     return left
 
 
@@ -110,15 +127,16 @@ def test_sigkilled_driver_leaves_no_ray_process(tmp_path: Path) -> None:
     parent PID 1 (and they ignore SIGTERM); the driver's reaper now stops them."""
     proc, _ = start_run(tmp_path)
     name = session_of(proc)
-    before = session_pids(name)
+    raylets = raylets_of(name)
+    before = session_pids(name, raylets)
     try:
-        assert len(before) >= 3, before  # gcs, raylet, agents, the worker
+        assert raylets and len(before) >= 4, before  # gcs, raylet, agents, the worker
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
-        left = wait_gone(name, 20)
+        left = wait_gone(name, raylets, 20)
         assert not left, f"still running: {left}"
     finally:
-        kill_all(session_pids(name))
+        kill_all(session_pids(name, raylets))
 
 
 def test_sigterm_is_recorded_as_terminated(tmp_path: Path) -> None:
@@ -126,14 +144,15 @@ def test_sigterm_is_recorded_as_terminated(tmp_path: Path) -> None:
     Ray session is gone afterwards."""
     proc, root = start_run(tmp_path)
     name = session_of(proc)
+    raylets = raylets_of(name)
     try:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
         manifest = Lake.open(str(root)).load_manifest("t")
         assert manifest["status"] == "failed" and manifest["error"] == "terminated"
-        assert not wait_gone(name, 20)
+        assert not wait_gone(name, raylets, 20)
     finally:
-        kill_all(session_pids(name))
+        kill_all(session_pids(name, raylets))
 
 
 READ_ONLY_SCRIPT = r"""
