@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from flip7.cards import CLASSIC, N_CARD_IDS, PLUS_VALUE, Card, Deck
 from flip7.events import DrawHow, EventKind
+from flip7.limits import PolicyTimeout
 from flip7.observation import ACTIVE, BUSTED, CLASSIC_RULES, FROZEN, STAYED, Observation
 from flip7.rng import CardRng
 from flip7.rules import FlipThreeActions, Ruleset
@@ -90,7 +91,8 @@ def decks_for(n_players: int, ruleset: Ruleset, deck: Deck = CLASSIC) -> Deck:
 
 
 class PolicyError(RuntimeError):
-    """A policy answered a decision point with something that is not a legal choice."""
+    """A policy answered a decision point with something that is not a legal choice, raised an
+    exception, or did not answer within the time limit; the message names it and its seat."""
 
 
 class Engine:
@@ -279,12 +281,20 @@ class Engine:
                     # Nothing to bank (or, in Vengeance, holding The Zero): must hit.
                     emit((_HIT, p, -1, -1, 1 if not line[p] else 2))
                     self.deal(p, _HOW_HIT)
-                elif policies[p].hit(obs[p]):
-                    emit((_HIT, p, -1, -1, 0))
-                    self.deal(p, _HOW_HIT)
                 else:
-                    status[p] = STAYED
-                    emit((_STAY, p, -1, -1, self.points(p)))
+                    # Asked inline (no extra frame per decision); any failure names the policy.
+                    try:
+                        answer = policies[p].hit(obs[p])
+                    except (Exception, PolicyTimeout) as exc:
+                        raise self.policy_failed(p, "hit", exc) from None
+                    if answer is not True and answer is not False:
+                        answer = self.hit_answer(p, answer)
+                    if answer:
+                        emit((_HIT, p, -1, -1, 0))
+                        self.deal(p, _HOW_HIT)
+                    else:
+                        status[p] = STAYED
+                        emit((_STAY, p, -1, -1, self.points(p)))
                 if self.round_over:
                     break
             if not anyone:
@@ -449,7 +459,10 @@ class Engine:
             return
         q = candidates[0]
         if len(candidates) > 1:
-            q = self.policies[p].choose_recipient(self.obs[p], candidates)
+            try:
+                q = self.policies[p].choose_recipient(self.obs[p], candidates)
+            except (Exception, PolicyTimeout) as exc:
+                raise self.policy_failed(p, "choose_recipient", exc) from None
             self.check_choice(p, q, candidates, "choose_recipient")
         t.has_sc[q] = True
         self.place(q, _SC)
@@ -465,7 +478,10 @@ class Engine:
             return
         q = candidates[0]
         if len(candidates) > 1:
-            q = self.policies[chooser].choose_target(self.obs[chooser], c, candidates)
+            try:
+                q = self.policies[chooser].choose_target(self.obs[chooser], c, candidates)
+            except (Exception, PolicyTimeout) as exc:
+                raise self.policy_failed(chooser, "choose_target", exc) from None
             self.check_choice(chooser, q, candidates, "choose_target")
         self.place(q, c)
         self.emit((_ACTION_PLAYED, chooser, c, q, -1))
@@ -514,12 +530,54 @@ class Engine:
             if self.round_over:
                 return
 
+    # -- asking policies ----------------------------------------------------------------------
+    # Every call into a policy goes through a try/except (free in CPython 3.11 when nothing is
+    # raised), and its answer is checked: a failure is one PolicyError naming the policy, its
+    # seat and the decision, whatever the policy did (raised, timed out, answered nonsense).
+
+    def hit_answer(self, p: int, answer: object) -> bool:
+        """A hit answer that is not a Python bool: numpy's bool, else a PolicyError (an answer
+        is never read for its truthiness)."""
+        if type(answer).__name__ == "bool_" and type(answer).__module__ == "numpy":
+            return bool(answer)
+        raise PolicyError(
+            f"policy {self._name(p)} at seat {p} answered hit with {_short(answer)} "
+            f"({type(answer).__name__}); hit must return True (hit) or False (stay)"
+        )
+
+    def policy_failed(self, p: int, what: str, exc: BaseException) -> PolicyError:
+        """The PolicyError for seat p's policy failing while answering `what`."""
+        if isinstance(exc, PolicyError):
+            return exc
+        if isinstance(exc, PolicyTimeout):
+            return PolicyError(
+                f"policy {self._name(p)} at seat {p} did not answer {what}: the time limit of "
+                f"{exc.seconds:g} s (--policy-timeout) ran out while it was deciding"
+            )
+        lines = [s for s in str(exc).strip().splitlines() if s.strip()]
+        return PolicyError(
+            f"policy {self._name(p)} at seat {p} raised {type(exc).__name__} in {what}"
+            + (f": {lines[0]}" if lines else "")
+        )
+
     def check_choice(self, p: int, choice: int, candidates: list[int], what: str) -> None:
-        if choice not in candidates:
+        integral = isinstance(choice, int) or (
+            type(choice).__module__ == "numpy" and hasattr(choice, "__index__")
+        )
+        if isinstance(choice, bool) or not integral or choice not in candidates:
             raise PolicyError(
-                f"policy {self.policies[p]!r} at seat {p} answered {what} with {choice!r}; "
+                f"policy {self._name(p)} at seat {p} answered {what} with {_short(choice)}; "
                 f"legal choices were {candidates}"
             )
+
+    def _name(self, p: int) -> str:
+        return repr(str(getattr(self.policies[p], "spec", type(self.policies[p]).__name__)))
+
+
+def _short(value: object) -> str:
+    """repr(value), cut to one short line."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def play_game(

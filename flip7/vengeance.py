@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from flip7.cards import FLIP7_CHOICE, Card, face_value
 from flip7.engine import END_FLIP7, Engine
 from flip7.events import DrawHow, EventKind
+from flip7.limits import PolicyTimeout
 from flip7.observation import ACTIVE, BUSTED, STAYED, VENGEANCE_RULES
 from flip7.policies.base import Policy
 from flip7.rules import Ruleset
@@ -188,7 +189,12 @@ class VengeanceEngine(Engine):
         self.end_at_once(END_FLIP7)
         bonus = self.ruleset.bonus
         if self.brutal and self.n > 1:
-            choice = self.policies[p].choose_target(self.obs[p], FLIP7_CHOICE, list(range(self.n)))
+            try:
+                choice = self.policies[p].choose_target(
+                    self.obs[p], FLIP7_CHOICE, list(range(self.n))
+                )
+            except (Exception, PolicyTimeout) as exc:
+                raise self.policy_failed(p, "choose_target (Flip 7)", exc) from None
             self.check_choice(p, choice, list(range(self.n)), "choose_target (Flip 7)")
             if choice != p:
                 self.declined = True  # no bonus for p: the other player pays instead
@@ -213,7 +219,10 @@ class VengeanceEngine(Engine):
     def choose_target(self, p: int, c: int, candidates: list[int]) -> int:
         if len(candidates) == 1:
             return candidates[0]
-        q = self.policies[p].choose_target(self.obs[p], c, candidates)
+        try:
+            q = self.policies[p].choose_target(self.obs[p], c, candidates)
+        except (Exception, PolicyTimeout) as exc:
+            raise self.policy_failed(p, "choose_target", exc) from None
         self.check_choice(p, q, candidates, "choose_target")
         return q
 
@@ -315,9 +324,11 @@ class VengeanceEngine(Engine):
             return
         i = 0
         if len(options) > 1:
-            i = self.policies[chooser].choose_move(self.obs[chooser], c, options)
-            if not isinstance(i, int) or not 0 <= i < len(options):
-                self.check_choice(chooser, i, list(range(len(options))), "choose_move")
+            try:
+                i = self.policies[chooser].choose_move(self.obs[chooser], c, options)
+            except (Exception, PolicyTimeout) as exc:
+                raise self.policy_failed(chooser, "choose_move", exc) from None
+            self.check_choice(chooser, i, list(range(len(options))), "choose_move")
         move = options[i]
         self.aside.append(c)
         self.in_hand = -1

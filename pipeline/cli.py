@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from pipeline.lake import Lake, default_root, normalize_root
+from pipeline.lake import Lake, check_run_name, default_root, normalize_root, run_status
 from pipeline.plan import Plan, cell_engines, make_plan
 from pipeline.replay import compare, describe_event, load_logged_game, resimulate
 from pipeline.run import DEFAULT_RETRIES, run_tournament
@@ -75,6 +75,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=f"retries per shard after a worker dies or an I/O error (default {DEFAULT_RETRIES})",
     )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.add_argument(
+        "--policy-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="stop a shard after SECONDS, naming the policy that did not answer (default: the "
+        "spec's policy_timeout, else no limit)",
+    )
     add_output_options(r)
     r.set_defaults(func=cmd_run)
 
@@ -93,9 +100,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     rp.add_argument("run", metavar="RUN")
     rp.add_argument("game", metavar="GAME", type=int, help="game id within the run")
     _data_option(rp)
+    allow_policy_option(rp)
     rp.set_defaults(func=cmd_replay, tee=False)
 
     register_plan_games(sub)  # flip7 plan-games: size a comparison before running it
+
+
+def allow_policy_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--allow-policy",
+        action="append",
+        default=[],
+        metavar="MODULE:NAME",
+        help="a user policy (import path) the logged game may load; built-in policies always "
+        "replay, a user policy only when named here (repeatable)",
+    )
 
 
 def _data_option(p: argparse.ArgumentParser) -> None:
@@ -105,6 +124,7 @@ def _data_option(p: argparse.ArgumentParser) -> None:
 def cmd_run(args: argparse.Namespace, out: Output) -> int:
     spec = load_spec(args.spec)  # every spec error surfaces here, before Ray starts
     plan = make_plan(spec, run=args.run, scale=args.scale, engine=args.engine)
+    timeout = args.policy_timeout if args.policy_timeout is not None else spec.policy_timeout
     root = args.out or spec.out or default_root()
     sizes = sorted({c.players for c in plan.cells})
     out.print(
@@ -132,6 +152,7 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
         overwrite=args.overwrite,
         retries=args.retries,
         progress=not args.no_progress,
+        policy_timeout=timeout,
     )
     if report.kernel is not None and report.kernel.compiled:
         out.print(
@@ -210,14 +231,17 @@ def next_steps(run: str, root: str) -> list[str]:
 
 
 def cmd_status(args: argparse.Namespace, out: Output) -> int:
+    check_run_name(args.run, "RUN")
     lake = Lake.open(args.data or default_root())
     m = lake.load_manifest(args.run)
+    status = run_status(m)
     shards = m["shards"]
     done_games = sum(s["games"] for s in shards.values())
     rows = {t: sum(s["rows"][t] for s in shards.values()) for t in ("events", "rounds", "games")}
     secs = sum(s["seconds"] for s in shards.values())
     out.print(
-        f"run {m['run']}: {m['status']}; created {m['created']}, updated {m.get('updated', '?')}"
+        f"run {m['run']}: {status}; created {m.get('created', '?')}, "
+        f"updated {m.get('updated', '?')}"
     )
     out.print(
         f"  ruleset {m['ruleset']}, variant {m['variant']}, seed {m['seed']}; schema "
@@ -230,6 +254,9 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
     )
     if m.get("error"):
         out.print(f"  error: {m['error']}")
+    if status == "running" and m.get("driver"):
+        d = m["driver"]
+        out.print(f"  driver: pid {d.get('pid')} on {d.get('host')}, since {d.get('started')}")
     if m["status"] != "complete":
         spec = f"{lake.run_dir(m['run'])}/spec.toml"
         flags = f" --run {m['run']}" if m["run"] != m.get("name", m["run"]) else ""
@@ -261,19 +288,24 @@ def cmd_list(args: argparse.Namespace, out: Output) -> int:
         return 0
     out.print(f"runs under {lake.uri}:")
     width = max(12, *(len(n) for n in runs)) + 2
-    out.print(f"{'run':<{width}}{'status':<10}{'shards':>12}{'games':>22}  created")
+    out.print(f"{'run':<{width}}{'status':<12}{'shards':>12}{'games':>22}  created")
     for name in runs:
-        m: dict[str, Any] = lake.load_manifest(name)
+        try:
+            m: dict[str, Any] = lake.load_manifest(name)
+        except ValueError as exc:
+            out.print(f"{name:<{width}}(unreadable: {exc})")
+            continue
         done = sum(s["games"] for s in m["shards"].values())
         shards = f"{len(m['shards'])}/{m['planned_shards']}"
         games = f"{done:,}/{m['planned_games']:,}"
-        out.print(f"{name:<{width}}{m['status']:<10}{shards:>12}{games:>22}  {m['created']}")
+        out.print(f"{name:<{width}}{run_status(m):<12}{shards:>12}{games:>22}  {m['created']}")
     return 0
 
 
 def cmd_replay(args: argparse.Namespace, out: Output) -> int:
+    check_run_name(args.run, "RUN")
     game = load_logged_game(args.run, args.game, args.data)
-    replayed = resimulate(game)
+    replayed = resimulate(game, allow=args.allow_policy)
     result = compare(game["events"], replayed)
     names = [f"P{s}:{spec}" for s, spec in enumerate(game["policies"])]
     head = (

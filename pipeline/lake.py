@@ -17,7 +17,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import secrets
+import socket
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +59,28 @@ WRITE_OPTIONS: dict[str, dict[str, object]] = {
 }
 
 
+#: One rule for run names everywhere (a spec's `name`, `--run`, the lake's `run=` partitions and
+#: `runs/` directories, `tournament status RUN`, `watch --run`, `replay RUN`): a name is one
+#: path segment that cannot climb out of the lake.
+RUN_NAME_MAX = 64
+_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_run_name(name: object, what: str = "run name") -> str:
+    """`name` if it is a valid run name, else a one-line ValueError saying what is valid."""
+    if (
+        not isinstance(name, str)
+        or not _RUN_NAME.fullmatch(name)
+        or ".." in name
+        or len(name) > RUN_NAME_MAX
+    ):
+        raise ValueError(
+            f"{what} {name!r} is not a valid run name; use 1-{RUN_NAME_MAX} letters, digits, "
+            "'.', '_' or '-', starting with a letter or digit, without '..'"
+        )
+    return name
+
+
 def default_root() -> str:
     """`$FLIP7_DATA`, or ./data."""
     return os.environ.get("FLIP7_DATA") or "data"
@@ -84,14 +108,25 @@ class Lake:
             fs, base = pafs.FileSystem.from_uri(uri)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
             raise ValueError(f"cannot open data location {root!r}: {exc}") from None
+        if (
+            isinstance(fs, pafs.LocalFileSystem)
+            and os.path.exists(base)
+            and not os.path.isdir(base)
+        ):
+            raise ValueError(
+                f"data location {root!r} is a file, not a directory; give a directory "
+                "(it is created if missing) or a URI such as s3://bucket/prefix"
+            )
         return cls(uri, fs, base.rstrip("/"))
 
     # -- paths --------------------------------------------------------------------------------
 
     def shard_path(self, table: str, run: str, players: int, shard: int) -> str:
+        check_run_name(run)
         return f"{self.base}/{table}/run={run}/players={players}/shard-{shard:05d}.parquet"
 
     def run_dir(self, run: str) -> str:
+        check_run_name(run)
         return f"{self.base}/runs/{run}"
 
     def manifest_path(self, run: str) -> str:
@@ -137,11 +172,17 @@ class Lake:
     # -- manifests ----------------------------------------------------------------------------
 
     def read_manifest(self, run: str) -> dict[str, Any] | None:
+        """The run's manifest, None if it has none; a ValueError naming the file when it is not
+        a manifest of this run (not JSON, not an object, another run's, missing fields)."""
         path = self.manifest_path(run)
         if not self.exists(path):
             return None
-        manifest: dict[str, Any] = json.loads(self.read_text(path))
-        return manifest
+        try:
+            manifest = json.loads(self.read_text(path))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"manifest {path} is not valid JSON ({exc})") from None
+        check_manifest(manifest, run, path)
+        return dict(manifest)
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         manifest["updated"] = now()
@@ -152,6 +193,12 @@ class Lake:
         """The run's manifest, or FileNotFoundError listing the runs that exist."""
         manifest = self.read_manifest(run)
         if manifest is None:
+            if any(self.exists(d) for d in self.run_table_dirs(run)):
+                raise FileNotFoundError(
+                    f"run {run!r} under {self.uri} has shard files but no manifest (looked for "
+                    f"{self.manifest_path(run)}): its driver never recorded it, or the manifest "
+                    "was deleted; run its spec again to rewrite it"
+                )
             known = self.runs()
             raise FileNotFoundError(
                 f"no run {run!r} under {self.uri} (looked for {self.manifest_path(run)}); "
@@ -167,15 +214,21 @@ class Lake:
             for info in self.fs.get_file_info(sel)
             if info.type == pafs.FileType.Directory
         ]
-        return sorted(n for n in names if self.exists(self.manifest_path(n)))
+        valid = [n for n in names if _RUN_NAME.fullmatch(n) and ".." not in n]
+        return sorted(
+            n for n in valid if len(n) <= RUN_NAME_MAX and self.exists(self.manifest_path(n))
+        )
 
     # -- run data -----------------------------------------------------------------------------
 
     def run_table_dirs(self, run: str) -> list[str]:
+        check_run_name(run)
         return [f"{self.base}/{table}/run={run}" for table in TABLE_ORDER]
 
     def delete_run(self, run: str) -> None:
-        """Remove a run's data files and its manifest directory."""
+        """Remove a run's data files and its manifest directory: only after checking that the
+        directory holds that run's manifest, and only the run's own partitions."""
+        self.load_manifest(run)  # a valid name whose manifest names this run, or an error
         for path in [*self.run_table_dirs(run), self.run_dir(run)]:
             if self.exists(path):
                 self.fs.delete_dir(path)
@@ -190,6 +243,92 @@ class Lake:
                     self.fs.delete_file(info.path)
                     removed += 1
         return removed
+
+
+#: Fields every manifest has, with their JSON types (what `status`, `list` and resume read).
+MANIFEST_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "run": str,
+    "status": str,
+    "planned_shards": int,
+    "planned_games": int,
+    "cells": list,
+    "shards": dict,
+}
+
+
+def check_manifest(manifest: object, run: str, path: str) -> None:
+    """A ValueError naming `path` unless `manifest` is a JSON object of run `run`'s manifest."""
+    if not isinstance(manifest, dict):
+        raise ValueError(
+            f"manifest {path} is not a run manifest (a JSON {type(manifest).__name__}, "
+            "expected an object)"
+        )
+    for key, kind in MANIFEST_FIELDS.items():
+        if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
+            raise ValueError(
+                f"manifest {path} is not a run manifest (field {key!r} missing or not a "
+                f"{getattr(kind, '__name__', kind)})"
+            )
+    if manifest["run"] != run:
+        raise ValueError(
+            f"manifest {path} names run {manifest['run']!r}, not {run!r}: it was copied or "
+            "edited; move it back under runs/<its run>/ or delete it"
+        )
+
+
+# -- the driver that owns a running run ---------------------------------------------------------
+
+
+def _proc_start(pid: int) -> int | None:
+    """The start time of process `pid` in clock ticks since boot (Linux), None if unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    # The command name (field 2) is in parentheses and may hold spaces: split after it.
+    return int(stat.rsplit(b")", 1)[1].split()[19])
+
+
+def driver_record() -> dict[str, Any]:
+    """Who is writing a run: this process (host, pid, its start ticks, when)."""
+    return {
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "pid_start": _proc_start(os.getpid()),
+        "started": now(),
+    }
+
+
+def driver_alive(manifest: dict[str, Any]) -> bool | None:
+    """Whether the driver a `running` manifest names is still alive: True, False, or None when
+    this machine cannot tell (another host, or no driver recorded)."""
+    driver = manifest.get("driver")
+    if not isinstance(driver, dict) or driver.get("host") != socket.gethostname():
+        return None
+    pid = driver.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, owned by someone else
+    start = _proc_start(pid)
+    recorded = driver.get("pid_start")
+    if start is not None and isinstance(recorded, int) and start != recorded:
+        return False  # the pid was reused by another process
+    return True
+
+
+def run_status(manifest: dict[str, Any]) -> str:
+    """The manifest's status, except that a `running` run whose driver this machine sees dead
+    is `interrupted` (resumable with --resume)."""
+    status = str(manifest["status"])
+    if status == "running" and driver_alive(manifest) is False:
+        return "interrupted"
+    return status
 
 
 def now() -> str:

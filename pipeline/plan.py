@@ -9,11 +9,13 @@ one cell, numbered in cell order; the rows a game produces never depend on how i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline.lake import check_run_name
 from pipeline.shard import ShardTask
-from pipeline.spec import Spec
+from pipeline.spec import MAX_GAMES, Spec
 
 
 @dataclass(frozen=True)
@@ -71,14 +73,23 @@ def make_plan(
 ) -> Plan:
     """Expand the spec into cells and shards (pure; no I/O). `engine` is checked against every
     cell: asking for the compiled kernel where it cannot play is a ValueError, before Ray."""
-    if not scale > 0:
-        raise ValueError(f"--scale must be > 0, got {scale}")
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"--scale must be a finite number > 0, got {scale}")
+    if run is not None:
+        check_run_name(run, "--run")
+    else:
+        check_run_name(default_run_name(spec, scale), "run name (the spec's name and --scale)")
     run = run or default_run_name(spec, scale)
     cells: list[Cell] = []
     pair_of: dict[tuple[str, int], int] = {}
     offset = 0
-    for lu in spec.lineups:
-        games = scaled_games(lu.games, scale)
+    for i, lu in enumerate(spec.lineups):
+        games = scaled_games(lu.games, scale) if lu.games * scale < 2 * MAX_GAMES else MAX_GAMES + 1
+        if games > MAX_GAMES:
+            raise ValueError(
+                f"--scale {scale:g}: lineups[{i}] would play {lu.games:,} x {scale:g} games per "
+                f"cell, more than {MAX_GAMES:,} (the lake's int32 cell_game); use a smaller --scale"
+            )
         for layout in lu.layouts:
             n = len(layout)
             number = len(cells)

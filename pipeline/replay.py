@@ -5,10 +5,15 @@ GAME` calls. It finds the game's cell and shard through the manifest, reads the 
 that shard's games file (seats, policies as played, ruleset, seed) and its events in seq order.
 `replay` re-simulates the game with the reference engine and compares the two event streams
 event by event (the DESIGN promise: a logged game is reproducible bit for bit from its seed).
+
+A lake is data: the policy names stored in it never import a module by themselves. Built-in
+policies replay; a user policy (an import path) replays only when the person replaying names it
+(`flip7 replay RUN GAME --allow-policy module:Name`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,10 +22,10 @@ import pyarrow.parquet as pq
 
 from flip7.cards import Deck
 from flip7.events import FIELDS, WIDTH, Event, EventKind
-from flip7.policies import parse_policies
+from flip7.policies import REGISTRY, Policy, parse_policies
 from flip7.rules import parse_ruleset
 from flip7.variants import parse_variant
-from pipeline.lake import Lake, default_root
+from pipeline.lake import Lake, check_run_name, default_root
 from pipeline.schema import unpack_codes
 
 
@@ -43,6 +48,7 @@ def locate(manifest: dict[str, Any], game: int) -> tuple[dict[str, Any], int]:
 
 def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, Any]:
     """A logged game: policies (per seat, as played), ruleset, seed, variant, flat events."""
+    check_run_name(run, "--run")
     lake = Lake.open(data or default_root())
     manifest = lake.load_manifest(run)
     cell, shard = locate(manifest, game)
@@ -109,13 +115,49 @@ def compare(logged: list[int], replayed: list[int]) -> ReplayResult:
     return ReplayResult(n_log, n_rep, None)
 
 
-def resimulate(game: dict[str, Any]) -> list[int]:
-    """The event buffer the engine produces from the logged game's seed, seats and ruleset."""
-    deck = game.get("deck")
-    variant = parse_variant(game["variant"], Deck("custom", tuple(deck)) if deck else None)
-    engine = variant.new_engine(
-        parse_ruleset(game["ruleset"]), parse_policies(game["policies"]), game["seed"]
+def replay_policies(specs: Sequence[str], allow: Sequence[str] = ()) -> list[Policy]:
+    """The logged seats' policies: built-ins always; an import path only when `allow` names it
+    (as `module:Name`, or the full spec), else a ValueError naming the seat and the flag. No
+    module is imported for a policy that is not allowed."""
+    allowed = {a.strip() for a in allow}
+    for seat, spec in enumerate(specs):
+        spec = str(spec).strip()
+        name = spec.partition(":")[0]
+        if name in REGISTRY:
+            continue
+        path = ":".join(spec.split(":")[:2])
+        if path not in allowed and spec not in allowed:
+            raise ValueError(
+                f"seat {seat} of the logged game plays {spec!r}, which is not a built-in "
+                "policy; a lake is data, so replay loads a user policy only when you name it: "
+                f"--allow-policy {path}"
+            )
+    return parse_policies([str(s) for s in specs])
+
+
+def check_deck(deck: Any) -> Deck | None:
+    """A logged game's declared deck (copies per card id), bounded like a spec's [deck]."""
+    from pipeline.spec import MAX_DECK_CARDS
+
+    if not deck:
+        return None
+    ok = isinstance(deck, list | tuple) and all(
+        isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in deck
     )
+    if not ok or sum(deck) > MAX_DECK_CARDS:
+        raise ValueError(
+            f"the run's manifest declares a deck that is not a list of at most {MAX_DECK_CARDS} "
+            "cards (copies per card id)"
+        )
+    return Deck("custom", tuple(deck))
+
+
+def resimulate(game: dict[str, Any], allow: Sequence[str] = ()) -> list[int]:
+    """The event buffer the engine produces from the logged game's seed, seats and ruleset;
+    user policies only when `allow` names them (see replay_policies)."""
+    policies = replay_policies(game["policies"], allow)
+    variant = parse_variant(game["variant"], check_deck(game.get("deck")))
+    engine = variant.new_engine(parse_ruleset(game["ruleset"]), policies, game["seed"])
     return engine.run().events
 
 

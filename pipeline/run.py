@@ -18,16 +18,21 @@ fresh install), so that the local workers only load it.
 from __future__ import annotations
 
 import logging
+import math
 import os
+import signal
+import socket
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from flip7.rules import RULES_VERSION
-from pipeline.lake import Lake, now
+from pipeline.lake import Lake, check_run_name, driver_alive, driver_record, now, run_status
 from pipeline.plan import Plan, cell_engines
+from pipeline.reaper import OWNER_ENV, start_reaper, stop_reaper, tell_session
 from pipeline.schema import SCHEMA_VERSION
 from pipeline.sequential import Stopper, manifest_entry, sequential_decided, stop_mismatch
 from pipeline.shard import ShardTask
@@ -118,14 +123,32 @@ def plan_mismatch(manifest: dict[str, Any], plan: Plan) -> str | None:
     return stop_mismatch(manifest, plan)
 
 
-def prepare(
-    lake: Lake, plan: Plan, *, resume: bool, overwrite: bool
-) -> tuple[dict[str, Any], list[ShardTask]]:
-    """The manifest to continue and the shards still to run; refuses to clobber by accident."""
+@dataclass
+class Start:
+    """What starting a run will do, decided before anything is written (`check_start`)."""
+
+    manifest: dict[str, Any]  # the manifest to continue, or a new one
+    todo: list[ShardTask]
+    replace: bool = False  # delete the existing run first (--overwrite)
+    filled: int = 0  # shards whose statistics were read from their games files (older runs)
+
+
+def check_start(lake: Lake, plan: Plan, *, resume: bool, overwrite: bool) -> Start:
+    """The manifest to continue and the shards still to run, or a ValueError; reads only, so
+    that a refused start (or a Ray that cannot be reached) leaves the lake as it was."""
+    check_run_name(plan.run)
     existing = lake.read_manifest(plan.run)
+    replace = False
+    if existing is not None and existing["status"] == "running" and driver_alive(existing):
+        d = existing["driver"]
+        if d.get("pid") != os.getpid():  # not this very process (a caller starting it again)
+            raise ValueError(
+                f"run {plan.run!r} under {lake.uri} is being written right now by pid "
+                f"{d['pid']} on {d['host']} (since {d.get('started', '?')}); wait for it, or "
+                "stop that driver first"
+            )
     if existing is not None and overwrite:
-        lake.delete_run(plan.run)
-        existing = None
+        existing, replace = None, True
     if existing is not None:
         problem = plan_mismatch(existing, plan)
         if problem:
@@ -134,9 +157,9 @@ def prepare(
                 f"({problem}); choose another name with --run NAME, or --overwrite to replace it"
             )
         if not resume and existing.get("status") != "complete":
-            n_done = len(existing.get("shards", {}))
+            n_done = len(existing["shards"])
             raise ValueError(
-                f"run {plan.run!r} already exists under {lake.uri} ({existing.get('status')}, "
+                f"run {plan.run!r} already exists under {lake.uri} ({run_status(existing)}, "
                 f"{n_done}/{existing['planned_shards']} shards); pass --resume to finish it, "
                 "--overwrite to start it again, or --run NAME for a new run"
             )
@@ -147,14 +170,37 @@ def prepare(
         manifest, filled = new_manifest(plan), 0
     done = {int(k) for k in manifest["shards"]}
     todo = [t for t in plan.shards if t.shard not in done]
-    if filled and not todo:
+    return Start(manifest, todo, replace, filled)
+
+
+def start_run(
+    lake: Lake, plan: Plan, start: Start, ray_session: str | None = None
+) -> dict[str, Any]:
+    """Write what `check_start` decided: delete the run it replaces, save the spec and a
+    `running` manifest naming this driver (host, pid) so that a later start can tell a dead
+    driver's run from a live one."""
+    if start.replace:
+        lake.delete_run(plan.run)
+    manifest = start.manifest
+    if start.filled and not start.todo:
         lake.write_manifest(manifest)
-    if todo or manifest.get("status") != "complete":
+    if start.todo or manifest.get("status") != "complete":
         manifest["status"] = "running"
         manifest.pop("error", None)
+        manifest["driver"] = driver_record()
+        if ray_session:
+            manifest["driver"]["ray_session"] = ray_session
         lake.write_bytes(f"{lake.run_dir(plan.run)}/spec.toml", plan.spec.text.encode("utf-8"))
         lake.write_manifest(manifest)
-    return manifest, todo
+    return manifest
+
+
+def prepare(
+    lake: Lake, plan: Plan, *, resume: bool, overwrite: bool
+) -> tuple[dict[str, Any], list[ShardTask]]:
+    """The manifest to continue and the shards still to run; refuses to clobber by accident."""
+    start = check_start(lake, plan, resume=resume, overwrite=overwrite)
+    return start_run(lake, plan, start), start.todo
 
 
 def record_shard(manifest: dict[str, Any], task: ShardTask, result: dict[str, Any]) -> None:
@@ -197,22 +243,30 @@ def run_tournament(
     overwrite: bool = False,
     retries: int = DEFAULT_RETRIES,
     progress: bool = True,
+    policy_timeout: float | None = None,
 ) -> RunReport:
-    """Run (or finish) a plan on Ray; the manifest under `root` records every finished shard."""
+    """Run (or finish) a plan on Ray; the manifest under `root` records every finished shard.
+
+    Nothing is written before Ray is reached: a refused start, or an address where no Ray
+    answers, leaves the lake as it was."""
     if num_cpus is not None and num_cpus < 1:
         raise ValueError(f"--num-cpus must be >= 1, got {num_cpus}")
     if retries < 0:
         raise ValueError(f"--retries must be >= 0, got {retries}")
+    policy_timeout = check_policy_timeout(policy_timeout)
     lake = Lake.open(root)
-    manifest, todo = prepare(lake, plan, resume=resume, overwrite=overwrite)
+    start = check_start(lake, plan, resume=resume, overwrite=overwrite)
     # -- a sequential test ([stop] test = "sprt"): the Stopper looks at complete waves in plan
     # order; once it decides, no new shard starts (those running finish and are kept).
-    stopper = Stopper(lake, plan, manifest) if plan.spec.stop.sequential else None
+    stopper = Stopper(lake, plan, start.manifest) if plan.spec.stop.sequential else None
     if stopper is not None and stopper.decided:
-        todo = []
-    report = RunReport(plan.run, lake.uri, manifest["status"], len(plan.shards))
-    report.skipped = sorted(int(k) for k in manifest["shards"])
-    if not todo:
+        start.todo = []
+    report = RunReport(plan.run, lake.uri, start.manifest["status"], len(plan.shards))
+    report.skipped = sorted(int(k) for k in start.manifest["shards"])
+    if not start.todo:
+        manifest = start.manifest
+        if start.filled:
+            lake.write_manifest(manifest)
         if manifest["status"] != "complete":
             finish(lake, manifest, {})
         report.status = manifest["status"]
@@ -223,15 +277,26 @@ def run_tournament(
     import ray
 
     t0 = time.perf_counter()
-    started = _connect(ray, address, num_cpus)
-    report.ray_seconds = time.perf_counter() - t0
+    reaper = start_reaper() if not ray.is_initialized() and _is_local(address) else None
     try:
+        started = _connect(ray, address, num_cpus, reaper)
+    except BaseException:
+        stop_reaper(reaper)
+        raise
+    report.ray_seconds = time.perf_counter() - t0
+    terminated: list[int] = []
+    old_handler = _on_sigterm(terminated)
+    try:
+        session = _ray_session(ray) if started else None
+        tell_session(reaper, session)
+        manifest = start_run(lake, plan, start, session)
+        todo = start.todo
         # Retry worker deaths (Ray's max_retries) and I/O errors, not bugs. Ray takes a list of
         # exception types for retry_exceptions; its type stubs only know a bool.
         remote = ray.remote(  # type: ignore[call-overload]
             num_cpus=1, max_retries=retries, retry_exceptions=[OSError]
         )(run_shard)
-        own_local = started and address in (None, "", "local")
+        own_local = started and _is_local(address)
         window = _window(ray, num_cpus, own_local)
         bar = _progress_bar(plan, manifest, progress)
         pending: dict[Any, ShardTask] = {}
@@ -241,7 +306,8 @@ def run_tournament(
             while queue or pending:
                 while queue and len(pending) < window:
                     task = queue.pop()
-                    pending[remote.remote(task, lake.uri, fault, RULES_VERSION)] = task
+                    ref = remote.remote(task, lake.uri, fault, RULES_VERSION, policy_timeout)
+                    pending[ref] = task
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
                 for ref in ready:
@@ -278,8 +344,21 @@ def run_tournament(
             for ref in pending:
                 ray.cancel(ref, force=True)
             manifest["status"] = "failed"
-            manifest["error"] = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
-            lake.write_manifest(manifest)
+            manifest["error"] = "terminated" if terminated else stop_reason(exc)
+            try:
+                lake.write_manifest(manifest)
+            except OSError as write_exc:
+                # The lake itself failed (read-only, full, gone): the manifest still says
+                # `running`, with this driver's pid, which the next start finds dead.
+                raise OSError(
+                    f"run {plan.run!r} stopped: cannot write its manifest under {lake.uri} "
+                    f"({_one_line(write_exc)}); once the lake is writable again, finish it "
+                    "with --resume"
+                ) from None
+            if isinstance(exc, OSError):
+                raise OSError(
+                    f"run {plan.run!r} stopped: {_one_line(exc)}; finish it with --resume"
+                ) from None
             raise
         finally:
             if bar is not None:
@@ -288,9 +367,55 @@ def run_tournament(
     finally:
         if started:
             ray.shutdown()
-    finish(lake, manifest, report.failed)
+        stop_reaper(reaper)
+        if old_handler is not None:
+            signal.signal(signal.SIGTERM, old_handler)
+    try:
+        finish(lake, manifest, report.failed)
+    except OSError as exc:
+        raise OSError(
+            f"run {plan.run!r}: cannot write its manifest under {lake.uri} ({_one_line(exc)}); "
+            "once the lake is writable again, finish it with --resume"
+        ) from None
     report.status = manifest["status"]
     return report
+
+
+def _on_sigterm(received: list[int]) -> Any:
+    """Record SIGTERM in `received`, then exit as Ray's driver handler does (SystemExit): the
+    record survives Ray re-raising it as another SystemExit code. The old handler, or None
+    outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def on_term(signum: int, frame: Any) -> None:
+        received.append(signum)
+        raise SystemExit(128 + signum)
+
+    return signal.signal(signal.SIGTERM, on_term)
+
+
+def stop_reason(exc: BaseException) -> str:
+    """What the manifest records when the driver stops on `exc`: `interrupted` (Ctrl-C),
+    `terminated` (SIGTERM, which Ray's driver turns into SystemExit(15)), else the error."""
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(exc, SystemExit):
+        return (
+            "terminated"
+            if exc.code in (signal.SIGTERM, int(signal.SIGTERM))
+            else (f"exited ({exc.code})")
+        )
+    return _one_line(exc)
+
+
+def check_policy_timeout(seconds: float | None) -> float | None:
+    """None (no limit) or a finite number of seconds > 0."""
+    if seconds is None:
+        return None
+    if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"--policy-timeout must be a number of seconds > 0, got {seconds!r}")
+    return float(seconds)
 
 
 def warm_kernel(plan: Plan) -> Any:
@@ -303,21 +428,66 @@ def warm_kernel(plan: Plan) -> Any:
     return load_info()
 
 
-def _connect(ray: Any, address: str | None, num_cpus: int | None) -> bool:
-    """Start or join Ray unless this process already has; True if we must shut it down."""
+def _is_local(address: str | None) -> bool:
+    return address in (None, "", "local")
+
+
+def _connect(ray: Any, address: str | None, num_cpus: int | None, reaper: Any = None) -> bool:
+    """Start or join Ray unless this process already has; True if we must shut it down. A Ray
+    that cannot be reached is a one-line ConnectionError."""
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     kwargs: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": True}
-    if address in (None, "", "local"):
+    if _is_local(address):
         kwargs.update(address="local", num_cpus=num_cpus, include_dashboard=False)
     else:
+        assert address is not None
+        _probe(address)
         # The nodes run their installed flip7 (not a copy shipped with the job): numba keeps
         # the compiled kernel next to the installed code, so it compiles once per node, not in
         # every worker of every run. Each task checks its rules version against the driver's.
         kwargs.update(address=address)
-    ray.init(**kwargs)
+    try:
+        if reaper is not None:
+            # Every process of this local Ray inherits the reaper's tag (see pipeline.reaper).
+            os.environ[OWNER_ENV] = reaper.tag
+        ray.init(**kwargs)
+    except Exception as exc:
+        where = "a local Ray" if _is_local(address) else f"Ray at {address}"
+        raise ConnectionError(f"cannot start or reach {where}: {_one_line(exc)}") from None
+    finally:
+        os.environ.pop(OWNER_ENV, None)
     return True
+
+
+#: Seconds to wait for a TCP answer from HOST:PORT before calling a Ray address unreachable
+#: (ray.init itself retries for about a minute, printing warnings).
+PROBE_SECONDS = 5.0
+
+
+def _probe(address: str) -> None:
+    """A ConnectionError at once when HOST:PORT (or ray://HOST:PORT) takes no TCP connection;
+    `auto` and other forms are left to Ray."""
+    hostport = address.removeprefix("ray://")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS).close()
+    except OSError as exc:
+        raise ConnectionError(
+            f"no Ray answers at {address} ({exc.strerror or exc}); start one there "
+            "(`ray start --head`) or leave out --address to run on a local Ray"
+        ) from None
+
+
+def _ray_session(ray: Any) -> str | None:
+    """The session directory of the Ray this driver started (to find its processes)."""
+    try:
+        return str(ray._private.worker._global_node.get_session_dir_path())
+    except AttributeError:
+        return None
 
 
 def _window(ray: Any, num_cpus: int | None, own_local: bool) -> int:

@@ -14,7 +14,7 @@ See docs/pipeline.md for the full format.
 from __future__ import annotations
 
 import difflib
-import re
+import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 from flip7.policies import PolicySpecError, parse_policy
 from flip7.rules import parse_ruleset
 from flip7.variants import deck_from_counts, parse_variant
+from pipeline.lake import check_run_name
 
 #: The card-game variants a tournament can play (flip7.variants), with their options:
 #: `vengeance(deck=alt)`, `vengeance(brutal=1)`, or `vengeance(deck=custom)` with a [deck] table.
@@ -34,11 +35,16 @@ MAX_PLAYERS = 18
 #: Event values (e.g. a winner's total) are stored as int16: keep targets far below 32767.
 MAX_TARGET = 10_000
 MAX_GAMES = 2**31 - 1  # cell_game is an int32 column
+#: A shard is one Ray task holding all its rows in memory: 100,000 four-player games are about
+#: 25M event rows (some hundreds of MB), ten times the default.
+MAX_SHARD_SIZE = 100_000
+#: A declared [deck]: at most this many cards in all (the classic deck has 94; a table past
+#: `players_per_deck` players shuffles in more copies of the whole deck).
+MAX_DECK_CARDS = 1_000
 #: Games per shard when the spec does not say: about 0.15 s of work with the compiled kernel (each
 #: shard also pays a few ms for its three files and the kernel call), a few seconds without.
 DEFAULT_SHARD_SIZE = 10_000
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _TOP_KEYS = {
     "name": "run name (letters, digits, '.', '_' or '-')",
     "description": "free text",
@@ -51,6 +57,7 @@ _TOP_KEYS = {
     "rotate": "rotate seats game by game (true/false)",
     "shard_size": "games per shard (one Ray task)",
     "out": "output location (a directory or any pyarrow filesystem URI)",
+    "policy_timeout": "seconds a shard may take before a policy that never answers is stopped",
     "lineups": "the line-ups, as [[lineups]] tables",
     "stop": "when to stop: a [stop] table (test = 'fixed' or 'sprt', see docs/sequential.md)",
 }
@@ -117,6 +124,7 @@ class Spec:
     out: str | None
     lineups: tuple[LineupSpec, ...]
     description: str = ""
+    policy_timeout: float | None = None  # seconds per shard; None: no limit
     text: str = ""
     deck: tuple[int, ...] = ()  # copies per card id of a declared [deck], else empty
     stop: StopSpec = StopSpec()
@@ -125,9 +133,17 @@ class Spec:
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a spec file; errors start with the file name."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"tournament spec {str(path)!r} is a directory; give a .toml file")
     if not path.is_file():
         raise FileNotFoundError(f"tournament spec {str(path)!r} not found")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            "save the spec as UTF-8"
+        ) from None
     try:
         return parse_spec(text)
     except ValueError as exc:
@@ -142,11 +158,10 @@ def parse_spec(text: str) -> Spec:
         raise ValueError(f"not valid TOML: {exc}") from None
     _check_keys(data, _TOP_KEYS, "")
     name = _get(data, "name", str, "")
-    if not _NAME.match(name):
-        raise ValueError(
-            f"name: {name!r} is not a valid run name; use 1-64 letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit"
-        )
+    try:
+        check_run_name(name)
+    except ValueError as exc:
+        raise ValueError(f"name: {exc}") from None
     seed = _get(data, "seed", int, "")
     if not 0 <= seed < 2**63:
         raise ValueError(f"seed: must be an integer in [0, 2**63), got {seed}")
@@ -170,6 +185,7 @@ def parse_spec(text: str) -> Spec:
                 "deck: a [deck] table needs variant = 'vengeance(deck=custom)' "
                 f"(variant is {variant_text!r})"
             )
+        _check_deck(data["deck"])
         try:
             custom = deck_from_counts("custom", data["deck"])
         except ValueError as exc:
@@ -182,8 +198,9 @@ def parse_spec(text: str) -> Spec:
     deck = parsed_variant.deck.counts if custom is not None else ()
     rotate = _get(data, "rotate", bool, "", True)
     shard_size = _get(data, "shard_size", int, "", DEFAULT_SHARD_SIZE)
-    if shard_size < 1:
-        raise ValueError(f"shard_size: must be >= 1, got {shard_size}")
+    if not 1 <= shard_size <= MAX_SHARD_SIZE:
+        raise ValueError(f"shard_size: must be in 1..{MAX_SHARD_SIZE:,} games, got {shard_size}")
+    policy_timeout = _policy_timeout(data.get("policy_timeout"))
     out = _get(data, "out", str, "", None)
     description = _get(data, "description", str, "", "")
     default_games = _get(data, "games", int, "", None)
@@ -215,7 +232,34 @@ def parse_spec(text: str) -> Spec:
         description=description,
         text=text,
         stop=stop,
+        policy_timeout=policy_timeout,
     )
+
+
+def _policy_timeout(value: Any) -> float | None:
+    """A finite number of seconds > 0, or None when absent."""
+    if value is None:
+        return None
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value) or value <= 0:
+        raise ValueError(
+            f"policy_timeout: expected a number of seconds > 0 (e.g. 600), got {value!r}"
+        )
+    return float(value)
+
+
+def _check_deck(counts: dict[str, Any]) -> None:
+    """Copies per card are integers >= 0 (not booleans), at most MAX_DECK_CARDS in all."""
+    total = 0
+    for label, k in counts.items():
+        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+            raise ValueError(f"deck.{label}: copies must be an integer >= 0, got {k!r}")
+        total += k
+        if total > MAX_DECK_CARDS:
+            raise ValueError(
+                f"deck.{label}: the deck would hold more than {MAX_DECK_CARDS:,} cards "
+                f"({k:,} copies of {label!r}); declare at most {MAX_DECK_CARDS:,} cards"
+            )
 
 
 def _check_keys(data: dict[str, Any], valid: dict[str, str], where: str) -> None:

@@ -16,6 +16,7 @@ import os
 import time
 from typing import Any
 
+from flip7.limits import PolicyTimeout, time_limit
 from flip7.rules import RULES_VERSION
 from pipeline.lake import TABLE_ORDER, WRITE_OPTIONS, Lake
 from pipeline.memory import keep_freed_memory
@@ -27,12 +28,17 @@ FAULT_ENV = "FLIP7_FAULT"
 
 
 def run_shard(
-    task: ShardTask, root: str, fault: str | None = None, rules_version: int | None = None
+    task: ShardTask,
+    root: str,
+    fault: str | None = None,
+    rules_version: int | None = None,
+    policy_timeout: float | None = None,
 ) -> dict[str, Any]:
     """Simulate and write one shard; return its row counts, seconds (wall and CPU) and where it
     ran, and its games' sufficient statistics per policy (pipeline.summary.shard_stats: what the
     manifest records and the summary adds up). `rules_version`: the driver's; a node whose flip7
-    plays other rules refuses."""
+    plays other rules refuses. `policy_timeout`: seconds the shard's games may take; a policy
+    still deciding then is named in a PolicyError (flip7.limits)."""
     t0, c0 = time.perf_counter(), time.process_time()
     if rules_version is not None and rules_version != RULES_VERSION:
         raise RuntimeError(
@@ -42,7 +48,14 @@ def run_shard(
     keep_freed_memory()
     kill_after_events = _apply_fault(fault, task.shard)
     lake = Lake.open(root)
-    tables = simulate_shard(task)
+    try:
+        with time_limit(policy_timeout):
+            tables = simulate_shard(task)
+    except PolicyTimeout as exc:  # the limit ran out outside any policy's code
+        raise RuntimeError(
+            f"shard {task.shard} ran past its time limit of {exc.seconds:g} s (policy_timeout) "
+            "while no policy was deciding; raise the limit or use smaller shards"
+        ) from None
     for name in TABLE_ORDER:
         path = lake.shard_path(name, task.run, task.n_players, task.shard)
         lake.write_parquet(path, tables[name], WRITE_OPTIONS[name])

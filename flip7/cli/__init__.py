@@ -40,6 +40,28 @@ class Output:
         return path
 
 
+def check_output_path(path: Path) -> None:
+    """A one-line ValueError, before the command runs, when `-o PATH` cannot take the output:
+    a directory, a path under a file, or a file that cannot be opened for writing."""
+    if path.is_dir():
+        raise ValueError(f"-o {path}: is a directory; give a file path such as {path}/out.txt")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"-o {path}: {parent} is a file, not a directory")
+            break
+    existed = path.exists()
+    try:
+        if path.parent.exists():
+            with path.open("a", encoding="utf-8"):
+                pass
+    except OSError as exc:
+        raise ValueError(f"-o {path}: cannot write there ({exc.strerror or exc})") from None
+    finally:
+        if not existed and path.exists() and path.stat().st_size == 0:
+            path.unlink()
+
+
 def add_output_options(parser: argparse.ArgumentParser) -> None:
     """-o PATH / --no-file, for commands whose output is worth keeping."""
     parser.add_argument(
@@ -82,24 +104,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from flip7.engine import PolicyError
+
     out = Output()
+    tee = getattr(args, "tee", False) and not args.no_file
     try:
+        if tee and args.output:
+            check_output_path(Path(args.output))
         code = int(args.func(args, out) or 0)
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (ValueError, FileNotFoundError) as exc:
-        # Bad input: a clear message, no traceback.
-        print(f"flip7 {args.command}: error: {exc}", file=sys.stderr)
+    except (ValueError, FileNotFoundError, PolicyError) as exc:
+        # Bad input, or a user policy that failed: a clear message, no traceback.
+        print(f"flip7 {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    if getattr(args, "tee", False) and not args.no_file and out.lines:
+    except OSError as exc:
+        # The machine refused (a read-only or full disk, an unreachable Ray): one line.
+        print(f"flip7 {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    if tee and out.lines:
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         path = Path(args.output) if args.output else Path("results") / f"{args.command}-{stamp}.txt"
-        out.write_file(path)
+        try:
+            out.write_file(path)
+        except OSError as exc:
+            print(
+                f"flip7 {args.command}: error: cannot save the output to {path} "
+                f"({exc.strerror or exc}); it was printed above",
+                file=sys.stderr,
+            )
+            return 1
         print(f"(output saved to {path})", file=sys.stderr)
     return code
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one line (its lines joined)."""
+    lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
+    return " ".join(lines) if lines else type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from flip7.cards import CLASSIC, Card, card_label
 from flip7.engine import Engine
-from flip7.events import Event, EventKind, EventLog
+from flip7.events import CODE_BITS, Event, EventKind, EventLog
+from flip7.limits import time_limit
 from flip7.policies import REGISTRY, HumanPolicy, parse_policies
 from flip7.policies.base import Policy
 from flip7.rng import derive_seed
@@ -75,19 +76,22 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("-n", "--games", type=int, default=4000, help="games to play (default 4000)")
     _common(p, "dp,ev,bust:0.25,sum:20")
     _engine_option(p)
+    _timeout_option(p)
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("round", help="the one-round score distribution of each policy")
     p.add_argument("-n", "--rounds", type=int, default=20000, help="rounds to play (default 20000)")
     _common(p, "ev,dp")
     _engine_option(p)
+    _timeout_option(p)
     p.set_defaults(func=cmd_round)
 
     p = sub.add_parser("watch", help="one game, card by card (a new one, or a logged one)")
     _common(p, "ev,ev,ev")
     _engine_option(p)
+    _timeout_option(p)
     p.add_argument("--run", help="show a game logged by a tournament run instead")
-    p.add_argument("--game", type=int, default=0, help="game id within --run")
+    p.add_argument("--game", type=int, help="game id within --run (default 0)")
     p.add_argument("--data", help="tournament data directory (with --run)")
     p.add_argument("--delay", type=float, default=0.0, help="seconds to pause between cards")
     p.set_defaults(func=cmd_watch)
@@ -102,6 +106,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_output_options(p)
     p.set_defaults(func=cmd_rules)
+
+
+def _timeout_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--policy-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="stop after SECONDS, naming the policy that did not answer (default: no limit)",
+    )
+
+
+def policy_timeout(args: argparse.Namespace) -> float | None:
+    """--policy-timeout, checked: None or a finite number of seconds > 0."""
+    seconds: float | None = args.policy_timeout
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"--policy-timeout must be a number of seconds > 0, got {seconds:g}")
+    return seconds
 
 
 def _engine_option(p: argparse.ArgumentParser) -> None:
@@ -123,11 +144,17 @@ def _engine_line(engine: str, note: str | None) -> str:
     )
 
 
+#: The event log's player field holds seats 0..62 (flip7.events.CODE_BITS).
+MAX_SEATS = (1 << CODE_BITS[1]) - 1
+
+
 def lineup_from(args: argparse.Namespace) -> list[Policy]:
+    if args.players is not None and not 1 <= args.players <= MAX_SEATS:
+        raise ValueError(f"--players must be in 1..{MAX_SEATS}, got {args.players}")
     policies = parse_policies(args.policies)
+    if len(policies) > MAX_SEATS:
+        raise ValueError(f"-p/--policies: {len(policies)} seats; at most {MAX_SEATS} fit a table")
     if args.players is not None:
-        if args.players < 1:
-            raise ValueError(f"--players must be >= 1, got {args.players}")
         specs = [policies[i % len(policies)].spec for i in range(args.players)]
         policies = parse_policies(specs)
     return policies
@@ -155,15 +182,16 @@ def cmd_sim(args: argparse.Namespace, out: Output) -> int:
     lineup = lineup_from(args)
     t0 = time.perf_counter()
     variant = parse_variant(args.variant)
-    summary = simulate(
-        ruleset,
-        lineup,
-        args.games,
-        args.seed,
-        progress=_progress(args.games, "game"),
-        variant=variant,
-        engine=args.engine,
-    )
+    with time_limit(policy_timeout(args)):
+        summary = simulate(
+            ruleset,
+            lineup,
+            args.games,
+            args.seed,
+            progress=_progress(args.games, "game"),
+            variant=variant,
+            engine=args.engine,
+        )
     secs = time.perf_counter() - t0
     for line in sim_lines(summary, lineup, ruleset, variant, args.seed):
         out.print(line)
@@ -236,20 +264,22 @@ def cmd_round(args: argparse.Namespace, out: Output) -> int:
     flips = {p.spec: 0 for p in lineup}
     update = _progress(args.rounds, "round")
     engine_name, note = _choose_engine(args.engine, lineup, ruleset, variant)
-    if engine_name == "kernel":
-        from flip7.kernel.tally import one_round_kernel
+    with time_limit(policy_timeout(args)):
+        if engine_name == "kernel":
+            from flip7.kernel.tally import one_round_kernel
 
-        scores, busts, flips = one_round_kernel(ruleset, lineup, args.rounds, args.seed, update)
-    else:
-        for i in range(args.rounds):
-            seats = rotated(lineup, i)
-            engine = variant.new_engine(ruleset, seats, derive_seed(args.seed, 0, i), capture=False)
-            engine.play_round()
-            for s, pol in enumerate(seats):
-                scores[pol.spec].append(engine.round_scores[0][s])
-                busts[pol.spec] += engine.busts[s]
-                flips[pol.spec] += engine.flip7s[s]
-            update(i + 1)
+            scores, busts, flips = one_round_kernel(ruleset, lineup, args.rounds, args.seed, update)
+        else:
+            for i in range(args.rounds):
+                seats = rotated(lineup, i)
+                seed = derive_seed(args.seed, 0, i)
+                engine = variant.new_engine(ruleset, seats, seed, capture=False)
+                engine.play_round()
+                for s, pol in enumerate(seats):
+                    scores[pol.spec].append(engine.round_scores[0][s])
+                    busts[pol.spec] += engine.busts[s]
+                    flips[pol.spec] += engine.flip7s[s]
+                update(i + 1)
     out.print(
         f"one round, {args.rounds} deals, {len(lineup)} players ({', '.join(p.spec for p in lineup)}), "
         f"ruleset {ruleset}, seed {args.seed}, seats rotated; {_engine_line(engine_name, note)}"
@@ -300,19 +330,25 @@ def histogram(xs: list[int], width: int = 10, bar: int = 40) -> str:
 
 
 def cmd_watch(args: argparse.Namespace, out: Output) -> int:
-    if args.run:
+    if args.run is not None:
         return _watch_logged(args, out)
+    if args.game is not None:
+        raise ValueError(
+            "--game picks a game logged by a tournament: give --run RUN too (a new game "
+            "is chosen by --seed)"
+        )
     ruleset = parse_ruleset(args.ruleset)
     lineup = lineup_from(args)
     names = [f"P{s}:{p.spec}" for s, p in enumerate(lineup)]
     variant = parse_variant(args.variant)
     engine_name, note = _choose_engine(args.engine, lineup, ruleset, variant)
-    if engine_name == "kernel":
-        from flip7.kernel import play_game
+    with time_limit(policy_timeout(args)):
+        if engine_name == "kernel":
+            from flip7.kernel import play_game
 
-        result = play_game(ruleset, lineup, args.seed)
-    else:
-        result = variant.new_engine(ruleset, lineup, args.seed).run()
+            result = play_game(ruleset, lineup, args.seed)
+        else:
+            result = variant.new_engine(ruleset, lineup, args.seed).run()
     out.print(
         f"one game: {', '.join(names)}; ruleset {ruleset}; seed {args.seed}; "
         + _engine_line(engine_name, note)
@@ -352,10 +388,11 @@ def _watch_logged(args: argparse.Namespace, out: Output) -> int:
     loaders = list(entry_points(group="flip7.logged_games"))
     if not loaders:
         raise ValueError("--run needs the pipeline package installed (pip install -e .)")
-    game = loaders[0].load()(args.run, args.game, args.data)
+    number = 0 if args.game is None else args.game
+    game = loaders[0].load()(args.run, number, args.data)
     names = [f"P{s}:{spec}" for s, spec in enumerate(game["policies"])]
     out.print(
-        f"run {args.run}, game {args.game}: {', '.join(names)}; ruleset {game['ruleset']}; "
+        f"run {args.run}, game {number}: {', '.join(names)}; ruleset {game['ruleset']}; "
         f"seed {game['seed']}"
     )
     _print_events(EventLog(game["events"]), names, out, args.delay)

@@ -1,9 +1,9 @@
 """Policies and their registry: specs like `sum:20`, `bust:0.25`, `dup:0.25`, `ev`, or `mypkg.mine:MyPolicy`.
 
 A built-in spec is `name` or `name:ARG`. Anything else containing a colon is an import path
-`module:attribute`, where the attribute is a `Policy` subclass or a zero-argument factory;
-`module:attribute:ARG` passes ARG (a string) to it. New built-ins register with
-`register_policy` (the solver's `dp` policy does).
+`module:Class`, where the class is a `Policy` subclass (checked before anything is called);
+`module:Class:ARG` passes ARG (a string) to its constructor. Factories register as built-ins
+with `register_policy` (the solver's `dp` policy does).
 """
 
 from __future__ import annotations
@@ -189,6 +189,8 @@ def parse_policy(spec: str) -> Policy:
 
 
 def _import_policy(spec: str) -> Policy:
+    """Import `module`, check that `attribute` is a Policy subclass, and only then build it:
+    a spec such as `os:system:...` names no Policy and is refused without calling anything."""
     module_name, _, rest = spec.partition(":")
     attr, _, arg = rest.partition(":")
     try:
@@ -197,15 +199,28 @@ def _import_policy(spec: str) -> Policy:
         raise PolicySpecError(
             f"policy {spec!r}: cannot import module {module_name!r} ({exc})"
         ) from None
-    factory = getattr(module, attr, None)
-    if factory is None:
+    cls = getattr(module, attr, None)
+    if cls is None:
         raise PolicySpecError(f"policy {spec!r}: module {module_name!r} has no attribute {attr!r}")
-    policy = factory(arg) if arg else factory()
-    if not isinstance(policy, Policy):
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        what = "class" if isinstance(cls, type) else type(cls).__name__
         raise PolicySpecError(
-            f"policy {spec!r}: {attr} built a {type(policy).__name__}, not a flip7 Policy subclass"
+            f"policy {spec!r}: {module_name}.{attr} is a {what}, not a flip7 Policy subclass; "
+            "name a class that subclasses flip7.policies.Policy (or register a factory with "
+            "register_policy)"
         )
+    try:
+        policy = cls(arg) if arg else cls()
+    except Exception as exc:
+        raise PolicySpecError(
+            f"policy {spec!r}: its constructor raised {type(exc).__name__}: {_first_line(exc)}"
+        ) from None
     return policy
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [s for s in str(exc).strip().splitlines() if s.strip()]
+    return lines[0] if lines else "(no message)"
 
 
 def parse_policies(specs: str | list[str]) -> list[Policy]:
@@ -214,7 +229,13 @@ def parse_policies(specs: str | list[str]) -> list[Policy]:
     items = [s for s in (i.strip() for i in items) if s]
     if not items:
         raise PolicySpecError(f"no policy given; valid: {valid_specs()}")
-    return [parse_policy(s) for s in items]
+    policies = []
+    for seat, item in enumerate(items):
+        try:
+            policies.append(parse_policy(item))
+        except PolicySpecError as exc:
+            raise PolicySpecError(f"seat {seat}: {exc}") from None
+    return policies
 
 
 __all__ = [

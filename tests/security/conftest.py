@@ -1,0 +1,1 @@
+from tests.security.helpers import no_ray  # noqa: F401  (a fixture for every test here)

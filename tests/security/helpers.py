@@ -1,0 +1,66 @@
+"""Shared checks for the attack tests: nothing written, nothing lost, one line naming the culprit."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+SPEC = """
+name = "{name}"
+seed = 7
+games = {games}
+shard_size = {shard_size}
+{extra}
+[[lineups]]
+seats = [{seats}]
+"""
+
+
+def spec_text(
+    name: str = "t",
+    seats: tuple[str, ...] = ("ev", "sum:20"),
+    games: int = 40,
+    shard_size: int = 20,
+    extra: str = "",
+) -> str:
+    quoted = ", ".join(f'"{s}"' for s in seats)
+    return SPEC.format(name=name, seats=quoted, games=games, shard_size=shard_size, extra=extra)
+
+
+def write_spec(path: Path, **kwargs: object) -> Path:
+    path.write_text(spec_text(**kwargs))  # type: ignore[arg-type]
+    return path
+
+
+def tree(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file under root: relative path -> (size, mtime_ns)."""
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            p = Path(dirpath) / name
+            st = p.stat()
+            out[str(p.relative_to(root))] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def one_line(err: str, *culprits: str) -> str:
+    """The stderr of a refused command: exactly one line, no traceback, naming each culprit."""
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err, err
+    for c in culprits:
+        assert c in lines[0], (c, lines[0])
+    return lines[0]
+
+
+@pytest.fixture
+def no_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail loudly if anything tries to start Ray (the attacks must be refused before it)."""
+    import ray
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("ray.init was called")
+
+    monkeypatch.setattr(ray, "init", refuse)

@@ -1,0 +1,128 @@
+"""No code runs because of data: policy import paths are type-checked before anything is called,
+and nothing read from a lake (replay, watch, the dashboard) imports a module by itself."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from flip7.cli import main
+from flip7.policies import PolicySpecError, parse_policy
+from pipeline.plan import make_plan
+from pipeline.spec import parse_spec
+from tests.pipeline.helpers import run_inline
+from tests.security.helpers import one_line, spec_text, tree, write_spec
+
+pytestmark = pytest.mark.usefixtures("no_ray")
+
+SIDE = "tests.security.sideeffect"
+
+
+def test_os_system_in_a_spec_runs_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A spec seat `os:system:touch MARK` used to run the shell command while checking the
+    spec; it is refused (os.system is no Policy subclass) before any call, in one line."""
+    mark = tmp_path / "pwned"
+    spec = write_spec(tmp_path / "s.toml", seats=(f"os:system:touch {mark}", "ev"))
+    before = tree(tmp_path)
+    code = main(["tournament", "run", str(spec), "--out", str(tmp_path / "lake")])
+    assert code == 2
+    one_line(capsys.readouterr().err, "lineups[0].seats[0]", "os.system", "not a flip7 Policy")
+    assert not mark.exists()
+    assert tree(tmp_path) == before
+
+
+def test_os_system_on_the_command_line_runs_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`flip7 sim -p os:system:...` is refused the same way."""
+    mark = tmp_path / "pwned"
+    code = main(["sim", "-n", "2", "--no-file", "-p", f"os:system:touch {mark},ev"])
+    assert code == 2
+    one_line(capsys.readouterr().err, "seat 0", "os.system", "not a flip7 Policy")
+    assert not mark.exists()
+
+
+def test_a_factory_function_is_refused_without_being_called() -> None:
+    """An import path must name a Policy subclass; a function is not called to find out."""
+    with pytest.raises(PolicySpecError, match="is a function, not a flip7 Policy subclass"):
+        parse_policy("tests.security.policies:not_a_class")
+    with pytest.raises(PolicySpecError, match="is a int, not a flip7 Policy"):
+        parse_policy("errno:EROFS")
+
+
+@pytest.fixture
+def lake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A real run `u` whose seat 0 is a user policy from a module that marks its imports; the
+    module is then forgotten, and the mark file armed."""
+    root = tmp_path / "lake"
+    spec = parse_spec(spec_text(name="u", seats=(f"{SIDE}:Quiet", "ev"), games=4, shard_size=4))
+    run_inline(make_plan(spec), str(root))
+    monkeypatch.delitem(sys.modules, SIDE)
+    monkeypatch.setenv("FLIP7_TEST_IMPORT_MARK", str(tmp_path / "imported"))
+    return root
+
+
+def test_replay_imports_a_user_policy_only_when_allowed(
+    lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`flip7 replay` of a game seating a user policy is refused, naming the seat and the flag,
+    without importing the module; with --allow-policy MODULE:NAME it replays and matches."""
+    mark = tmp_path / "imported"
+    assert main(["replay", "u", "0", "--data", str(lake)]) == 2
+    one_line(capsys.readouterr().err, "seat 0", f"'{SIDE}:Quiet'", f"--allow-policy {SIDE}:Quiet")
+    assert SIDE not in sys.modules and not mark.exists()
+    code = main(["replay", "u", "0", "--data", str(lake), "--allow-policy", f"{SIDE}:Quiet"])
+    assert code == 0
+    assert "replay matches the log" in capsys.readouterr().out
+    assert mark.exists()
+
+
+def test_replay_of_a_tampered_lake_runs_nothing(
+    lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A games file whose policy column says `os:system:touch MARK` (a lake from someone else)
+    used to run the command on `flip7 replay`; it is refused, even when the user allows
+    os:system, since os.system is no Policy."""
+    mark = tmp_path / "pwned"
+    path = next((lake / "games" / "run=u").rglob("*.parquet"))
+    games = pq.read_table(path)
+    bad = [f"os:system:touch {mark}"] * games.num_rows
+    i = games.schema.get_field_index("policy")
+    games = games.set_column(i, "policy", pa.array(bad).dictionary_encode())
+    pq.write_table(games, path)
+    assert main(["replay", "u", "0", "--data", str(lake)]) == 2
+    one_line(capsys.readouterr().err, "seat 0", "not a built-in policy")
+    assert main(["replay", "u", "0", "--data", str(lake), "--allow-policy", "os:system"]) == 2
+    one_line(capsys.readouterr().err, "os.system", "not a flip7 Policy")
+    assert not mark.exists()
+    manifest = json.loads((lake / "runs" / "u" / "manifest.json").read_text())
+    assert manifest["cells"][0]["lineup"][0] == f"{SIDE}:Quiet"
+
+
+def test_watch_shows_a_logged_game_without_importing(
+    lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`flip7 watch --run` prints the logged events: it never builds the seats' policies."""
+    assert main(["watch", "--run", "u", "--game", "1", "--data", str(lake), "--no-file"]) == 0
+    assert f"{SIDE}:Quiet" in capsys.readouterr().out
+    assert SIDE not in sys.modules and not (tmp_path / "imported").exists()
+
+
+def test_the_dashboard_cannot_build_a_policy() -> None:
+    """The dashboard's replay (and every module it reads data through) imports neither the
+    rules core nor the pipeline, so a policy name in the lake is only ever text to it."""
+    code = (
+        "import sys, dashboard.replay, dashboard.data, dashboard.charts, dashboard.tables; "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('flip7', 'pipeline')); "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
