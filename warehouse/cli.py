@@ -28,6 +28,16 @@ def _lazy(name: str) -> Callable[[argparse.Namespace, Any], int]:
 run_sql, run_report, run_verify = _lazy("run_sql"), _lazy("run_report"), _lazy("run_verify")
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"--timeout takes seconds > 0, e.g. 30 (got {text!r})")
+    return value
+
+
 def _add_data(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data",
@@ -54,7 +64,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write the result here, not stdout")
     p.add_argument("--max-rows", type=int, default=200, help="rows shown in table format")
     p.add_argument(
-        "--write", action="store_true", help="allow statements that change things (COPY, CREATE)"
+        "--write",
+        action="store_true",
+        help="lift the read-only sandbox: statements that change things (COPY, CREATE), and "
+        "files outside the lake (read_csv, ATTACH, COPY ... TO) as your user may",
+    )
+    p.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        default="50%",
+        help="DuckDB's memory limit, a size (4GB) or a share of the machine (default: 50%%); "
+        "a query needing more fails instead of spilling to disk",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        default=None,
+        help="interrupt a statement that runs longer than this (default: no limit)",
     )
     p.set_defaults(func=run_sql, tee=False)
 
