@@ -38,6 +38,18 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(
+            f"--replay-sample takes a share from 0 to 1, e.g. 0.01 (got {text!r})"
+        )
+    return value
+
+
 def _add_data(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data",
@@ -102,10 +114,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "verify",
         help="rebuild results from events and check them against the compact tables",
         description="Round and game results rebuilt from the events alone must equal the compact "
-        "tables; manifest counts must equal the Parquet row counts; every game must be whole. "
-        "Exit status 1 and an account of what disagrees otherwise.",
+        "tables; manifest counts must equal the Parquet row counts; every game must be whole; "
+        "every game's seats and seed must be the ones its manifest gives, and a sample of games "
+        "re-simulated from them must equal the log. Exit status 1 and an account of what "
+        "disagrees otherwise. A pass is recorded beside each manifest (runs/RUN/verified.json); "
+        "sql, report and the dashboard warn about runs not verified as they are now.",
     )
     v.add_argument("run", nargs="?", help="only this run (default: every run)")
     _add_data(v)
     v.add_argument("--workers", type=int, default=None, help="threads (default: one per core)")
+    replay = v.add_mutually_exclusive_group()
+    replay.add_argument(
+        "--replay-sample",
+        type=_share,
+        metavar="F",
+        default=0.01,
+        help="share of each shard's games to re-simulate from their seeds and compare event "
+        "by event with the log (default 0.01, at least one game per shard; 0 for none)",
+    )
+    replay.add_argument(
+        "--replay-all", action="store_true", help="re-simulate every game (slow on big lakes)"
+    )
     v.set_defaults(func=run_verify, tee=False)

@@ -23,7 +23,7 @@ from typing import Protocol
 import duckdb
 import pandas as pd
 
-from warehouse.db import connect
+from warehouse.db import connect, problems
 from warehouse.report import report
 from warehouse.text import frame
 from warehouse.verify import Verification, verify
@@ -156,10 +156,13 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
     con = connect(
         args.data, args.run, read_only=not args.write, memory_limit=args.memory_limit or None
     )
+    note = "; ".join(problems(con))
     if args.query is not None:
         df = execute(con, args.query, args.write, args.timeout)
         if df is not None:
             emit(df, args.format, args.output, out, args.max_rows)
+        if note:  # one line, after the result it qualifies (an error prints only the error)
+            print(f"flip7 sql: note: {note}", file=sys.stderr)
         return 0
     if not sys.stdin.isatty():
         text = sys.stdin.read()
@@ -171,7 +174,11 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
         df = execute(con, text, args.write, args.timeout)
         if df is not None:
             emit(df, args.format, args.output, out, args.max_rows)
+        if note:
+            print(f"flip7 sql: note: {note}", file=sys.stderr)
         return 0
+    if note:
+        out.print(f"note: {note}")
     return prompt(con, args, out)
 
 
@@ -238,7 +245,7 @@ def run_report(args: argparse.Namespace, out: Out) -> int:
     t0 = time.perf_counter()
     con = connect(args.data, [args.run])
     try:
-        lines = report(con, args.run)
+        lines = [f"NOTE {line}" for line in problems(con, [args.run])] + report(con, args.run)
     except duckdb.Error as exc:
         raise ValueError(one_line(exc)) from None
     for line in lines:
@@ -254,6 +261,13 @@ def describe(v: Verification) -> list[str]:
         f"verify {', '.join(v.runs) or '(no runs)'} under {v.root}: {v.shards} shards, "
         f"{v.events:,} events in {v.seconds:.1f} s ({rate:.1f}M events/s, {v.workers} workers)"
     ]
+    if v.replayed:
+        lines.append(
+            f"  replayed {v.replayed:,} of {v.games:,} games ({v.replayed / v.games:.1%}) from "
+            "their seeds and seats, event for event"
+        )
+    for note in v.notes:
+        lines.append(f"  NOTE  {note}")
     for c in v.checks:
         if not c.failed:
             lines.append(f"  ok    {c.name}: {c.about}")
@@ -272,7 +286,13 @@ def describe(v: Verification) -> list[str]:
 
 def run_verify(args: argparse.Namespace, out: Out) -> int:
     try:
-        result = verify(args.data, args.run, workers=args.workers)
+        result = verify(
+            args.data,
+            args.run,
+            keep_record=True,
+            workers=args.workers,
+            replay=1.0 if args.replay_all else args.replay_sample,
+        )
     except duckdb.Error as exc:
         raise ValueError(one_line(exc)) from None
     for line in describe(result):

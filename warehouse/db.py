@@ -14,6 +14,9 @@ closes, and then `enable_external_access` goes off (no COPY TO, ATTACH, read_csv
 glob, INSTALL or LOAD of any file), extensions never autoload or autoinstall, spilling to a
 temporary directory is off (a query gets `memory_limit`, then fails), and `lock_configuration`
 refuses any SET that would give some of it back (log_query_path, profiling_output, ...).
+Each connection also holds `runs_with_problems` (run, problem): the runs left out because their
+manifest cannot be read, and the runs `verify` has not passed as they are now (see
+warehouse.record); `problems()` gives them as lines for a reader.
 `read_only=False` (`flip7 sql --write`) builds the same views with DuckDB reading the files
 itself and leaves DuckDB's file access as it is.
 """
@@ -29,8 +32,9 @@ import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from warehouse import record
 from warehouse.build import build
-from warehouse.lake import TABLES, EmptyLakeError, Snapshot, data_root, snapshot
+from warehouse.lake import TABLES, EmptyLakeError, Snapshot, data_root, screen, snapshot
 
 #: The default memory limit of a read-only warehouse: DuckDB's own default is 80% of the
 #: machine; half leaves room for the rest of it (the dashboard's server, a tournament).
@@ -66,13 +70,14 @@ def connect(
     runs that exist and how to make one; ValueError for a memory limit DuckDB does not accept.
     """
     root = data_root(data_dir)
-    snap = snapshot(root, runs)
+    snap, skipped = screen(snapshot(root, runs))
     if not snap.shards:
         which = f"run {', '.join(runs)}" if runs else "any run"
+        left_out = "".join(f"; run {r} left out: {why}" for r, why in sorted(skipped.items()))
         raise EmptyLakeError(
             f"no committed shards of {which} under {root} (runs there: "
-            f"{', '.join(snap.runs) or 'none'}); write one with `flip7 tournament run SPEC --out "
-            f"{root}`, or point --data / $FLIP7_DATA at a lake"
+            f"{', '.join(snap.runs) or 'none'}{left_out}); write one with `flip7 tournament run "
+            f"SPEC --out {root}`, or point --data / $FLIP7_DATA at a lake"
         )
     config = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
     con = duckdb.connect(":memory:", config=config if read_only else {})
@@ -86,6 +91,9 @@ def connect(
                 f"memory limit {memory_limit!r} not understood ({str(exc).splitlines()[0]}); "
                 "give a size such as 4GB or 500MB, or a share of the machine such as 50%"
             ) from None
+    notes = record.notes(snap, skipped)
+    con.execute("CREATE TABLE runs_with_problems (run VARCHAR, problem VARCHAR)")
+    con.executemany("INSERT INTO runs_with_problems VALUES (?, ?)", [list(n) for n in notes])
     if not read_only:
         build(con, snap, materialize=materialize)
         return con
@@ -96,6 +104,13 @@ def connect(
     build(con, snap, materialize=materialize, lake_table=ARROW_LAKE_TABLE, pinned=PINNED)
     seal(con)
     return con
+
+
+def problems(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None) -> list[str]:
+    """What a reader of this warehouse should be told about its runs (one line each: runs
+    left out, not verified as they are now, holding shards their manifest does not record)."""
+    rows = con.execute("SELECT run, problem FROM runs_with_problems ORDER BY run").fetchall()
+    return [f"run {r}: {p}" for r, p in rows if runs is None or r in runs]
 
 
 def seal(con: duckdb.DuckDBPyConnection) -> None:
