@@ -93,7 +93,8 @@ def connect(
             ) from None
     notes = record.notes(snap, skipped)
     con.execute("CREATE TABLE runs_with_problems (run VARCHAR, problem VARCHAR)")
-    con.executemany("INSERT INTO runs_with_problems VALUES (?, ?)", [list(n) for n in notes])
+    if notes:
+        con.executemany("INSERT INTO runs_with_problems VALUES (?, ?)", [list(n) for n in notes])
     if not read_only:
         build(con, snap, materialize=materialize)
         return con
