@@ -174,3 +174,22 @@ def test_a_bad_timeout_is_one_line(
         main(["sql", "SELECT 1", "--timeout", value, "--data", str(place["lake"])])
     assert exc.value.code == 2
     assert "--timeout takes seconds > 0" in capsys.readouterr().err
+
+
+def test_the_dashboard_and_the_report_read_through_the_sandbox(
+    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard's cached warehouse and the report's connection are the same read-only
+    kind: DuckDB refuses a file outside the lake and a COPY over the manifest."""
+    from dashboard import data
+
+    report_con = connect(place["lake"], ["t2"])
+    dashboard_con = data.warehouse(str(place["lake"])).con
+    assert dashboard_con is not None
+    before = state(place["lake"], place["outside"], Path.cwd())
+    for con in (report_con, dashboard_con):
+        for sql in (ROUTES[0][1], "SELECT * FROM read_text('{outside}/secret.csv')"):
+            with pytest.raises(duckdb.Error, match="disabled by configuration"):
+                con.execute(fill(sql, place)).fetchall()
+    assert state(place["lake"], place["outside"], Path.cwd()) == before
+    data.warehouse.clear()
