@@ -1,13 +1,22 @@
 -- scope: shard
+-- only where: policies_differ
 -- Every rounds row names the policy the games table seats there (labels swapped between seats
 -- in one table only would otherwise flip per-round rates; the games table's labels are bound
 -- to the manifest by assert_lineups_match_manifest).
-with games as (
+-- Row by row only in the games whose (seat, policy) fingerprints differ
+-- (int_games_compared.policies_differ).
+with suspects as (
+    select run, game from int_games_compared where policies_differ
+),
+
+games as (
     select run, shard, game, seat, policy from stg_games
+    semi join suspects using (run, game)
 ),
 
 rounds as (
     select run, game, seat, policy from stg_rounds
+    semi join suspects using (run, game)
 ),
 
 mismatched as (
