@@ -79,7 +79,13 @@ def connect(
             f"{', '.join(snap.runs) or 'none'}{left_out}); write one with `flip7 tournament run "
             f"SPEC --out {root}`, or point --data / $FLIP7_DATA at a lake"
         )
-    config = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
+    # Read-only: no extension loads itself, and nothing spills to disk, even while the marts
+    # are computed (DuckDB's in-memory default spills to .tmp/ in the working directory).
+    config = {
+        "autoload_known_extensions": False,
+        "autoinstall_known_extensions": False,
+        "temp_directory": "",
+    }
     con = duckdb.connect(":memory:", config=config if read_only else {})
     if threads is not None:
         con.execute(f"SET threads = {int(threads)}")
@@ -116,7 +122,7 @@ def problems(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None) -> l
 
 def seal(con: duckdb.DuckDBPyConnection) -> None:
     """Close DuckDB's sandbox on a connection: no file access, no spilling, settings locked."""
-    con.execute("SET temp_directory = ''")
+    con.execute("SET temp_directory = ''")  # already so from the start; said again before the lock
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
 
