@@ -129,14 +129,18 @@ def seal(con: duckdb.DuckDBPyConnection) -> None:
 
 def arrow_dataset(snap: Snapshot, table: str) -> ds.Dataset | None:
     """One table's committed files as a pyarrow dataset with the hive columns (run, players)
-    and the shard number as partition columns; None when the table has no file."""
+    and the shard number as partition columns; None when the table has no file.
+
+    pyarrow fills partition columns in every row: `run` is dictionary-encoded so that it costs
+    an index per row, not a string (a GROUP BY run over 63M events: 1.7 -> 0.33 s of CPU).
+    """
     shards = [s for s in snap.shards if s.files[table].exists()]
     if not shards:
         return None
     paths = [str(s.files[table].absolute()) for s in shards]
     schema = pa.schema(
         [
-            pa.field("run", pa.string()),
+            pa.field("run", pa.dictionary(pa.int32(), pa.string())),
             pa.field("players", pa.int32()),
             pa.field("shard", pa.int32()),
             *pq.read_schema(paths[0]),
