@@ -201,3 +201,49 @@ def test_without_a_replayer_verify_says_what_it_did_not_bind(lake: Path) -> None
     v = verify(lake, replayer=None, discover=False)
     assert v.ok and v.replayed == 0
     assert any("not bound to the games by replay" in n for n in v.notes)
+
+
+def test_vengeance_games_replay_on_the_reference_engine(tmp_path: Path) -> None:
+    """A "With a Vengeance" run (the kernel plays only the classic game): every game replays
+    event for event through the reference engine, and a changed seed is still named."""
+    root = tmp_path / "data"
+    write_run(root, "v1")
+    v = verify(root, replay=1.0, replayer=pipeline.replayer, discover=False)
+    assert v.ok and v.replayed == v.games == 12, describe(v)
+    path = next((root / "games" / "run=v1").rglob("shard-00000.parquet"))
+    game = int(pq.read_table(path)["game"][0].as_py())
+
+    def change(rows: Rows) -> None:
+        for r in rows:
+            if r["game"] == game:
+                r["seed"] += 1
+
+    rewrite(path, change)
+    v = verify(root, replay=1.0, replayer=pipeline.replayer, discover=False)
+    (check,) = [c for c in v.checks if c.failed]
+    assert check.name == "seeds_match_manifest" and check.examples[0]["game"] == game
+
+
+def test_a_label_naming_code_is_never_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A policy label that is an import path is refused by the replayer before anything is
+    imported (verify imports no code a lake names)."""
+    imported: list[str] = []
+    monkeypatch.setattr("importlib.import_module", lambda name, *a: imported.append(name))
+    why = pipeline.replayer.unreplayable("3.1", "classic", None, ["ev", "evil_module:Policy"])
+    assert why is not None and "'evil_module:Policy' is not a built-in policy" in why
+    assert imported == []
+
+
+def test_games_it_cannot_replay_are_noted_not_passed_silently(lake: Path) -> None:
+    """Where the replayer cannot re-simulate (e.g. a user policy), verify says how many sampled
+    games it left and why, and counts none of them as replayed."""
+    from types import SimpleNamespace
+
+    refusing = SimpleNamespace(
+        game_seeds=pipeline.replayer.game_seeds,
+        unreplayable=lambda *args: "a user policy",
+        replay_games=pipeline.replayer.replay_games,
+    )
+    v = verify(lake, replay=0.1, replayer=refusing, discover=False)
+    assert v.ok and v.replayed == 0
+    assert any("sampled games not replayed: a user policy" in n for n in v.notes)
