@@ -126,6 +126,7 @@ def build_lake(root: Path, games: int, procs: int) -> None:
         "planned_games": per_cell * len(CELLS),
         "cells": cells,
         "shards": {},
+        "rotate": True,  # as the pipeline writes it: verify binds the seats to the line-ups
     }
     mdir = root / "runs" / RUN
     mdir.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import data, filters
+from warehouse.db import problems
 
 st.set_page_config(
     page_title="flip7 dashboard", page_icon=":material/playing_cards:", layout="wide"
@@ -63,5 +64,13 @@ else:
         st.Page("views/runs.py", title="Runs", icon=":material/folder_open:", url_path="runs"),
     ]
     filters.sidebar(ROOT)
+    # Runs left out (unreadable manifest), not verified as they are now, or holding shards their
+    # manifest does not record: said on every page, above what it qualifies.
+    wh = data.warehouse(ROOT)
+    if wh.con is not None:
+        with wh.lock:
+            notes = problems(wh.con)
+        for note in notes:
+            st.caption(f":warning: {note}")
 
 st.navigation(pages).run()

@@ -115,21 +115,28 @@ def build(
     *,
     materialize: bool = False,
     layers: tuple[str, ...] = LAYERS,
+    lake_table: str | None = None,
+    pinned: frozenset[str] = frozenset(),
 ) -> None:
     """Create every relation of `layers` over the snapshot (marts as tables if materialize).
 
-    Raises ValueError when a table has no file at all (a damaged lake) and a relation needs it.
+    `lake_table` replaces the macro of that name after the macros files ran (the read-only
+    warehouse reads the lake through pyarrow, see warehouse.db); relations named in `pinned` are
+    tables whatever their layer. Raises ValueError when a table has no file at all (a damaged
+    lake) and a relation needs it.
     """
     empty = bind_files(con, snap)
     for path in sorted((SQL_DIR / "macros").glob("*.sql")):
         con.execute(path.read_text())
+    if lake_table is not None:
+        con.execute(lake_table)
     for layer in layers:
         files = sql_files(layer)
         for name in ordered(files):
             sql = files[name]
             if layer == "staging" and any(f"{t}_files()" in sql for t in empty):
                 continue  # no file to type it by; what reads it fails below, by name
-            table = materialize and layer == "marts" and not is_view_only(sql)
+            table = name in pinned or (materialize and layer == "marts" and not is_view_only(sql))
             try:
                 con.execute(f"CREATE OR REPLACE {'TABLE' if table else 'VIEW'} {name} AS\n{sql}")
             except duckdb.CatalogException as exc:

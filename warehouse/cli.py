@@ -28,6 +28,28 @@ def _lazy(name: str) -> Callable[[argparse.Namespace, Any], int]:
 run_sql, run_report, run_verify = _lazy("run_sql"), _lazy("run_report"), _lazy("run_verify")
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"--timeout takes seconds > 0, e.g. 30 (got {text!r})")
+    return value
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(
+            f"--replay-sample takes a share from 0 to 1, e.g. 0.01 (got {text!r})"
+        )
+    return value
+
+
 def _add_data(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data",
@@ -54,7 +76,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write the result here, not stdout")
     p.add_argument("--max-rows", type=int, default=200, help="rows shown in table format")
     p.add_argument(
-        "--write", action="store_true", help="allow statements that change things (COPY, CREATE)"
+        "--write",
+        action="store_true",
+        help="lift the read-only sandbox: statements that change things (COPY, CREATE), and "
+        "files outside the lake (read_csv, ATTACH, COPY ... TO) as your user may",
+    )
+    p.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        default="50%",
+        help="DuckDB's memory limit, a size (4GB) or a share of the machine (default: 50%%); "
+        "a query needing more fails instead of spilling to disk",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        default=None,
+        help="interrupt a statement that runs longer than this (default: no limit)",
     )
     p.set_defaults(func=run_sql, tee=False)
 
@@ -75,10 +114,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "verify",
         help="rebuild results from events and check them against the compact tables",
         description="Round and game results rebuilt from the events alone must equal the compact "
-        "tables; manifest counts must equal the Parquet row counts; every game must be whole. "
-        "Exit status 1 and an account of what disagrees otherwise.",
+        "tables; manifest counts must equal the Parquet row counts; every game must be whole; "
+        "every game's seats and seed must be the ones its manifest gives, and a sample of games "
+        "re-simulated from them must equal the log. Exit status 1 and an account of what "
+        "disagrees otherwise. A pass is recorded beside each manifest (runs/RUN/verified.json); "
+        "sql, report and the dashboard warn about runs not verified as they are now.",
     )
     v.add_argument("run", nargs="?", help="only this run (default: every run)")
     _add_data(v)
     v.add_argument("--workers", type=int, default=None, help="threads (default: one per core)")
+    replay = v.add_mutually_exclusive_group()
+    replay.add_argument(
+        "--replay-sample",
+        type=_share,
+        metavar="F",
+        default=0.01,
+        help="share of each shard's games to re-simulate from their seeds and compare event "
+        "by event with the log (default 0.01, at least one game per shard; 0 for none)",
+    )
+    replay.add_argument(
+        "--replay-all", action="store_true", help="re-simulate every game (slow on big lakes)"
+    )
     v.set_defaults(func=run_verify, tee=False)

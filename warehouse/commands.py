@@ -1,17 +1,21 @@
 """What `flip7 sql`, `flip7 report RUN` and `flip7 warehouse verify [RUN]` do (their parsers
 are in warehouse/cli.py, which imports this module only when one of them runs).
 
-`sql` is read-only unless `--write` is given: only SELECT-like statements (SELECT, DESCRIBE,
-SHOW, SUMMARIZE, EXPLAIN, PRAGMA, CALL, SET) run, so a query can never write over the lake.
-DuckDB errors become one line (`flip7 sql: error: Parser Error: ...`), as do a missing run or
-lake (the flip7 CLI prints ValueError and FileNotFoundError that way, exit status 2).
+`sql` is read-only unless `--write` is given. The guarantee is DuckDB's own sandbox (see
+warehouse.db: DuckDB opens no file, settings are locked), so no statement can write a file or
+read one outside the lake; the statement-type check below only gives plain COPY/CREATE/INSERT a
+clearer message. `--memory-limit` caps a query's memory and `--timeout` interrupts it. DuckDB
+errors become one line (`flip7 sql: error: Parser Error: ...`), as do a missing run or lake (the
+flip7 CLI prints ValueError and FileNotFoundError that way, exit status 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import re
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Protocol
@@ -19,7 +23,7 @@ from typing import Protocol
 import duckdb
 import pandas as pd
 
-from warehouse.db import connect
+from warehouse.db import connect, problems
 from warehouse.report import report
 from warehouse.text import frame
 from warehouse.verify import Verification, verify
@@ -42,10 +46,35 @@ class Out(Protocol):
 
 
 def one_line(exc: BaseException) -> str:
-    """A DuckDB error as one line: its first line plus any 'Did you mean' hint."""
+    """A DuckDB error as one line: its first line plus any 'Did you mean' hint; the sandbox's
+    refusals say what was refused and how to allow it."""
     lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
     hint = [s for s in lines[1:] if s.startswith("Did you mean")]
-    return " ".join(lines[:1] + hint)
+    text = " ".join(lines[:1] + hint)
+    return sandbox_message(text) or text
+
+
+_REFUSED_FILE = re.compile(r'Cannot access (?:file|directory) "([^"]*)"')
+_REFUSED_SETTING = re.compile(r'Cannot change configuration option "([^"]*)"')
+
+
+def sandbox_message(text: str) -> str | None:
+    """The one-line account of a refusal by the read-only sandbox, None for other errors."""
+    m = _REFUSED_FILE.search(text)
+    if m:
+        return (
+            f"flip7 sql is read-only: DuckDB may not open {m.group(1)!r} (no file outside the "
+            "lake is read and none is written); pass --write to let it"
+        )
+    m = _REFUSED_SETTING.search(text)
+    if m:
+        return (
+            f"flip7 sql is read-only: setting {m.group(1)!r} is locked; pass --write to change "
+            "settings"
+        )
+    if "Loading external extensions is disabled" in text or "autoload" in text.lower():
+        return "flip7 sql is read-only: DuckDB extensions do not load; pass --write to load one"
+    return None
 
 
 # -- sql ----------------------------------------------------------------------------------------
@@ -66,17 +95,39 @@ def check_read_only(con: duckdb.DuckDBPyConnection, sql: str) -> None:
             )
 
 
-def execute(con: duckdb.DuckDBPyConnection, sql: str, write: bool) -> pd.DataFrame | None:
-    """Run sql (every statement); the last statement's result, None if it returns no rows."""
+def execute(
+    con: duckdb.DuckDBPyConnection, sql: str, write: bool, timeout: float | None = None
+) -> pd.DataFrame | None:
+    """Run sql (every statement); the last statement's result, None if it returns no rows.
+
+    With `timeout` (seconds), a timer interrupts DuckDB when it runs longer (ValueError).
+    """
     if not write:
         check_read_only(con, sql)
+    timer = threading.Timer(timeout, con.interrupt) if timeout else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
         cur = con.execute(sql)
         if cur.description is None:
             return None
         return cur.df()
+    except duckdb.InterruptException:
+        raise ValueError(
+            f"query stopped after --timeout {timeout:g} s; narrow it (a WHERE on run, players "
+            "or shard reads fewer files) or give it more time with --timeout"
+        ) from None
+    except duckdb.OutOfMemoryException as exc:
+        raise ValueError(
+            f"query needs more memory than its limit ({str(exc).splitlines()[0]}); narrow it "
+            "or raise --memory-limit (e.g. --memory-limit 80%)"
+        ) from None
     except duckdb.Error as exc:
         raise ValueError(one_line(exc)) from None
+    finally:
+        if timer is not None:
+            timer.cancel()
 
 
 def emit(df: pd.DataFrame, fmt: str, output: str | None, out: Out, max_rows: int) -> None:
@@ -102,11 +153,16 @@ def emit(df: pd.DataFrame, fmt: str, output: str | None, out: Out, max_rows: int
 
 
 def run_sql(args: argparse.Namespace, out: Out) -> int:
-    con = connect(args.data, args.run)
+    con = connect(
+        args.data, args.run, read_only=not args.write, memory_limit=args.memory_limit or None
+    )
+    note = "; ".join(problems(con))
     if args.query is not None:
-        df = execute(con, args.query, args.write)
+        df = execute(con, args.query, args.write, args.timeout)
         if df is not None:
             emit(df, args.format, args.output, out, args.max_rows)
+        if note:  # one line, after the result it qualifies (an error prints only the error)
+            print(f"flip7 sql: note: {note}", file=sys.stderr)
         return 0
     if not sys.stdin.isatty():
         text = sys.stdin.read()
@@ -115,10 +171,14 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
                 "no query: give one as an argument, pipe statements in, or run it in a terminal "
                 "for a prompt"
             )
-        df = execute(con, text, args.write)
+        df = execute(con, text, args.write, args.timeout)
         if df is not None:
             emit(df, args.format, args.output, out, args.max_rows)
+        if note:
+            print(f"flip7 sql: note: {note}", file=sys.stderr)
         return 0
+    if note:
+        out.print(f"note: {note}")
     return prompt(con, args, out)
 
 
@@ -156,7 +216,7 @@ def prompt(con: duckdb.DuckDBPyConnection, args: argparse.Namespace, out: Out) -
             buffer.clear()
         try:
             t0 = time.perf_counter()
-            df = execute(con, sql, args.write)
+            df = execute(con, sql, args.write, args.timeout)
             if df is not None:
                 for text in frame(df, args.max_rows):
                     out.print(text)
@@ -185,7 +245,7 @@ def run_report(args: argparse.Namespace, out: Out) -> int:
     t0 = time.perf_counter()
     con = connect(args.data, [args.run])
     try:
-        lines = report(con, args.run)
+        lines = [f"NOTE {line}" for line in problems(con, [args.run])] + report(con, args.run)
     except duckdb.Error as exc:
         raise ValueError(one_line(exc)) from None
     for line in lines:
@@ -201,6 +261,13 @@ def describe(v: Verification) -> list[str]:
         f"verify {', '.join(v.runs) or '(no runs)'} under {v.root}: {v.shards} shards, "
         f"{v.events:,} events in {v.seconds:.1f} s ({rate:.1f}M events/s, {v.workers} workers)"
     ]
+    if v.replayed:
+        lines.append(
+            f"  replayed {v.replayed:,} of {v.games:,} games ({v.replayed / v.games:.1%}) from "
+            "their seeds and seats, event for event"
+        )
+    for note in v.notes:
+        lines.append(f"  NOTE  {note}")
     for c in v.checks:
         if not c.failed:
             lines.append(f"  ok    {c.name}: {c.about}")
@@ -219,7 +286,13 @@ def describe(v: Verification) -> list[str]:
 
 def run_verify(args: argparse.Namespace, out: Out) -> int:
     try:
-        result = verify(args.data, args.run, workers=args.workers)
+        result = verify(
+            args.data,
+            args.run,
+            keep_record=True,
+            workers=args.workers,
+            replay=1.0 if args.replay_all else args.replay_sample,
+        )
     except duckdb.Error as exc:
         raise ValueError(one_line(exc)) from None
     for line in describe(result):

@@ -10,6 +10,7 @@ connection sees; reconnect to see shards committed later.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -108,3 +109,66 @@ def snapshot(root: Path, runs: list[str] | None = None) -> Snapshot:
                 f"no run {', '.join(map(repr, unknown))} under {root} (runs there: {known})"
             )
     return snap
+
+
+def _manifest_problem(run: str, manifest: object) -> str | None:
+    """What makes a parsed manifest unreadable for the views, None if nothing: the fields the
+    staging views type (stg_manifests) must have their types, and it must name its own run."""
+    if not isinstance(manifest, dict):
+        return "the manifest is not a JSON object"
+    if manifest.get("run") != run:
+        return f"the manifest names run {manifest.get('run')!r}, not the run it sits in"
+    if manifest.get("schema_version") != SCHEMA_VERSION:
+        return (
+            f"written with event-log schema v{manifest.get('schema_version')} (flip7 "
+            f"{manifest.get('package_version', '?')}); this flip7 reads v{SCHEMA_VERSION}: run "
+            "its tournament again with this flip7"
+        )
+    ints = ("seed", "planned_shards", "planned_games")
+    for key in ints:
+        if not isinstance(manifest.get(key), int) or isinstance(manifest.get(key), bool):
+            return f"field {key!r} is {manifest.get(key)!r}, not an integer"
+    cells = manifest.get("cells")
+    if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
+        return "field 'cells' is not a list of cells"
+    for c in cells:
+        for key in ("cell", "players", "pair", "games", "game_offset"):
+            if not isinstance(c.get(key), int) or isinstance(c.get(key), bool):
+                return f"a cell's {key!r} is {c.get(key)!r}, not an integer"
+        lineup = c.get("lineup")
+        if not isinstance(lineup, list) or not all(isinstance(s, str) for s in lineup):
+            return f"cell {c.get('cell')}'s line-up is not a list of policy names"
+    shards = manifest.get("shards")
+    if not isinstance(shards, dict):
+        return "field 'shards' is not an object"
+    for key, info in shards.items():
+        if not key.isdigit() or not isinstance(info, dict):
+            return f"shard entry {key!r} is not a shard number with its record"
+        for field_name in ("cell", "start", "stop", "games"):
+            if not isinstance(info.get(field_name), int) or isinstance(info.get(field_name), bool):
+                return f"shard {key}'s {field_name!r} is {info.get(field_name)!r}, not an integer"
+    return None
+
+
+def screen(snap: Snapshot) -> tuple[Snapshot, dict[str, str]]:
+    """The snapshot without the runs whose manifest cannot be read, and why each was left out
+    ({run: one line}): one bad manifest must not stop queries on every other run."""
+    problems: dict[str, str] = {}
+    for run, path in snap.manifests.items():
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problems[run] = f"manifest {path} is not readable JSON ({exc})"
+            continue
+        problem = _manifest_problem(run, manifest)
+        if problem is not None:
+            problems[run] = f"manifest {path}: {problem}"
+    if not problems:
+        return snap, {}
+    kept = Snapshot(
+        snap.root,
+        [s for s in snap.shards if s.run not in problems],
+        {r: p for r, p in snap.manifests.items() if r not in problems},
+        [p for p in snap.missing if not any(f"/run={r}/" in str(p) for r in problems)],
+    )
+    return kept, problems

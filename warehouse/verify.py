@@ -13,6 +13,12 @@ It runs the data tests in sql/tests (each returns failing rows, none when all is
   marked `-- only where: FLAG` compares rows only in games whose int_games_compared FLAG is
   true, so it is skipped where no game's is (planning it would cost more than the rest).
 
+Then the seeds and labels are bound to the games (warehouse.bind): every game's seed must be
+the one its manifest's seed derives, and a sample of games (`replay`, 1% by default, at least one
+per shard) is re-simulated by a replayer found through an entry point and compared with the log
+event by event. Runs whose manifest cannot be read are reported and left out of the rest. A
+verify that passes records it beside each manifest (warehouse.record), which the readers check.
+
 `-- scope: marts` tests (the marts hang together) need the marts and run under pytest.
 """
 
@@ -29,8 +35,10 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from warehouse import record as records
+from warehouse.bind import SAMPLE, Replayer, bind, find_replayer
 from warehouse.build import bind_files, build, is_view_only, ordered, scope, sql_files
-from warehouse.lake import EmptyLakeError, Shard, Snapshot, data_root, snapshot
+from warehouse.lake import EmptyLakeError, Shard, Snapshot, data_root, screen, snapshot
 
 EXAMPLES = 5
 #: Shards per query: two halve the per-query planning of one (about 15 ms a batch); more
@@ -72,6 +80,12 @@ class Verification:
     seconds: float
     workers: int
     checks: list[Check]
+    #: Games in the lake, games re-simulated, and the share asked for (warehouse.bind).
+    games: int = 0
+    replayed: int = 0
+    replay: float = SAMPLE
+    #: What verify could not bind or check, in words.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -198,12 +212,24 @@ def verify(
     workers: int | None = None,
     batch: int = BATCH,
     progress: Callable[[int, int], None] | None = None,
+    replay: float = SAMPLE,
+    replayer: Replayer | None = None,
+    discover: bool = True,
+    keep_record: bool = False,
 ) -> Verification:
-    """Check every committed shard of the lake (or of one run); see the module docstring."""
+    """Check every committed shard of the lake (or of one run); see the module docstring.
+
+    `replay` is the share of each shard's games re-simulated (1 for all); `replayer` the
+    replayer to use, else (with `discover`) the one installed under the entry point group.
+    With `keep_record`, a pass is recorded beside each manifest and a failure clears it.
+    """
     root = data_root(data_dir)
-    snap = snapshot(root, [run] if run else None)
-    if not snap.shards and not snap.manifests:
+    whole_snap = snapshot(root, [run] if run else None)
+    if not whole_snap.shards and not whole_snap.manifests:
         raise EmptyLakeError(f"nothing to verify under {root}: no manifests, no committed shards")
+    snap, skipped = screen(whole_snap)
+    if replayer is None and discover:
+        replayer = find_replayer()
     workers = workers or os.cpu_count() or 1
     t0 = time.perf_counter()
     checks: dict[str, Check] = {}
@@ -216,8 +242,14 @@ def verify(
         for p in snap.missing
     ]
     record("committed_files", "-- every committed shard has its events and rounds files", missing)
+    record(
+        "manifests_readable",
+        "-- every manifest is readable (a run whose manifest is not is left out of the rest)",
+        [{"run": r, "problem": why} for r, why in sorted(skipped.items())],
+    )
 
     events = 0
+    binding = None
     if snap.shards:
         con = duckdb.connect(":memory:")
         build(con, snap, layers=("staging",))
@@ -228,7 +260,20 @@ def verify(
                 "SELECT coalesce(sum(num_rows), 0) FROM stg_parquet_files WHERE table_name = 'events'"
             ).fetchall()[0][0]
         )
+        manifests = {r: json.loads(p.read_text()) for r, p in snap.manifests.items()}
+        binding = bind(con, manifests, replayer, replay)
         con.close()
+        record(
+            "seeds_match_manifest",
+            "-- every game's seed is the one its manifest's seed derives for it",
+            binding.seed_rows,
+        )
+        record(
+            "replay_matches_log",
+            "-- a sample of games re-simulated from their seeds and seats equals the event log, "
+            "event for event",
+            binding.replay_rows,
+        )
     else:  # manifests but no committed shard: nothing for SQL to read (no file, no schema)
         recorded: list[dict[str, object]] = [
             {"run": r, "problem": f"manifest records {n} finished shards, none is committed"}
@@ -251,12 +296,26 @@ def verify(
             done += len(shards)
             if progress is not None:
                 progress(done, len(whole))
-    return Verification(
+    result = Verification(
         str(root),
-        snap.runs,
-        len(snap.shards),
+        whole_snap.runs,
+        len(whole_snap.shards),
         events,
         time.perf_counter() - t0,
         workers,
         list(checks.values()),
+        games=binding.games if binding else 0,
+        replayed=binding.replayed if binding else 0,
+        replay=replay,
+        notes=binding.notes if binding else [],
     )
+    if keep_record:
+        details = {"replay": replay, "replayed": result.replayed, "games": result.games}
+        for r in whole_snap.runs:
+            if r not in whole_snap.manifests:
+                continue
+            if result.ok:
+                records.write(whole_snap, r, details)
+            else:
+                records.clear(whole_snap, r)
+    return result

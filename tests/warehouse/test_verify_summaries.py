@@ -37,10 +37,11 @@ def change_cell(path: Path, column: str, row: int, delta: int) -> None:
 
 
 def test_the_gated_tests_are_the_row_comparisons() -> None:
-    """Both row-by-row comparisons are gated, each on its own int_games_compared verdict."""
+    """The row-by-row comparisons are gated, each on its own int_games_compared verdict."""
     assert GATED == {
         "assert_games_match_events": "games_differ",
         "assert_rounds_match_events": "rounds_differ",
+        "assert_rounds_policies_match_games": "policies_differ",
     }
     assert gate("-- scope: shard\nselect 1") is None
 

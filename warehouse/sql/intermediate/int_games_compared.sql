@@ -5,6 +5,8 @@
 --   games_differ: a games row of the game may disagree with the events: seats' totals and
 --     winner flags (fingerprints), rounds, events or capped repeated unevenly or differing,
 --     the winner's total, or a rank that does not follow the totals
+--   policies_differ: the rounds table's labels of the game may disagree with the games table's
+--     (its fingerprint of (seat, policy) is not rounds x the games rows' one)
 -- A game on one side only differs both ways. Where a verdict is false, every row of the game
 -- agrees (see the tests that read it), so the tests compare rows only where it is true.
 with tables as (
@@ -35,7 +37,9 @@ final as (
             and t.capped_rows = (case when e.round_caps > 0 then t.seat_rows else 0 end)
             and t.rank_errors = 0,
             false
-        ) as games_differ
+        ) as games_differ,
+        coalesce(t.round_policy_fingerprint <> t.policy_fingerprint * t.min_rounds, false)
+            as policies_differ
     from tables as t
     full outer join events as e on t.run = e.run and t.game = e.game
 )

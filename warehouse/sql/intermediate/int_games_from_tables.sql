@@ -14,6 +14,9 @@
 --     assert_games_complete)
 --   round_fingerprint: sum of hashes of (round, seat, score, busted, flip7, status, dealer =
 --     seat), as in int_games_from_events
+--   policy_fingerprint, round_policy_fingerprint: sums of hashes of (seat, policy) over the
+--     games rows and over the rounds rows (equal up to the factor rounds when every rounds row
+--     names the policy the games table seats there; see assert_rounds_policies_match_games)
 -- A game in one table only still has its row (the other table's columns null). Hashes see
 -- types: a negative tinyint and bigint hash differently, so scores and totals hash as bigint
 -- on both sides.
@@ -30,6 +33,7 @@ with ranked as (
         events,
         capped,
         variant,
+        policy,
         rank <> rank() over (partition by run, game order by total desc) as rank_error
     from stg_games
 ),
@@ -54,7 +58,8 @@ games as (
         max(events) as max_events,
         count(*) filter (capped) as capped_rows,
         count(*) filter (rank_error) as rank_errors,
-        sum(hash(seat, total::bigint, winner)) as seat_fingerprint
+        sum(hash(seat, total::bigint, winner)) as seat_fingerprint,
+        sum(hash(seat, policy)) as policy_fingerprint
     from ranked
     group by run, shard, game
 ),
@@ -71,7 +76,8 @@ rounds as (
         sum(score) as score_sum,
         sum(score * round) as score_round_sum,
         sum(hash(round, seat, score::bigint, busted, flip7, status, dealer = seat))
-            as round_fingerprint
+            as round_fingerprint,
+        sum(hash(seat, policy)) as round_policy_fingerprint
     from stg_rounds
     group by run, shard, game
 ),
@@ -88,7 +94,8 @@ final as (
         r.total_sum,
         r.score_sum,
         r.score_round_sum,
-        r.round_fingerprint
+        r.round_fingerprint,
+        r.round_policy_fingerprint
     from games as g
     full outer join rounds as r on g.run = r.run and g.game = r.game
 )

@@ -1,0 +1,238 @@
+"""Bind the lake's seeds and labels to its games: seeds derived again, a sample re-simulated.
+
+verify's SQL binds every games row's policy, pair and game id to its manifest
+(assert_lineups_match_manifest) and every rounds row's policy to the games table. This step
+binds the rest through a replayer: every game's seed must be the one the manifest's seed
+derives for it, and a sample of games (`fraction` of each shard, at least one game per shard)
+is re-simulated from its seed and seats and compared with the event log, event by event. So a
+label swapped in every table, a reversed line-up or a changed seed cannot pass.
+
+The warehouse never imports the engine: the replayer is found through the `flip7.replayers`
+entry point group (flip7's own is pipeline.replayer). Without one, this step says it did not
+run. Labels that name code (a user policy `module:Class`) are never imported: such games are
+reported as not replayed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any, Protocol
+
+import duckdb
+import numpy as np
+
+GROUP = "flip7.replayers"
+#: The share of each shard's games verify re-simulates unless told otherwise (--replay-sample).
+SAMPLE = 0.01
+
+
+class Replayer(Protocol):
+    """What verify asks of a replayer (pipeline.replayer is one)."""
+
+    def game_seeds(self, root_seed: int, pair: int, indices: np.ndarray) -> np.ndarray: ...
+
+    def unreplayable(
+        self, ruleset: str, variant: str, deck: Sequence[int] | None, policies: Sequence[str]
+    ) -> str | None: ...
+
+    def replay_games(
+        self,
+        ruleset: str,
+        variant: str,
+        deck: Sequence[int] | None,
+        policies: Sequence[str],
+        seeds: np.ndarray,
+        logged: Sequence[np.ndarray],
+    ) -> list[str | None]: ...
+
+
+def find_replayer() -> Replayer | None:
+    """The first replayer installed under the entry point group, by name; None if none is."""
+    for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
+        loaded: Replayer = ep.load()
+        return loaded
+    return None
+
+
+@dataclass
+class Binding:
+    """The outcome: failing rows of the seed check and of the replay, and what was done."""
+
+    games: int = 0
+    seeds_checked: int = 0
+    replayed: int = 0
+    seed_rows: list[dict[str, object]] = field(default_factory=list)
+    replay_rows: list[dict[str, object]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def sample(shards: np.ndarray, fraction: float, rng: np.random.Generator) -> np.ndarray:
+    """Indices of a random block of `fraction` of the rows of each shard (at least one row per
+    shard when fraction > 0); `shards` holds each row's shard key, rows of a shard adjacent.
+
+    A block (consecutive rows, here consecutive game ids) at a random offset: each game is as
+    likely to be picked as with scattered picks, and the events of a block are contiguous in
+    the shard's file, so reading them skips the rest of the file (measured: half the CPU).
+    """
+    if fraction <= 0 or len(shards) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if fraction >= 1:
+        return np.arange(len(shards))
+    starts = np.flatnonzero(np.r_[True, shards[1:] != shards[:-1]])
+    stops = np.r_[starts[1:], len(shards)]
+    picked = []
+    for a, b in zip(starts.tolist(), stops.tolist(), strict=True):
+        k = max(1, math.ceil(fraction * (b - a)))
+        first = a + int(rng.integers(0, b - a - k + 1))
+        picked.append(np.arange(first, first + k))
+    return np.concatenate(picked)
+
+
+def bind(
+    con: duckdb.DuckDBPyConnection,
+    manifests: dict[str, dict[str, Any]],
+    replayer: Replayer | None,
+    fraction: float = SAMPLE,
+    rng: np.random.Generator | None = None,
+) -> Binding:
+    """Check every game's seed against its manifest and replay a sample (see the module doc).
+
+    `con` has the staging views over the snapshot; `manifests` the parsed manifests by run.
+    Runs without a manifest are left to assert_manifest_counts, which names them.
+    """
+    out = Binding()
+    rng = rng or np.random.default_rng()
+    runs = [r for (r,) in con.execute("SELECT DISTINCT run FROM stg_games ORDER BY run").fetchall()]
+    for run in runs:
+        games = con.execute(
+            "SELECT shard, game, cell_game, pair, seed FROM stg_games "
+            "WHERE run = $run AND seat = 0 ORDER BY shard, game",
+            {"run": run},
+        ).fetchnumpy()
+        col = {k: np.asarray(v, dtype=np.int64) for k, v in games.items()}
+        out.games += len(col["game"])
+        manifest = manifests.get(run)
+        if replayer is None or manifest is None or not isinstance(manifest.get("seed"), int):
+            continue
+        ok = _check_seeds(out, run, int(manifest["seed"]), col, replayer)
+        picked = sample(col["shard"], fraction, rng)
+        picked = picked[ok[picked]]  # a game with a wrong seed is already reported
+        if len(picked):
+            _replay(out, con, run, manifest, col, picked, whole=fraction >= 1, replayer=replayer)
+    if replayer is None:
+        out.notes.append(
+            f"seeds and labels of {out.games:,} games not bound to the games by replay: no "
+            f"replayer is installed (entry point group {GROUP}; flip7's pipeline provides one)"
+        )
+    return out
+
+
+def _check_seeds(
+    out: Binding, run: str, root: int, col: dict[str, np.ndarray], replayer: Replayer
+) -> np.ndarray:
+    """Record the games whose seed is not the manifest's; a mask of the good ones."""
+    ok = np.zeros(len(col["game"]), dtype=bool)
+    for p in np.unique(col["pair"]).tolist():
+        rows = np.flatnonzero(col["pair"] == p)
+        index = col["cell_game"][rows]
+        if p < 0 or (index < 0).any():
+            expected = np.full(len(rows), -1, dtype=np.int64)
+        else:
+            expected = replayer.game_seeds(root, int(p), index)
+        good = col["seed"][rows] == expected
+        ok[rows] = good
+        out.seeds_checked += len(rows)
+        for j in np.flatnonzero(~good).tolist():
+            i = int(rows[j])
+            out.seed_rows.append(
+                {
+                    "run": run,
+                    "shard": int(col["shard"][i]),
+                    "game": int(col["game"][i]),
+                    "problem": f"seed {col['seed'][i]} in the games table; the manifest's seed "
+                    f"{root} gives game {index[j]} of pair {p} the seed {expected[j]}",
+                }
+            )
+    return ok
+
+
+def _replay(
+    out: Binding,
+    con: duckdb.DuckDBPyConnection,
+    run: str,
+    manifest: dict[str, Any],
+    col: dict[str, np.ndarray],
+    picked: np.ndarray,
+    *,
+    whole: bool,
+    replayer: Replayer,
+) -> None:
+    """Re-simulate the picked games of one run and record those that differ from the log."""
+    game = col["game"]
+    if whole:
+        where = ""
+    else:  # each shard's block as a range of game ids (integers: safe to write into the SQL)
+        shards = col["shard"][picked]
+        ranges = []
+        for s in np.unique(shards).tolist():
+            ids = game[picked[shards == s]]
+            ranges.append(f"game BETWEEN {int(ids.min())} AND {int(ids.max())}")
+        where = f" AND ({' OR '.join(ranges)})"
+    wanted = set(game[picked].tolist())
+    seats = {
+        g: tuple(s)
+        for g, s in con.execute(
+            "SELECT game, list(policy ORDER BY seat) FROM stg_games "
+            f"WHERE run = $run{where} GROUP BY game",
+            {"run": run},
+        ).fetchall()
+        if g in wanted
+    }
+    # The packed codes as the file holds them (stg_events unpacks them).
+    events = con.execute(
+        f"SELECT game, code FROM lake_table(events_files()) WHERE run = $run{where} "
+        "ORDER BY game, seq",
+        {"run": run},
+    ).fetchnumpy()
+    logged = _split(events)
+    at = {int(game[i]): i for i in picked.tolist()}
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for g in sorted(wanted):
+        groups.setdefault(seats.get(g, ()), []).append(g)
+    ruleset, variant = str(manifest.get("ruleset")), str(manifest.get("variant"))
+    deck = manifest.get("deck") or None
+    empty = np.zeros(0, dtype=np.int64)
+    for policies, ids in groups.items():
+        why = replayer.unreplayable(ruleset, variant, deck, policies) if policies else "no seats"
+        if why is not None:
+            out.notes.append(f"run {run}: {len(ids)} sampled games not replayed: {why}")
+            continue
+        seeds = col["seed"][[at[g] for g in ids]].astype(np.uint64)
+        codes = [logged.get(g, empty) for g in ids]
+        results = replayer.replay_games(ruleset, variant, deck, policies, seeds, codes)
+        out.replayed += len(ids)
+        for g, problem in zip(ids, results, strict=True):
+            if problem is not None:
+                out.replay_rows.append(
+                    {
+                        "run": run,
+                        "shard": int(col["shard"][at[g]]),
+                        "game": g,
+                        "problem": f"replayed from its seed with seats {','.join(policies)}: "
+                        f"{problem}",
+                    }
+                )
+
+
+def _split(events: dict[str, Any]) -> dict[int, np.ndarray]:
+    """Event codes per game, from columns sorted by game and seq."""
+    game = np.asarray(events["game"], dtype=np.int64)
+    code = np.asarray(events["code"], dtype=np.int64)
+    if len(game) == 0:
+        return {}
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+    stops = np.r_[starts[1:], len(game)]
+    return {int(game[a]): code[a:b] for a, b in zip(starts.tolist(), stops.tolist(), strict=True)}
