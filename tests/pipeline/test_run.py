@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from flip7.cli import main
+from flip7.simulate import INTERVAL_NOTE
 from pipeline.lake import Lake
 from pipeline.plan import Plan
 from pipeline.run import finish, prepare, record_shard, run_tournament
@@ -239,8 +240,9 @@ def test_tournament_run_command_exit_codes_and_summary(
     out = capsys.readouterr().out
     assert f"ran 1 shards ({n - 1} already done): 60 games" in out
     lines = out.splitlines()
-    head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("players"))
-    assert lines[head].split()[:4] == ["players", "policy", "games", "seats"]
-    assert "(± is the half-width of a 95% confidence interval" in out
+    head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("policy"))
+    assert lines[head].split()[:3] == ["policy", "games", "seats"]
+    assert lines[head + 1].endswith("players, variant classic, ruleset 3.1")
+    assert f"({INTERVAL_NOTE}; fair = 1 / players)" in out
     assert "Next:" in lines and f"  flip7 report t --data {root}" in "\n".join(lines)
     assert Lake.open(str(root)).load_manifest("t")["status"] == "complete"
