@@ -72,6 +72,23 @@ def kernel() -> Callable[..., Any]:
     return _kernel
 
 
+_vengeance: Callable[..., Any] | None = None
+
+
+def vengeance_kernel() -> Callable[..., Any]:
+    """`flip7.kernel.vengeance.play_games`, compiled (or loaded from the cache) on first use."""
+    global _vengeance
+    if _vengeance is not None:
+        return _vengeance
+    kernel()  # the classic kernel and its event-columns pass, which the pipeline uses too
+    from flip7.kernel import vengeance
+    from flip7.kernel.batch import warm_up_vengeance
+
+    warm_up_vengeance(vengeance.play_games)
+    _vengeance = vengeance.play_games
+    return _vengeance
+
+
 def _warm_event_columns(event_columns: Callable[..., Any]) -> None:
     """Compile (or load) the event-columns pass on a one-event buffer."""
     import numpy as np
