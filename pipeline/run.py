@@ -286,7 +286,7 @@ def warm_kernel(plan: Plan) -> Any:
         return None
     from flip7.kernel import load_info
 
-    return load_info()
+    return load_info(vengeance=plan.spec.variant.startswith("vengeance"))
 
 
 def _connect(ray: Any, address: str | None, num_cpus: int | None) -> bool:
