@@ -8,7 +8,8 @@ engine, or returns None.
 
 The kernel's constants (card ids, event kinds, statuses, rule modes) are literals in
 `flip7.kernel.core`; `constant_mismatches` compares them with flip7's enums so that a renumbering
-there turns the kernel off instead of silently logging wrong events.
+there turns the kernel off instead of silently logging wrong events (and
+`vengeance_constant_mismatches` those of `flip7.kernel.vengeance`, for Vengeance games).
 """
 
 from __future__ import annotations
