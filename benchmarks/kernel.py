@@ -3,6 +3,8 @@
     python benchmarks/kernel.py [--games 20000] [--ref-games 1000] [--repeats 7]
                                 [--pipeline-games 40000] [--shard-size 10000]
                                 [--shard-sweep 2500,5000,20000] [--no-compile]
+                                [--vengeance-games 5000] [--vengeance-ref-games 200]
+                                [--vengeance-only]
 
 In one run, all on this process's one core, four players, seats rotated, seeds derived as the
 pipeline derives them:
@@ -14,6 +16,9 @@ pipeline derives them:
             each engine, for `sum:20` tables, at the spec's default shard size and (kernel) at
             the --shard-sweep sizes, and how fast the events file alone is written with the
             lake's options and with others;
+  vengeance games/s of the reference "With a Vengeance" engine (flip7.vengeance) and of the
+            Vengeance kernel, events captured and not, for `sum:20` and `ev` tables and a mixed
+            Brutal table on the alternative deck, and the ratio against its 50x target;
   compile   the kernel's first compile in a new process with an empty NUMBA_CACHE_DIR, then a
             second new process loading it from that cache.
 Times are CPU seconds of this process (time.process_time), so other load on a shared machine
@@ -49,6 +54,13 @@ ROOT = 20240601
 TARGET_KERNEL = 150_000  # four-player sum:20 games per CPU-second, events captured (issue 8)
 TARGET_PIPELINE = 60_000  # the same into zstd Parquet, end to end
 TARGET_RATIO = 25.0  # kernel over reference engine
+TARGET_VENGEANCE_RATIO = 50.0  # Vengeance kernel over the reference Vengeance engine, events on
+#: The Vengeance tables: (name, line-up, variant).
+VENGEANCE_TABLES = (
+    ("sum:20", "sum:20,sum:20,sum:20,sum:20", "vengeance"),
+    ("ev", "ev,ev,ev,ev", "vengeance"),
+    ("mixed", "ev,endgame,bustc:0.3,sum:20", "vengeance(deck=alt,brutal=1)"),
+)
 
 
 def median_rate(games: int, repeats: int, run: Callable[[], object]) -> float:
@@ -84,6 +96,65 @@ def engine_rates(
         events = batch.ev.shape[1]
         del batch
     return statistics.median(ref), statistics.median(ker), events / games
+
+
+def vengeance_rates(
+    specs: str, variant_spec: str, capture: bool, ref_games: int, games: int, repeats: int
+) -> tuple[float, float, float]:
+    """engine_rates for "With a Vengeance": the reference VengeanceEngine against the
+    Vengeance kernel, in alternation."""
+    from flip7.variants import parse_variant
+
+    ruleset = parse_ruleset("3.1")
+    variant = parse_variant(variant_spec)
+    lineup = parse_policies(specs)
+    n = len(lineup)
+    seeds = kernel.derive_seeds(ROOT, 0, 0, games)
+    seat_policy = kernel.rotation(n, np.arange(games) % n)
+    ref, ker = [], []
+    events = 0
+    for _ in range(repeats):
+        t0 = time.process_time()
+        for i in range(ref_games):
+            seats = rotated(lineup, i)
+            variant.new_engine(ruleset, seats, derive_seed(ROOT, 0, i), capture=capture).run()
+        ref.append(ref_games / (time.process_time() - t0))
+        t0 = time.process_time()
+        batch = kernel.play_batch(
+            ruleset, lineup, seat_policy, seeds, capture=capture, variant=variant
+        )
+        ker.append(games / (time.process_time() - t0))
+        events = batch.ev.shape[1]
+        del batch
+    return statistics.median(ref), statistics.median(ker), events / games
+
+
+def vengeance_section(games: int, ref_games: int, repeats: int) -> float:
+    """Print the Vengeance table; return the lowest kernel/reference ratio with events on."""
+    info = kernel.load_info(vengeance=True)
+    how = "compiled" if info.compiled else "loaded from the cache"
+    print(
+        f"With a Vengeance (kernels {how} in {info.seconds:.2f} s); reference {ref_games:,} "
+        f"games a run, kernel {games:,}"
+    )
+    print(f"{'table':<8}{'events':>8}{'reference':>12}{'kernel':>12}{'ratio':>8}{'events/s':>14}")
+    worst = float("inf")
+    for name, specs, variant in VENGEANCE_TABLES:
+        for capture in (True, False):
+            ref, ker, per_game = vengeance_rates(specs, variant, capture, ref_games, games, repeats)
+            ev_rate = f"{ker * per_game:>14,.0f}" if capture else f"{'-':>14}"
+            print(
+                f"{name:<8}{'on' if capture else 'off':>8}{ref:>12,.0f}{ker:>12,.0f}"
+                f"{ker / ref:>7.1f}x{ev_rate}  {variant}: {specs}"
+            )
+            if capture:
+                worst = min(worst, ker / ref)
+    ok = "met" if worst >= TARGET_VENGEANCE_RATIO else "NOT met"
+    print(
+        f"target: Vengeance kernel/reference with events {worst:.1f}x (lowest table) >= "
+        f"{TARGET_VENGEANCE_RATIO:.0f}x {ok}"
+    )
+    return worst
 
 
 def pipeline_rate(engine: str, games: int, shard_size: int, repeats: int) -> tuple[float, float]:
@@ -221,7 +292,15 @@ def main() -> None:
         help="other shard sizes to time the kernel pipeline at (comma-separated; '' skips)",
     )
     parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
+    parser.add_argument("--vengeance-games", type=int, default=5000)
+    parser.add_argument("--vengeance-ref-games", type=int, default=200)
+    parser.add_argument(
+        "--vengeance-only", action="store_true", help="only the With a Vengeance table"
+    )
     args = parser.parse_args()
+    if args.vengeance_only:
+        vengeance_section(args.vengeance_games, args.vengeance_ref_games, args.repeats)
+        return
 
     info = kernel.load_info()
     how = "compiled" if info.compiled else "loaded from the cache"
@@ -250,6 +329,8 @@ def main() -> None:
             )
             if name == "sum:20" and capture:
                 kernel_sum20, ratio_sum20 = ker, ker / ref
+
+    vengeance_section(args.vengeance_games, args.vengeance_ref_games, args.repeats)
 
     print(
         f"pipeline shard tasks (simulate + Arrow + 3 zstd Parquet files), sum:20 x4, "

@@ -189,6 +189,7 @@ def simulate(
                 rotate=rotate,
                 keep_round_scores=keep_round_scores,
                 progress=progress,
+                variant=variant,
             )
             done.engine = "kernel"
             return done

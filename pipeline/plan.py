@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from flip7.cards import Deck
+from flip7.variants import Variant, parse_variant
 from pipeline.lake import check_run_name
 from pipeline.shard import ShardTask
 from pipeline.spec import MAX_GAMES, Spec
@@ -132,13 +134,16 @@ def cell_engines(plan: Plan) -> dict[int, tuple[str, str | None]]:
     from flip7.rules import parse_ruleset
 
     ruleset = parse_ruleset(plan.spec.ruleset)
+    variant = spec_variant(plan.spec)
     out: dict[int, tuple[str, str | None]] = {}
     for c in plan.cells:
-        if plan.spec.variant != "classic":
-            out[c.cell] = ("reference", f"variant {plan.spec.variant}")
-        else:
-            out[c.cell] = choose_engine(plan.engine, parse_policies(list(c.lineup)), ruleset)
+        out[c.cell] = choose_engine(plan.engine, parse_policies(list(c.lineup)), ruleset, variant)
     return out
+
+
+def spec_variant(spec: Spec) -> Variant:
+    """The spec's variant, with its declared deck when the variant says `deck=custom`."""
+    return parse_variant(spec.variant, Deck("custom", spec.deck) if spec.deck else None)
 
 
 def check_engine(engine: str, cell: Cell, spec: Spec) -> None:
@@ -151,11 +156,12 @@ def check_engine(engine: str, cell: Cell, spec: Spec) -> None:
         raise ValueError(f"--engine: unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
     if engine != "kernel":
         return
-    if spec.variant != "classic":
-        raise ValueError(
-            f"--engine kernel: the kernel plays the classic game, not {spec.variant!r}"
-        )
     try:
-        choose_engine(engine, parse_policies(list(cell.lineup)), parse_ruleset(spec.ruleset))
+        choose_engine(
+            engine,
+            parse_policies(list(cell.lineup)),
+            parse_ruleset(spec.ruleset),
+            spec_variant(spec),
+        )
     except ValueError as exc:
         raise ValueError(f"cell {cell.cell} ({','.join(cell.lineup)}): {exc}") from None

@@ -425,7 +425,7 @@ def warm_kernel(plan: Plan) -> Any:
         return None
     from flip7.kernel import load_info
 
-    return load_info()
+    return load_info(vengeance=plan.spec.variant.startswith("vengeance"))
 
 
 def _is_local(address: str | None) -> bool:

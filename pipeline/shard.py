@@ -273,11 +273,8 @@ def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
 
     ruleset = parse_ruleset(task.ruleset)
     base = parse_policies(list(task.lineup))
-    if task.variant != "classic":  # the reference loop above plays the classic Engine
-        if engine == "kernel":
-            raise ValueError(f"the kernel plays the classic game, not variant {task.variant!r}")
-        return None
-    if choose_engine(engine, base, ruleset)[0] != "kernel":
+    variant = task_variant(task)
+    if choose_engine(engine, base, ruleset, variant)[0] != "kernel":
         return None
     n, k = task.n_players, task.n_games
     shift = (
@@ -287,7 +284,13 @@ def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
     )
     seeds = derive_seeds(task.root_seed, task.pair, task.start, task.stop)
     cols = shard_columns(
-        ruleset, base, seeds, shift, task.game_offset + task.start, capture=task.capture_events
+        ruleset,
+        base,
+        seeds,
+        shift,
+        task.game_offset + task.start,
+        capture=task.capture_events,
+        variant=variant,
     )
     specs = [p.spec for p in base]
     policy_names, base_to_name = np.unique(np.asarray(specs, dtype=object), return_inverse=True)

@@ -269,7 +269,9 @@ def cmd_round(args: argparse.Namespace, out: Output) -> int:
         if engine_name == "kernel":
             from flip7.kernel.tally import one_round_kernel
 
-            scores, busts, flips = one_round_kernel(ruleset, lineup, args.rounds, args.seed, update)
+            scores, busts, flips = one_round_kernel(
+                ruleset, lineup, args.rounds, args.seed, update, variant
+            )
         else:
             for i in range(args.rounds):
                 seats = rotated(lineup, i)
@@ -347,7 +349,7 @@ def cmd_watch(args: argparse.Namespace, out: Output) -> int:
         if engine_name == "kernel":
             from flip7.kernel import play_game
 
-            result = play_game(ruleset, lineup, args.seed)
+            result = play_game(ruleset, lineup, args.seed, variant=variant)
         else:
             result = variant.new_engine(ruleset, lineup, args.seed).run()
     out.print(

@@ -1,10 +1,11 @@
 """A compiled simulation kernel: flip7.engine's games, event for event, at tens of times the speed.
 
 The kernel (numba, `flip7.kernel.core`) plays the classic game under every ruleset with every
-built-in policy except `human`, and writes events straight into numpy columns. For the same seed
-its event log equals the reference engine's exactly (tests/flip7/test_kernel*.py check it). Games
-it cannot play (a user's own policy, another variant, numba missing) go to the reference engine:
-`choose_engine` decides and says why.
+built-in policy except `human`, and `flip7.kernel.vengeance` plays "With a Vengeance" (any
+deck, Brutal or not) with the same policies; both write events straight into numpy columns.
+For the same seed its event log equals the reference engine's exactly (tests/flip7/test_kernel*.py
+check it). Games it cannot play (a user's own policy, numba missing) go to the reference
+engine: `choose_engine` decides and says why.
 """
 
 from __future__ import annotations
@@ -54,11 +55,13 @@ def play_game(
     first_dealer: int = 0,
     stacked: Sequence[int] | None = None,
     deck: Deck = CLASSIC,
+    variant: Variant | None = None,
 ) -> GameResult:
-    """One game in the kernel: the same GameResult as flip7.engine.Engine(...).run()."""
+    """One game in the kernel: the same GameResult as flip7.engine.Engine(...).run(), or with
+    a `variant` as variant.new_engine(...).run() ("With a Vengeance" included)."""
     if not 0 <= seed < 2**64:
         raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    why = unsupported(policies, ruleset, deck)
+    why = unsupported(policies, ruleset, deck, variant=variant)
     if why is not None:
         raise ValueError(f"the kernel cannot play this game: {why}")
     n = len(policies)
@@ -71,6 +74,7 @@ def play_game(
         first_dealer=first_dealer,
         stacked=stacked,
         deck=deck,
+        variant=variant,
     )
     return batch.result(0)
 

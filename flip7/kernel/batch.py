@@ -22,6 +22,7 @@ from flip7.kernel.encode import deck_counts, policy_table, rule_params
 from flip7.policies.base import Policy
 from flip7.rng import GOLDEN, MASK64
 from flip7.rules import Ruleset
+from flip7.variants import Variant
 
 # Column layouts of the kernel's outputs (flip7.kernel.core E_*, Q_*, G_*, T_*).
 EV_FIELDS = ("kind", "player", "card", "target", "value", "round")
@@ -123,10 +124,12 @@ def play_batch(
     stacked: Sequence[int] | None = None,
     deck: Deck = CLASSIC,
     capacity: int | None = None,
+    variant: Variant | None = None,
 ) -> Batch:
     """Play len(seeds) games: game j seats policies[seat_policy[j, s]] at seat s. `capacity`
-    overrides the first guess of event and round-row buffer sizes (they grow when short)."""
-    from flip7.kernel.load import kernel
+    overrides the first guess of event and round-row buffer sizes (they grow when short).
+    A "With a Vengeance" `variant` plays its deck in flip7.kernel.vengeance (`deck` unused)."""
+    from flip7.kernel.load import kernel, vengeance_kernel
 
     seat_policy = np.ascontiguousarray(seat_policy, dtype=np.int64)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
@@ -135,14 +138,18 @@ def play_batch(
         raise ValueError(f"need one seed per game: {seeds.shape[0]} seeds for {k} games")
     if not 0 <= first_dealer < n:
         raise ValueError(f"first_dealer must be a seat in 0..{n - 1}, got {first_dealer}")
-    counts = deck_counts(n, ruleset, deck)
+    vengeance = variant is not None and variant.name == "vengeance"
+    counts = deck_counts(n, ruleset, variant.deck if variant is not None else deck)
     stack = _stack(stacked, counts)
     table = policy_table(policies)
     ip, fp = rule_params(
         ruleset, n, capture=capture, first_dealer=first_dealer, one_round=one_round
     )
+    if vengeance:
+        assert variant is not None
+        ip, fp = vengeance_params(ip, fp, variant)
     return _run(
-        kernel(),
+        vengeance_kernel() if vengeance else kernel(),
         k,
         n,
         seeds,
@@ -155,7 +162,20 @@ def play_batch(
         policies,
         capture,
         capacity,
+        vengeance,
     )
+
+
+def vengeance_params(
+    ip: np.ndarray, fp: np.ndarray, variant: Variant
+) -> tuple[np.ndarray, np.ndarray]:
+    """core's parameter arrays with Brutal mode and the Vengeance targeting threshold appended
+    (I_BRUTAL and J_VSAFE in flip7.kernel.vengeance)."""
+    from flip7.policies import vengeance as vengeance_policy
+
+    ip = np.append(ip, 1 if variant.brutal else 0).astype(np.int64)
+    fp = np.append(fp, vengeance_policy.SAFE).astype(np.float64)
+    return ip, fp
 
 
 def _run(
@@ -172,8 +192,12 @@ def _run(
     policies: Sequence[Policy],
     capture: bool,
     capacity: int | None = None,
+    vengeance: bool = False,
 ) -> Batch:
     from flip7.kernel.core import GROW, workspace
+
+    if vengeance:
+        from flip7.kernel.vengeance import workspace
 
     rounds_guess = 1 if ip[7] else _ROUNDS_PER_GAME
     ev_cap = max(64, k * rounds_guess * (n * _EVENTS_PER_SEAT_ROUND + 4))
@@ -246,4 +270,32 @@ def warm_up(play_games: Callable[..., Any]) -> None:
         np.zeros(0, dtype=np.int64),
         [policy],
         True,
+    )
+
+
+def warm_up_vengeance(play_games: Callable[..., Any]) -> None:
+    """warm_up for flip7.kernel.vengeance.play_games (its own workspace and parameters)."""
+    from flip7.policies.thresholds import SumPolicy
+    from flip7.rules import BASE_RULESETS
+    from flip7.variants import parse_variant
+
+    ruleset = BASE_RULESETS["3.1"]
+    variant = parse_variant("vengeance")
+    policy = SumPolicy(20)
+    table = policy_table([policy])
+    ip, fp = vengeance_params(*rule_params(ruleset, 2, capture=True), variant)
+    _run(
+        play_games,
+        1,
+        2,
+        np.ones(1, dtype=np.uint64),
+        np.zeros((1, 2), dtype=np.int64),
+        table,
+        ip,
+        fp,
+        deck_counts(2, ruleset, variant.deck),
+        np.zeros(0, dtype=np.int64),
+        [policy],
+        True,
+        vengeance=True,
     )

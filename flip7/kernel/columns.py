@@ -20,6 +20,7 @@ from flip7.kernel.batch import play_batch, rotation
 from flip7.observation import BUSTED
 from flip7.policies.base import Policy
 from flip7.rules import Ruleset
+from flip7.variants import Variant
 
 
 @dataclass(frozen=True)
@@ -39,13 +40,14 @@ def shard_columns(
     first_game: int,
     *,
     capture: bool = True,
+    variant: Variant | None = None,
 ) -> ShardColumns:
     """Play len(seeds) games: game j has seed seeds[j] and id first_game + j, and seat s plays
     lineup[(s - shifts[j]) mod n] (flip7.simulate.rotated); first dealer seat 0."""
     n = len(lineup)
     k = int(seeds.shape[0])
     seat_policy = rotation(n, np.asarray(shifts))
-    batch = play_batch(ruleset, lineup, seat_policy, seeds, capture=capture)
+    batch = play_batch(ruleset, lineup, seat_policy, seeds, capture=capture, variant=variant)
     game_ids = np.arange(first_game, first_game + k, dtype=np.int64)
 
     counts = batch.go[:, 3]

@@ -8,7 +8,8 @@ engine, or returns None.
 
 The kernel's constants (card ids, event kinds, statuses, rule modes) are literals in
 `flip7.kernel.core`; `constant_mismatches` compares them with flip7's enums so that a renumbering
-there turns the kernel off instead of silently logging wrong events.
+there turns the kernel off instead of silently logging wrong events (and
+`vengeance_constant_mismatches` those of `flip7.kernel.vengeance`, for Vengeance games).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from flip7.policies.base import Policy
 from flip7.policies.ev import EndgamePolicy, EVPolicy
 from flip7.policies.thresholds import BustPolicy, CountPolicy, DupPolicy, SumPolicy
 from flip7.rules import RULES_VERSION, FlipThreeActions, Ruleset
-from flip7.variants import Variant
+from flip7.scoring import MINUS_VALUE
+from flip7.variants import VENGEANCE_CARDS, Variant
 
 #: The rules version the kernel implements; a newer reference engine turns the kernel off.
 KERNEL_RULES_VERSION = 2
@@ -42,6 +44,12 @@ CLASSIC_KINDS = (
     "ROUND_START DRAW HIT STAY ACTION_PLAYED ACTION_DEFERRED ACTION_DROPPED FREEZE SC_KEPT "
     "SC_PASSED SC_DISCARDED SC_USED BUST FLIP7 RESHUFFLE ROUND_SCORE ROUND_END ROUND_CAP GAME_END"
 ).split()
+
+#: Card ids and event kinds the Vengeance kernel (flip7.kernel.vengeance) holds as literals.
+VENGEANCE_CARD_NAMES = (
+    "UNLUCKY_7 LUCKY_13 DIV2 MINUS2 MINUS10 JUST_ONE_MORE FLIP_FOUR STEAL SWAP DISCARD"
+).split()
+VENGEANCE_KINDS = "MODIFIER_GIVEN CARD_MOVED CARD_DISCARDED FORCED_STAY FLIP7_PENALTY".split()
 
 # Policy kinds, as in flip7.kernel.core (duplicated so that importing this needs no numba).
 P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP, P_DUP = 0, 1, 2, 3, 4, 5, 6
@@ -88,6 +96,35 @@ def constant_mismatches() -> list[str]:
     return bad
 
 
+def vengeance_constant_mismatches() -> list[str]:
+    """flip7.kernel.vengeance's literal constants that differ from flip7's (empty when in step)."""
+    from flip7.cards import FLIP7_CHOICE
+    from flip7.kernel import vengeance
+
+    expected = {name: int(Card[name]) for name in VENGEANCE_CARD_NAMES}
+    expected.update({f"K_{name}": int(EventKind[name]) for name in VENGEANCE_KINDS})
+    expected.update(
+        {
+            "HOW_JUST_ONE_MORE": int(DrawHow.JUST_ONE_MORE),
+            "HOW_FLIP_FOUR": int(DrawHow.FLIP_FOUR),
+            "FLIP7_CHOICE": FLIP7_CHOICE,
+            "N0": int(Card.N0),
+            "N13": int(Card.N13),
+        }
+    )
+    bad = [
+        f"{name}={getattr(vengeance, name, None)} (flip7 says {value})"
+        for name, value in expected.items()
+        if getattr(vengeance, name, None) != value
+    ]
+    minus = {int(c): v for c, v in MINUS_VALUE.items()}
+    if minus != {
+        c: 2 * (c - vengeance.DIV2) for c in range(vengeance.MINUS2, vengeance.MINUS10 + 1)
+    }:
+        bad.append("MINUS_VALUE (the kernel reads -N as 2 x (id - DIV2))")
+    return bad
+
+
 def encode_policy(policy: Policy) -> tuple[int, int, float, int] | str:
     """(kind, int parameter, float parameter, counting) for a built-in policy, or why not."""
     kind = type(policy)
@@ -129,9 +166,10 @@ def unsupported(
 ) -> str | None:
     """Why these seats, ruleset and deck (or variant) cannot run in the kernel; None if they
     can."""
+    vengeance = variant is not None and variant.name == "vengeance"
     if variant is not None:
-        if variant.name != "classic" or variant.brutal:
-            return f"the kernel plays the classic game, not {variant}"
+        if variant.name not in ("classic", "vengeance"):
+            return f"the kernel plays the classic game and With a Vengeance, not {variant}"
         deck = variant.deck
     if RULES_VERSION != KERNEL_RULES_VERSION:
         return (
@@ -144,7 +182,10 @@ def unsupported(
         return f"max_rounds {ruleset.max_rounds} is over the kernel's {MAX_KERNEL_ROUNDS}"
     if ruleset.target > MAX_KERNEL_TARGET:
         return f"target {ruleset.target} is over the kernel's {MAX_KERNEL_TARGET}"
-    if any(deck.counts[c] for c in range(int(Card.SECOND_CHANCE) + 1, N_CARD_IDS)):
+    if vengeance:
+        if any(k and c not in VENGEANCE_CARDS for c, k in enumerate(deck.counts)):
+            return f"deck {deck.name!r} holds cards the Vengeance kernel does not play"
+    elif any(deck.counts[c] for c in range(int(Card.SECOND_CHANCE) + 1, N_CARD_IDS)):
         return f"deck {deck.name!r} holds cards the classic kernel does not play"
     for policy in policies:
         code = encode_policy(policy)
@@ -158,6 +199,8 @@ def unsupported(
     if missing:
         return missing
     bad = constant_mismatches()
+    if vengeance:
+        bad += vengeance_constant_mismatches()
     if bad:
         return "kernel constants out of step with flip7: " + ", ".join(bad)
     return None

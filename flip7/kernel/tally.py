@@ -17,6 +17,7 @@ from flip7.kernel.batch import Batch, derive_seeds, play_batch, rotation
 from flip7.policies.base import Policy
 from flip7.rules import Ruleset
 from flip7.simulate import PolicyStats, SimSummary
+from flip7.variants import Variant
 
 CHUNK = 20_000  # games per kernel call
 
@@ -30,6 +31,7 @@ def _chunks(
     rotate: bool,
     one_round: bool,
     progress: Callable[[int], None] | None,
+    variant: Variant | None = None,
 ) -> list[tuple[Batch, np.ndarray]]:
     """Kernel batches over games [0, n_games), with each batch's seat -> policy index array."""
     n = len(lineup)
@@ -39,7 +41,15 @@ def _chunks(
         shifts = np.arange(a, b) % n if rotate else np.zeros(b - a, dtype=np.int64)
         seat_policy = rotation(n, shifts)
         seeds = derive_seeds(root_seed, cell, a, b)
-        batch = play_batch(ruleset, lineup, seat_policy, seeds, capture=False, one_round=one_round)
+        batch = play_batch(
+            ruleset,
+            lineup,
+            seat_policy,
+            seeds,
+            capture=False,
+            one_round=one_round,
+            variant=variant,
+        )
         out.append((batch, seat_policy))
         if progress is not None:
             progress(b)
@@ -65,6 +75,7 @@ def simulate_kernel(
     rotate: bool = True,
     keep_round_scores: bool = False,
     progress: Callable[[int], None] | None = None,
+    variant: Variant | None = None,
 ) -> SimSummary:
     """flip7.simulate.simulate, played by the kernel (the same figures, exactly)."""
     n = len(lineup)
@@ -74,7 +85,7 @@ def simulate_kernel(
         summary.stats[spec] = PolicyStats(spec)
         summary.round_scores[spec] = []
     for batch, seat_policy in _chunks(
-        ruleset, lineup, n_games, root_seed, cell, rotate, False, progress
+        ruleset, lineup, n_games, root_seed, cell, rotate, False, progress, variant
     ):
         seat_spec = spec_of[seat_policy]  # [game, seat]
         k = seat_spec.shape[0]
@@ -131,6 +142,7 @@ def one_round_kernel(
     n_rounds: int,
     root_seed: int,
     progress: Callable[[int], None] | None = None,
+    variant: Variant | None = None,
 ) -> tuple[dict[str, list[int]], dict[str, int], dict[str, int]]:
     """`flip7 round`'s figures on the kernel: (scores, busts, Flip 7s) per spec, round i dealt
     from derive_seed(root_seed, 0, i) to the line-up rotated by i seats."""
@@ -139,7 +151,7 @@ def one_round_kernel(
     busts = dict.fromkeys(specs, 0)
     flips = dict.fromkeys(specs, 0)
     for batch, seat_policy in _chunks(
-        ruleset, lineup, n_rounds, root_seed, 0, True, True, progress
+        ruleset, lineup, n_rounds, root_seed, 0, True, True, progress, variant
     ):
         seat_spec = spec_of[seat_policy]
         rs = batch.rs  # one round per game: rows are game by game, seat by seat

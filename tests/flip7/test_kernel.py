@@ -250,8 +250,8 @@ def test_the_spare_second_chance_round_ends_as_the_reference_does():
 
 
 def test_choose_engine_says_why_it_falls_back(tmp_path, monkeypatch):
-    """auto picks the kernel for built-in policies and falls back, with a reason, for a user's
-    own policy or another variant; asking for the kernel where it cannot run is an error."""
+    """auto picks the kernel for built-in policies (classic or Vengeance) and falls back, with a
+    reason, for a user's own policy; asking for the kernel where it cannot run is an error."""
     (tmp_path / "mine_k.py").write_text(
         "from flip7.policies import Policy\n"
         "class Mine(Policy):\n"
@@ -263,10 +263,13 @@ def test_choose_engine_says_why_it_falls_back(tmp_path, monkeypatch):
     assert kernel.choose_engine("auto", parse_policies("ev,sum:20"), ruleset) == ("kernel", None)
     engine, why = kernel.choose_engine("auto", parse_policies("ev,mine_k:Mine"), ruleset)
     assert engine == "reference" and "mine_k:Mine" in why
-    engine, why = kernel.choose_engine(
-        "auto", parse_policies("ev,ev"), ruleset, parse_variant("vengeance")
+    vengeance = parse_variant("vengeance(brutal=1)")
+    assert kernel.choose_engine("auto", parse_policies("ev,ev"), ruleset, vengeance) == (
+        "kernel",
+        None,
     )
-    assert engine == "reference" and "classic" in why
+    engine, why = kernel.choose_engine("auto", parse_policies("ev,mine_k:Mine"), ruleset, vengeance)
+    assert engine == "reference" and "mine_k:Mine" in why
     assert kernel.choose_engine("reference", parse_policies("ev"), ruleset)[0] == "reference"
     with pytest.raises(ValueError, match="mine_k:Mine"):
         kernel.choose_engine("kernel", parse_policies("mine_k:Mine"), ruleset)

@@ -36,9 +36,15 @@ def test_kernel_shard_tables_equal_the_reference_ones(lineup, ruleset, rotate, c
     assert got["games"].num_rows == 80 * len(lineup)
 
 
-def test_auto_falls_back_for_another_variant():
-    """auto plays a non-classic variant on the reference path; kernel refuses it clearly."""
-    task = ShardTask("r", 0, 0, 0, ("ev", "ev"), "3.1", "vengeance", 1, True, 0, 0, 5)
-    assert simulate_shard(task, engine="auto")["games"].num_rows == 10
-    with pytest.raises(ValueError, match="classic game"):
-        simulate_shard(task, engine="kernel")
+def test_vengeance_shards_are_the_kernels_too():
+    """A Vengeance shard (here the alternative deck, Brutal) runs in the kernel under auto, and
+    its three tables equal the reference engine's value for value."""
+    task = ShardTask(
+        "r", 0, 0, 0, ("ev", "endgame", "bustc:0.3"), "3.1", "vengeance(deck=alt,brutal=1)",
+        1, True, 0, 0, 40,
+    )  # fmt: skip
+    expected = simulate_shard(task, engine="reference")
+    got = simulate_shard(task, engine="kernel")
+    for name, table in expected.items():
+        assert got[name].equals(table), name
+    assert simulate_shard(task, engine="auto")["events"].equals(expected["events"])
