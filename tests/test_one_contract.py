@@ -163,3 +163,11 @@ def test_report_prints_the_marts_figures(lake: str, figures, capsys) -> None:
         shown = [float(x) for x in re.findall(r"-?\d+\.\d+", row)]
         for x in figures["marts"][f"win:{policy}"]:
             assert any(abs(n - 100 * x) <= 0.05 + 1e-9 for n in shown), (policy, x, row)
+
+
+def test_rules_state_the_contract(capsys) -> None:
+    """`flip7 rules` says what a cell is and how intervals are computed."""
+    assert main(["rules", "--no-file"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "per cell: run, variant, ruleset, field size and line-up" in text
+    assert "95% interval is clustered by game" in text

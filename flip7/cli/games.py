@@ -439,6 +439,16 @@ def cmd_play(args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+#: What every figure means, printed by `flip7 rules` (the same words as the README).
+STATISTICS_CONTRACT = (
+    "Figures: every win rate (wins / seats) and points per round (points / rounds played,",
+    "pooled) is per cell: run, variant, ruleset, field size and line-up. Its 95% interval is",
+    "clustered by game (by game pair for common-random-number comparisons), since the seats of",
+    "one game are not independent; sim, tournament status, report, flip7 sql and the",
+    "dashboard compute the same interval, so a cell shows the same numbers everywhere.",
+)
+
+
 def cmd_rules(args: argparse.Namespace, out: Output) -> int:
     variant = parse_variant(args.variant)
     if variant.name == "vengeance":
@@ -478,6 +488,9 @@ def cmd_rules(args: argparse.Namespace, out: Output) -> int:
     out.print("a duplicate, else freeze whoever is closest to Flip 7; take a Flip Three yourself")
     out.print("only with at most 2 numbers and under 20% chance of a duplicate, else give it to")
     out.print("the biggest threat; pass a spare Second Chance to whoever is furthest behind.")
+    out.print("")
+    for line in STATISTICS_CONTRACT:
+        out.print(line)
     return 0
 
 
