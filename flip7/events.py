@@ -152,12 +152,12 @@ class Event:
 
         k, p, c, t, v = self.kind, self.player, self.card, self.target, self.value
         if k == EventKind.ROUND_START:
-            return f"-- round {v}, dealer {who(p)} --"
+            return f"-- round {v}, you deal --" if p == you else f"-- round {v}, dealer {who(p)} --"
         if k == EventKind.DRAW:
             return f"{does(p, 'draws', 'draw')} {card(c)} ({_HOW[v]})"
         if k == EventKind.HIT:
-            why = ["", " (no cards, must hit)", " (holds The Zero, must hit)"][v]
-            return does(p, "hits", "hit") + why.replace("holds", "hold" if p == you else "holds")
+            zero = " (The Zero: you must hit)" if p == you else " (holds The Zero, must hit)"
+            return does(p, "hits", "hit") + ["", " (no cards, must hit)", zero][v]
         if k == EventKind.STAY:
             return f"{does(p, 'stays', 'stay')} with {v}"
         if k == EventKind.ACTION_PLAYED:
@@ -214,7 +214,7 @@ class Event:
         if k == EventKind.FORCED_STAY:
             return f"{does(p, 'must', 'must')} stay with {v} (Just One More)"
         if k == EventKind.FLIP7_PENALTY:
-            return f"{does(p, 'takes', 'take')} {v} points from {who(t)} instead of the bonus"
+            return f"{does(p, 'gives', 'give')} -{v} to {who(t)} instead of taking the bonus"
         raise AssertionError(k)
 
 

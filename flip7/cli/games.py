@@ -437,6 +437,8 @@ def cmd_play(args: argparse.Namespace, out: Output) -> int:
         f"Flip 7, variant {variant}, ruleset {ruleset}, seed {args.seed}: you (seat 0) against "
         f"{', '.join(names[1:])}. First to {ruleset.target}. Type q to quit."
     )
+    if vengeance:
+        out.print("The cards of With a Vengeance: flip7 rules --variant vengeance")
     engine = variant.new_engine(ruleset, [human, *bots], args.seed, on_event=show)
     try:
         result = engine.run()

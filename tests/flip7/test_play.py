@@ -147,6 +147,12 @@ def test_texts_speak_to_you_in_play_and_of_them_elsewhere():
         (Event(EventKind.CARD_MOVED, 1, 9, 0, 0), "you steal 9 from P1:ev", "P0 steals 9 from P1"),
         (Event(EventKind.CARD_DISCARDED, 1, 12, 0, 0), "P1:ev loses 12 (your Discard)", None),
         (Event(EventKind.ACTION_DROPPED, 0, Card.FREEZE, -1, -1), "your Freeze is dropped", None),
+        (Event(EventKind.FLIP7_PENALTY, 0, -1, 1, 15), "you give -15 to P1:ev instead of taking the bonus",
+         "P0 gives -15 to P1 instead of taking the bonus"),
+        (Event(EventKind.HIT, 0, -1, -1, 2), "you hit (The Zero: you must hit)",
+         "P0 hits (holds The Zero, must hit)"),
+        (Event(EventKind.ROUND_START, 0, -1, -1, 3), "-- round 3, you deal --",
+         "-- round 3, dealer P0 --"),
     ]  # fmt: skip
     for event, yours, theirs in cases:
         assert event.describe(names, you=0) == yours
