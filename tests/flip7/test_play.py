@@ -33,12 +33,14 @@ def test_a_vengeance_steal_is_yours_to_choose(capsys, monkeypatch):
     the next card move is that steal."""
     code, out = play(capsys, monkeypatch, ANSWERS, *STEAL_GAME)
     assert code == 0
+    assert "Your Steal: what do you do?" in out, "this game no longer gives you a Steal"
     block = out.split("Your Steal: what do you do?\n", 1)[1]
     options = re.findall(r"^  (\d+)\) (.+)$", block.split("Your choice", 1)[0], re.M)
     assert len(options) > 2 and options[0][0] == "1"
     picked = options[1][1]
     assert picked.startswith("steal ") and " from P" in picked
-    assert re.search(r"Your choice \[1-\d+, bots would pick 1\]", block)
+    bots = re.search(r"Your choice \[1-\d+, bots would pick (\d+)\]", block)
+    assert bots and bots[1] != "2", "the bots would pick option 2 too: choose another option"
     after = block.split("Your choice", 1)[1].splitlines()
     moved = next(x.strip() for x in after if re.search(r"\b(steal|steals) ", x))
     assert moved.endswith("you " + picked)
