@@ -116,6 +116,10 @@ class DrawHow(enum.IntEnum):
     FLIP_FOUR = 4
 
 
+#: How a DRAW came about, by its `value` (the action cards by their names).
+_HOW = ("deal", "hit", "Flip Three", "Just One More", "Flip Four")
+
+
 @dataclass(frozen=True)
 class Event:
     """One event as a readable record (for watch, replay and tests; not used in the hot loop)."""
@@ -126,48 +130,65 @@ class Event:
     target: int
     value: int
 
-    def describe(self, names: Sequence[str] | None = None) -> str:
-        """One line of English, e.g. 'P2 draws 7 (hit)'."""
+    def describe(
+        self, names: Sequence[str] | None = None, *, you: int = -1, vengeance: bool = False
+    ) -> str:
+        """One line of English, e.g. 'P2 draws 7 (hit)'. Seat `you` reads in the second person
+        ('you draw 7 (hit)', 'you are frozen with 12'); `vengeance` names the 0 The Zero."""
 
         def who(p: int) -> str:
+            if p == you:
+                return "you"
             return names[p] if names is not None else f"P{p}"
+
+        def does(p: int, verb: str, verb_you: str) -> str:
+            return f"{who(p)} {verb_you if p == you else verb}"
+
+        def whose(p: int) -> str:
+            return "your" if p == you else f"{who(p)}'s"
+
+        def card(c: int) -> str:
+            return "The Zero" if vengeance and c == Card.N0 else card_label(c)
 
         k, p, c, t, v = self.kind, self.player, self.card, self.target, self.value
         if k == EventKind.ROUND_START:
-            return f"-- round {v}, dealer {who(p)} --"
+            return f"-- round {v}, you deal --" if p == you else f"-- round {v}, dealer {who(p)} --"
         if k == EventKind.DRAW:
-            return f"{who(p)} draws {card_label(c)} ({DrawHow(v).name.lower().replace('_', ' ')})"
+            return f"{does(p, 'draws', 'draw')} {card(c)} ({_HOW[v]})"
         if k == EventKind.HIT:
-            return (
-                f"{who(p)} hits" + ["", " (no cards, must hit)", " (holds The Zero, must hit)"][v]
-            )
+            zero = " (The Zero: you must hit)" if p == you else " (holds The Zero, must hit)"
+            return does(p, "hits", "hit") + ["", " (no cards, must hit)", zero][v]
         if k == EventKind.STAY:
-            return f"{who(p)} stays with {v}"
+            return f"{does(p, 'stays', 'stay')} with {v}"
         if k == EventKind.ACTION_PLAYED:
-            return f"{who(p)} plays {card_label(c)}" + (f" on {who(t)}" if t >= 0 else "")
+            on = "" if t < 0 else " on yourself" if t == p == you else f" on {who(t)}"
+            return f"{does(p, 'plays', 'play')} {card(c)}{on}"
         if k == EventKind.ACTION_DEFERRED:
-            return f"{who(p)} sets {card_label(c)} aside until the Flip Three is done"
+            flip = "Flip Four" if c >= Card.UNLUCKY_7 else "Flip Three"
+            return f"{does(p, 'sets', 'set')} {card(c)} aside until the {flip} is done"
         if k == EventKind.ACTION_DROPPED:
-            return f"{card_label(c)} of {who(p)} is dropped"
+            return f"{whose(p)} {card(c)} is dropped"
         if k == EventKind.FREEZE:
-            return f"{who(p)} is frozen with {v}"
+            return f"{does(p, 'is', 'are')} frozen with {v}"
         if k == EventKind.SC_KEPT:
-            return f"{who(p)} keeps a Second Chance"
+            return f"{does(p, 'keeps', 'keep')} a Second Chance"
         if k == EventKind.SC_PASSED:
-            return f"{who(p)} passes a spare Second Chance to {who(t)}"
+            return f"{does(p, 'passes', 'pass')} a spare Second Chance to {who(t)}"
         if k == EventKind.SC_DISCARDED:
             why = "unused at round end" if v else "nobody can take it"
-            return f"{who(p)} discards a Second Chance ({why})"
+            return f"{does(p, 'discards', 'discard')} a Second Chance ({why})"
         if k == EventKind.SC_USED:
-            return f"{who(p)} uses a Second Chance on a duplicate {c}"
+            return f"{does(p, 'uses', 'use')} a Second Chance on a duplicate {card(c)}"
         if k == EventKind.BUST:
-            return f"{who(p)} busts on a duplicate {c}"
+            if c < 0:  # Vengeance: a Steal or Swap left two of a number in the row
+                return f"{does(p, 'busts', 'bust')}: a card moved in duplicates a number"
+            return f"{does(p, 'busts', 'bust')} on a duplicate {card(c)}"
         if k == EventKind.FLIP7:
-            return f"{who(p)} FLIPS 7! (+{v})"
+            return f"{does(p, 'FLIPS', 'FLIP')} 7!" + (f" (+{v})" if v else "")
         if k == EventKind.RESHUFFLE:
             return f"the discard pile ({v} cards) is reshuffled into a new deck"
         if k == EventKind.ROUND_SCORE:
-            return f"{who(p)} scores {v}"
+            return f"{does(p, 'scores', 'score')} {v}"
         if k == EventKind.ROUND_END:
             return [
                 "round over: nobody active",
@@ -178,18 +199,22 @@ class Event:
         if k == EventKind.ROUND_CAP:
             return f"game stopped after {v} rounds (max_rounds)"
         if k == EventKind.GAME_END:
-            return f"{who(p)} wins with {v}"
+            return f"{does(p, 'wins', 'win')} with {v}"
         if k == EventKind.MODIFIER_GIVEN:
-            return f"{who(p)} gives {card_label(c)} to {who(t)}"
+            if t == p:
+                return f"{does(p, 'keeps', 'keep')} {card(c)}"
+            return f"{does(p, 'gives', 'give')} {card(c)} to {who(t)}"
         if k == EventKind.CARD_MOVED:
-            return f"{card_label(c)} moves from {who(p)} to {who(t)} ({['steal', 'swap'][v]})"
+            if v == 0:  # Steal: the receiver chose
+                return f"{does(t, 'steals', 'steal')} {card(c)} from {who(p)}"
+            return f"{card(c)} goes from {who(p)} to {who(t)} (Swap)"
         if k == EventKind.CARD_DISCARDED:
-            why = f"Discard by {who(t)}" if v == 0 else "Unlucky 7"
-            return f"{who(p)} loses {card_label(c)} ({why})"
+            why = "Unlucky 7" if v else "your Discard" if t == you else f"Discard by {who(t)}"
+            return f"{does(p, 'loses', 'lose')} {card(c)} ({why})"
         if k == EventKind.FORCED_STAY:
-            return f"{who(p)} must stay with {v}"
+            return f"{does(p, 'must', 'must')} stay with {v} (Just One More)"
         if k == EventKind.FLIP7_PENALTY:
-            return f"{who(p)} takes {v} points from {who(t)} instead of the bonus"
+            return f"{does(p, 'gives', 'give')} -{v} to {who(t)} instead of taking the bonus"
         raise AssertionError(k)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shlex
 import statistics
 import sys
 import time
@@ -16,6 +17,7 @@ from flip7.events import CODE_BITS, Event, EventKind, EventLog
 from flip7.limits import time_limit
 from flip7.policies import REGISTRY, HumanPolicy, parse_policies
 from flip7.policies.base import Policy
+from flip7.policies.human import LeftGame
 from flip7.rng import derive_seed
 from flip7.rules import (
     BASE_RULESETS,
@@ -356,8 +358,11 @@ def cmd_watch(args: argparse.Namespace, out: Output) -> int:
         f"one game: {', '.join(names)}; ruleset {ruleset}; seed {args.seed}; "
         + _engine_line(engine_name, note)
     )
-    _print_events(EventLog(result.events), names, out, args.delay)
-    out.print(f"final: {', '.join(f'{n} {t}' for n, t in zip(names, result.totals, strict=True))}")
+    _print_events(EventLog(result.events), names, out, args.delay, variant.name == "vengeance")
+    out.print(
+        f"final: {', '.join(f'{n} {t}' for n, t in zip(names, result.totals, strict=True))}"
+        f"; seed {args.seed}"
+    )
     return 0
 
 
@@ -372,10 +377,12 @@ def _choose_engine(
     return choose_engine(requested, lineup, ruleset, variant)
 
 
-def _print_events(events: EventLog, names: list[str], out: Output, delay: float) -> None:
+def _print_events(
+    events: EventLog, names: list[str], out: Output, delay: float, vengeance: bool = False
+) -> None:
     totals = [0] * len(names)
     for e in events:
-        line = e.describe(names)
+        line = e.describe(names, vengeance=vengeance)
         if e.kind == EventKind.ROUND_SCORE:
             totals[e.player] += e.value
             line += f" (total {totals[e.player]})"
@@ -398,16 +405,19 @@ def _watch_logged(args: argparse.Namespace, out: Output) -> int:
         f"run {args.run}, game {number}: {', '.join(names)}; ruleset {game['ruleset']}; "
         f"seed {game['seed']}"
     )
-    _print_events(EventLog(game["events"]), names, out, args.delay)
+    vengeance = str(game.get("variant", "classic")).startswith("vengeance")
+    _print_events(EventLog(game["events"]), names, out, args.delay, vengeance)
     return 0
 
 
 def cmd_play(args: argparse.Namespace, out: Output) -> int:
     ruleset = parse_ruleset(args.ruleset)
+    variant = parse_variant(args.variant)
     bots = lineup_from(args)
-    names = ["you"] + [f"bot{s}:{p.spec}" for s, p in enumerate(bots, 1)]
-    human = HumanPolicy(names=names)
+    names = ["you"] + [f"P{s}:{p.spec}" for s, p in enumerate(bots, 1)]
+    human = HumanPolicy(ask=input, say=out.print, names=names)
     human.spec = "human"
+    vengeance = variant.name == "vengeance"
     seen = [0]
 
     def show(engine: Engine) -> None:
@@ -415,28 +425,59 @@ def cmd_play(args: argparse.Namespace, out: Output) -> int:
         while seen[0] < len(events):
             i = seen[0]
             e = Event(EventKind(events[i]), *events[i + 1 : i + 5])
-            print(("  " if e.kind != EventKind.ROUND_START else "") + e.describe(names))
+            text = e.describe(names, you=0, vengeance=vengeance)
+            out.print(
+                ("  " if e.kind not in (EventKind.ROUND_START, EventKind.GAME_END) else "") + text
+            )
             if e.kind == EventKind.ROUND_END:
-                print(
-                    "  totals: "
-                    + ", ".join(f"{n} {t}" for n, t in zip(names, engine.table.totals, strict=True))
-                )
+                out.print("  totals:")
+                for line in totals_table(names, engine.table.totals):
+                    out.print("    " + line)
             seen[0] += 5
 
-    print(
-        f"Flip 7, ruleset {ruleset}: you against {', '.join(p.spec for p in bots)}. First to {ruleset.target}."
+    out.print(
+        f"Flip 7, variant {variant}, ruleset {ruleset}, seed {args.seed}: you (seat 0) against "
+        f"{', '.join(names[1:])}. First to {ruleset.target}. Type q to quit."
     )
-    variant = parse_variant(args.variant)
+    if vengeance:
+        out.print("The cards of With a Vengeance: flip7 rules --variant vengeance")
     engine = variant.new_engine(ruleset, [human, *bots], args.seed, on_event=show)
     try:
         result = engine.run()
-    except EOFError:
-        print("\nbye")
-        return 1
-    print(
-        f"{names[result.winner]} win{'s' if result.winner else ''} with {result.totals[result.winner]}."
-    )
+    except LeftGame as left:
+        out.print("")
+        out.print(
+            ("The input ended: you left the game" if left.eof else "You left the game")
+            + f" in round {engine.round_no}."
+        )
+        _replay_lines(args, bots, out)
+        return 0
+    out.print("final:")
+    for line in totals_table(names, list(result.totals)):
+        out.print("  " + line)
+    _replay_lines(args, bots, out)
     return 0
+
+
+def totals_table(names: list[str], totals: list[int]) -> list[str]:
+    """One line per seat, names padded to the longest so the totals line up."""
+    width = max(len(n) for n in names)
+    return [f"{n:<{width}} {t:>4}" for n, t in zip(names, totals, strict=True)]
+
+
+def _replay_lines(args: argparse.Namespace, bots: list[Policy], out: Output) -> None:
+    """The seed, and the commands that deal this game again (play) or show a bot in your seat
+    (watch)."""
+    opts = ""
+    if args.ruleset != "3.1":
+        opts += f" --ruleset {shlex.quote(args.ruleset)}"
+    if args.variant != "classic":
+        opts += f" --variant {shlex.quote(args.variant)}"
+    specs = ",".join(p.spec for p in bots)
+    out.print(f"seed {args.seed}: the same answers replay this game with")
+    out.print(f"  flip7 play --seed {args.seed}{opts} -p {shlex.quote(specs)}")
+    out.print("and this shows ev playing the same deal in your seat:")
+    out.print(f"  flip7 watch --seed {args.seed}{opts} -p {shlex.quote('ev,' + specs)}")
 
 
 #: What every figure means, printed by `flip7 rules` (the same words as the README).

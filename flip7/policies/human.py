@@ -1,31 +1,57 @@
-"""human — you, at the terminal: the table, your bust risk and the value of one more card."""
+"""human — you, at the terminal: the table, your bust risk and the value of one more card.
+
+Every decision the engines ask of a policy is asked here: hit or stay; who gets a Freeze,
+Flip Three, Just One More, Flip Four or a modifier you drew; who gets a spare Second Chance;
+which Steal, Swap or Discard move to make; and (Brutal) what your Flip 7 does. Choices are a
+numbered list of options by name; `q` (or the end of the input) leaves the game (`LeftGame`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from flip7.cards import card_label
+from flip7.cards import FLIP7_CHOICE, Card, card_label
 from flip7.observation import STATUS_NAMES, Observation
 from flip7.policies.base import Policy, bust_risk, points
 from flip7.policies.ev import hit_value
 
+QUIT = ("q", "quit", "exit")
+
+
+class LeftGame(BaseException):  # noqa: N818 (not an error: the person left)
+    """The person left the game: `q` typed (`eof` False) or the input ended (`eof` True).
+
+    A BaseException, like KeyboardInterrupt, so that the engine passes it through instead of
+    reporting it as a policy failure."""
+
+    def __init__(self, eof: bool) -> None:
+        super().__init__("input ended" if eof else "quit")
+        self.eof = eof
+
+
+def label(obs: Observation, c: int) -> str:
+    """A card's name at this table (0 is The Zero in Vengeance)."""
+    return "The Zero" if obs.variant and c == Card.N0 else card_label(c)
+
 
 def render_table(obs: Observation, names: Sequence[str] | None = None) -> str:
-    """The table as a person sees it: every row, status and score."""
+    """The table as a person sees it: every row, status and score, aligned however long the
+    names are."""
+    who = [names[p] if names else f"P{p}" for p in range(obs.n_players)]
+    width = max(len(w) for w in who)
     lines = []
     for p in range(obs.n_players):
-        who = names[p] if names else f"P{p}"
-        cards = " ".join(card_label(c) for c in obs.line[p]) or "-"
+        cards = " ".join(label(obs, c) for c in obs.line[p]) or "-"
         mark = "*" if p == obs.seat else " "
         lines.append(
-            f"{mark}{who:>8} [{STATUS_NAMES[obs.status[p]]:>6}] total {obs.totals[p]:>3}"
+            f"{mark}{who[p]:<{width}} [{STATUS_NAMES[obs.status[p]]:>6}] total {obs.totals[p]:>3}"
             f"  showing {points(obs, p):>3}: {cards}"
         )
     return "\n".join(lines)
 
 
 class HumanPolicy(Policy):
-    """Prompts at the terminal; bad input asks again."""
+    """Prompts at the terminal; bad input asks again; `q` or the end of input raises LeftGame."""
 
     def __init__(
         self,
@@ -37,8 +63,22 @@ class HumanPolicy(Policy):
         self.say = say
         self.names = names
 
-    def _who(self, p: int) -> str:
+    def _who(self, obs: Observation, p: int) -> str:
+        if p == obs.seat:
+            return "you"
         return self.names[p] if self.names else f"P{p}"
+
+    def _whose(self, obs: Observation, p: int) -> str:
+        return "your" if p == obs.seat else f"{self._who(obs, p)}'s"
+
+    def _answer(self, prompt: str) -> str:
+        try:
+            answer = self.ask(prompt).strip().lower()
+        except EOFError:
+            raise LeftGame(eof=True) from None
+        if answer in QUIT:
+            raise LeftGame(eof=False)
+        return answer
 
     def hit(self, obs: Observation) -> bool:
         me = obs.seat
@@ -49,24 +89,62 @@ class HumanPolicy(Policy):
             f"one more card is worth {value:.1f} on average."
         )
         while True:
-            answer = self.ask("Hit or stay? [h/s] ").strip().lower()
+            answer = self._answer("Hit or stay? [h/s, q quits] ")
             if answer in ("h", "hit"):
                 return True
             if answer in ("s", "stay"):
                 return False
-            self.say("Please type h (hit) or s (stay).")
+            self.say("Please type h (hit), s (stay) or q (quit).")
 
-    def _pick(self, prompt: str, candidates: Sequence[int]) -> int:
-        options = ", ".join(f"{q}={self._who(q)}" for q in candidates)
+    def _choose(self, question: str, options: Sequence[str], suggested: int) -> int:
+        """The index of the option the person picks from a numbered list (1-based on screen)."""
+        self.say(question)
+        for i, text in enumerate(options, 1):
+            self.say(f"  {i}) {text}")
+        n = len(options)
         while True:
-            answer = self.ask(f"{prompt} ({options}): ").strip()
-            if answer.isdigit() and int(answer) in candidates:
-                return int(answer)
-            self.say(f"Please type one of {list(candidates)}.")
+            answer = self._answer(f"Your choice [1-{n}, bots would pick {suggested + 1}]: ")
+            if answer.isdigit() and 1 <= int(answer) <= n:
+                return int(answer) - 1
+            self.say(f"Please type a number from 1 to {n} (or q to quit).")
 
     def choose_target(self, obs: Observation, card: int, candidates: Sequence[int]) -> int:
         self.say(render_table(obs, self.names))
-        return self._pick(f"Who gets your {card_label(card)}?", candidates)
+        bots = candidates.index(Policy.choose_target(self, obs, card, candidates))
+        if card == FLIP7_CHOICE:
+            options = [
+                f"+{obs.bonus} for you" if q == obs.seat else f"-{obs.bonus} to {self._who(obs, q)}"
+                for q in candidates
+            ]
+            i = self._choose("You Flip 7! Take the bonus, or take it from a player:", options, bots)
+            return candidates[i]
+        options = ["yourself" if q == obs.seat else self._who(obs, q) for q in candidates]
+        i = self._choose(f"Who gets your {label(obs, card)}?", options, bots)
+        return candidates[i]
 
     def choose_recipient(self, obs: Observation, candidates: Sequence[int]) -> int:
-        return self._pick("Who gets your spare Second Chance?", candidates)
+        bots = candidates.index(Policy.choose_recipient(self, obs, candidates))
+        options = [self._who(obs, q) for q in candidates]
+        return candidates[self._choose("Who gets your spare Second Chance?", options, bots)]
+
+    def move_text(self, obs: Observation, card: int, option: tuple[int, ...]) -> str:
+        """A Steal, Swap or Discard option in words, e.g. 'steal 9 from P2:ev'."""
+        if card == Card.STEAL:
+            victim, c = option
+            return f"steal {label(obs, c)} from {self._who(obs, victim)}"
+        if card == Card.SWAP:
+            a, ca, b, cb = option
+            if a == obs.seat:
+                return f"swap your {label(obs, ca)} for {self._whose(obs, b)} {label(obs, cb)}"
+            return (
+                f"swap {self._whose(obs, a)} {label(obs, ca)} with "
+                f"{self._whose(obs, b)} {label(obs, cb)}"
+            )
+        victim, c = option
+        return f"discard {self._whose(obs, victim)} {label(obs, c)}"
+
+    def choose_move(self, obs: Observation, card: int, options: Sequence[tuple[int, ...]]) -> int:
+        self.say(render_table(obs, self.names))
+        bots = Policy.choose_move(self, obs, card, options)
+        texts = [self.move_text(obs, card, o) for o in options]
+        return self._choose(f"Your {card_label(card)}: what do you do?", texts, bots)

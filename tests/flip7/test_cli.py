@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -157,9 +158,10 @@ def test_play_against_bots_with_scripted_input(tmp_path):
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "Please type h (hit) or s (stay)." in proc.stdout
+    assert "Please type h (hit), s (stay) or q (quit)." in proc.stdout
     assert "Bust risk" in proc.stdout and "one more card is worth" in proc.stdout
-    assert " with " in proc.stdout.splitlines()[-1]
+    assert re.search(r"^(you win|P\d:\S+ wins) with \d+$", proc.stdout, re.M)
+    assert proc.stdout.splitlines()[-1].startswith("  flip7 watch --seed 7 ")
 
 
 def test_rules_prints_the_vengeance_deck_in_use(capsys):

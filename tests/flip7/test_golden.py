@@ -48,7 +48,8 @@ def transcript(ruleset: str, variant: str, specs: str, seed: int) -> str:
     result = engine.run()
     names = [f"P{s}:{p.spec}" for s, p in enumerate(lineup)]
     head = f"rules v{RULES_VERSION} ruleset {ruleset} variant {variant} seed {seed}: {specs}"
-    lines = [head] + [e.describe(names) for e in EventLog(result.events)]
+    vengeance = parse_variant(variant).name == "vengeance"
+    lines = [head] + [e.describe(names, vengeance=vengeance) for e in EventLog(result.events)]
     return "\n".join(lines) + "\n"
 
 
