@@ -160,6 +160,10 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
     )
     note = "; ".join(problems(con))
     if args.tables or args.describe or args.schema_doc:
+        if args.query is not None:
+            raise ValueError(
+                "--tables, --describe and --schema-doc take no query: run the query on its own"
+            )
         if args.schema_doc:
             sys.stdout.write(schema.markdown(con))
         for line in schema.tables(con) if args.tables else []:
