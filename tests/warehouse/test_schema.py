@@ -111,6 +111,8 @@ def test_describe_shows_columns_with_types_and_meaning(
     code, out, err = run(capsys, "sql", "--describe", "win_rate", "--data", str(lake.root))
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "no relation named 'win_rate'" in err and "win_rates" in err
+    code, out, err = run(capsys, "sql", "--tables", "FROM runs", "--data", str(lake.root))
+    assert code == 2 and out == "" and "take no query" in err
 
 
 @pytest.mark.parametrize(
