@@ -1,5 +1,10 @@
-"""What `flip7 sql`, `flip7 report RUN` and `flip7 warehouse verify [RUN]` do (their parsers
-are in warehouse/cli.py, which imports this module only when one of them runs).
+"""What `flip7 sql`, `flip7 report RUN`, `flip7 compare RUN_A RUN_B` and `flip7 warehouse verify
+[RUN]` do (their parsers are in warehouse/cli.py, which imports this module only when one of
+them runs).
+
+`sql --tables`, `--describe NAME` and `--schema-doc` (and `.tables`, `.schema NAME` at the
+prompt or on a pipe) print the descriptions kept beside the SQL (warehouse.schema); `compare`
+is warehouse.compare.
 
 `sql` is read-only unless `--write` is given. The guarantee is DuckDB's own sandbox (see
 warehouse.db: DuckDB opens no file, settings are locked), so no statement can write a file or
