@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse import schema
 from warehouse.lake import SCHEMA_VERSION, Snapshot
 
 SQL_DIR = Path(__file__).with_name("sql")
@@ -147,3 +148,4 @@ def build(
                     f"for its committed shards ({str(exc).splitlines()[0]}); run "
                     f"`flip7 warehouse verify` for an account"
                 ) from None
+    schema.apply(con, layers)  # descriptions as DuckDB comments (warehouse/schema.py)

@@ -26,6 +26,7 @@ def _lazy(name: str) -> Callable[[argparse.Namespace, Any], int]:
 
 
 run_sql, run_report, run_verify = _lazy("run_sql"), _lazy("run_report"), _lazy("run_verify")
+run_compare = _lazy("run_compare")
 
 
 def _seconds(text: str) -> float:
@@ -95,7 +96,44 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="interrupt a statement that runs longer than this (default: no limit)",
     )
+    about = p.add_mutually_exclusive_group()
+    about.add_argument(
+        "--tables",
+        action="store_true",
+        help="list the marts to query, each with what it holds, then the other relations",
+    )
+    about.add_argument(
+        "--describe",
+        metavar="NAME",
+        help="a relation's columns: type and what each means (as `.schema NAME` at the prompt)",
+    )
+    about.add_argument(
+        "--schema-doc",
+        action="store_true",
+        help="print docs/schema.md: every mart and column with its description, in Markdown",
+    )
     p.set_defaults(func=run_sql, tee=False)
+
+    c = sub.add_parser(
+        "compare",
+        help="two runs side by side, cell by cell, with the difference and its interval",
+        description="Each cell (variant, ruleset, field size, line-up label) and policy played "
+        "in both runs: each run's figure and games, and the difference A - B with its 95%% "
+        "interval (the runs are independent: the variances add; see docs/warehouse.md). A cell "
+        "played in one run only shows NULL on the other side.",
+    )
+    c.add_argument("run_a", metavar="RUN_A")
+    c.add_argument("run_b", metavar="RUN_B")
+    _add_data(c)
+    c.add_argument(
+        "--figure",
+        choices=("win_rate", "points_per_round"),
+        default="win_rate",
+        help="what to compare (default: win_rate)",
+    )
+    c.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    c.add_argument("-o", "--output", metavar="FILE", help="write the result here, not stdout")
+    c.set_defaults(func=run_compare, tee=False, max_rows=None)
 
     r = sub.add_parser(
         "report",

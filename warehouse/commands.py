@@ -1,5 +1,10 @@
-"""What `flip7 sql`, `flip7 report RUN` and `flip7 warehouse verify [RUN]` do (their parsers
-are in warehouse/cli.py, which imports this module only when one of them runs).
+"""What `flip7 sql`, `flip7 report RUN`, `flip7 compare RUN_A RUN_B` and `flip7 warehouse verify
+[RUN]` do (their parsers are in warehouse/cli.py, which imports this module only when one of
+them runs).
+
+`sql --tables`, `--describe NAME` and `--schema-doc` (and `.tables`, `.schema NAME` at the
+prompt or on a pipe) print the descriptions kept beside the SQL (warehouse.schema); `compare`
+is warehouse.compare.
 
 `sql` is read-only unless `--write` is given. The guarantee is DuckDB's own sandbox (see
 warehouse.db: DuckDB opens no file, settings are locked), so no statement can write a file or
@@ -23,7 +28,9 @@ from typing import Protocol
 import duckdb
 import pandas as pd
 
+from warehouse import schema
 from warehouse.db import connect, problems
+from warehouse.lake import data_root
 from warehouse.report import report
 from warehouse.text import frame
 from warehouse.verify import Verification, verify
@@ -36,8 +43,8 @@ READ_ONLY = {
     duckdb.StatementType.SET,
 }
 PROMPT_HELP = (
-    "End a statement with ';'. .tables lists the relations, .schema NAME shows columns, "
-    ".quit leaves."
+    "End a statement with ';'. .tables lists the marts (and the other relations), .schema NAME "
+    "shows a relation's columns and what they mean, .quit leaves."
 )
 
 
@@ -46,10 +53,10 @@ class Out(Protocol):
 
 
 def one_line(exc: BaseException) -> str:
-    """A DuckDB error as one line: its first line plus any 'Did you mean' hint; the sandbox's
-    refusals say what was refused and how to allow it."""
+    """A DuckDB error as one line: its first line plus DuckDB's hints ('Did you mean ...',
+    'Candidate bindings: ...'); the sandbox's refusals say what was refused and how to allow it."""
     lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
-    hint = [s for s in lines[1:] if s.startswith("Did you mean")]
+    hint = [s for s in lines[1:] if s.startswith(("Did you mean", "Candidate bindings"))]
     text = " ".join(lines[:1] + hint)
     return sandbox_message(text) or text
 
@@ -157,6 +164,18 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
         args.data, args.run, read_only=not args.write, memory_limit=args.memory_limit or None
     )
     note = "; ".join(problems(con))
+    if args.tables or args.describe or args.schema_doc:
+        if args.query is not None:
+            raise ValueError(
+                "--tables, --describe and --schema-doc take no query: run the query on its own"
+            )
+        if args.schema_doc:
+            sys.stdout.write(schema.markdown(con))
+        for line in schema.tables(con) if args.tables else []:
+            out.print(line)
+        for line in schema.describe(con, args.describe) if args.describe else []:
+            out.print(line)
+        return 0
     if args.query is not None:
         df = execute(con, args.query, args.write, args.timeout)
         if df is not None:
@@ -171,9 +190,16 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
                 "no query: give one as an argument, pipe statements in, or run it in a terminal "
                 "for a prompt"
             )
-        df = execute(con, text, args.write, args.timeout)
-        if df is not None:
-            emit(df, args.format, args.output, out, args.max_rows)
+        for chunk in script(text):
+            if chunk in (".quit", ".exit", ".q"):
+                break
+            if chunk.startswith("."):
+                for line in dot(con, chunk):
+                    out.print(line)
+                continue
+            df = execute(con, chunk, args.write, args.timeout)
+            if df is not None:
+                emit(df, args.format, args.output, out, args.max_rows)
         if note:
             print(f"flip7 sql: note: {note}", file=sys.stderr)
         return 0
@@ -188,7 +214,11 @@ def prompt(con: duckdb.DuckDBPyConnection, args: argparse.Namespace, out: Out) -
         import readline  # noqa: F401  (line editing and history for input())
     except ImportError:
         pass
-    out.print(f"flip7 sql over {args.data or 'the default lake'}. {PROMPT_HELP}")
+    runs = [r for (r,) in con.execute("SELECT run FROM runs ORDER BY run").fetchall()]
+    out.print(
+        f"flip7 sql over the lake at {data_root(args.data).absolute()} (runs: "
+        f"{', '.join(runs) or 'none'}; {'--write' if args.write else 'read-only'}). {PROMPT_HELP}"
+    )
     buffer: list[str] = []
     while True:
         try:
@@ -204,10 +234,12 @@ def prompt(con: duckdb.DuckDBPyConnection, args: argparse.Namespace, out: Out) -
         if not buffer and stripped.startswith("."):
             if stripped in (".quit", ".exit", ".q"):
                 return 0
-            sql = _meta(stripped)
-            if sql is None:
-                out.print(PROMPT_HELP)
-                continue
+            try:
+                for text in dot(con, stripped):
+                    out.print(text)
+            except ValueError as exc:
+                out.print(f"error: {exc}")
+            continue
         else:
             buffer.append(line)
             if not stripped.endswith(";"):
@@ -225,17 +257,46 @@ def prompt(con: duckdb.DuckDBPyConnection, args: argparse.Namespace, out: Out) -
             out.print(f"error: {exc}")
 
 
-def _meta(command: str) -> str | None:
-    """The SQL behind a dot command, None for help."""
-    name, _, arg = command.partition(" ")
+def dot(con: duckdb.DuckDBPyConnection, command: str) -> list[str]:
+    """What a dot command prints: `.tables`, `.schema NAME` (`.describe NAME`), else the help.
+    ValueError for a relation that does not exist."""
+    name, _, arg = command.strip().partition(" ")
     if name == ".tables":
-        return (
-            "SELECT table_name AS name, lower(table_type) AS kind FROM information_schema.tables "
-            "WHERE table_schema = 'main' ORDER BY name"
-        )
-    if name == ".schema" and arg.strip().isidentifier():
-        return f"DESCRIBE {arg.strip()}"
-    return None
+        return schema.tables(con)
+    if name in (".schema", ".describe") and arg.strip():
+        return schema.describe(con, arg.strip())
+    if name in (".schema", ".describe"):
+        return schema.tables(con)
+    return [PROMPT_HELP]
+
+
+def script(text: str) -> list[str]:
+    """Piped input in order: each dot command (a line starting with '.' between statements) on
+    its own, and the SQL between them as one chunk (run whole, its last result shown)."""
+    chunks: list[str] = []
+    sql: list[str] = []
+    for line in text.splitlines():
+        pending = "\n".join(sql).strip()
+        if line.strip().startswith(".") and (not pending or pending.endswith(";")):
+            chunks += [pending] if pending else []
+            chunks.append(line.strip())
+            sql.clear()
+        else:
+            sql.append(line)
+    if "\n".join(sql).strip():
+        chunks.append("\n".join(sql))
+    return chunks
+
+
+def run_compare(args: argparse.Namespace, out: Out) -> int:
+    from warehouse.compare import compare, notes
+
+    con = connect(args.data, [args.run_a, args.run_b])
+    df = compare(con, args.run_a, args.run_b, args.figure)
+    emit(df, args.format, args.output, out, len(df))
+    for note in notes(con, args.run_a, args.run_b) + problems(con):
+        print(f"flip7 compare: note: {note}", file=sys.stderr)
+    return 0
 
 
 # -- report and verify ----------------------------------------------------------------------

@@ -1,0 +1,115 @@
+"""`flip7 compare RUN_A RUN_B`: cells matched by what they played, the difference of the two
+runs' figures and its interval with the two variances added (independent runs)."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pandas as pd
+import pytest
+
+from flip7.cli import main
+from flip7.stats import Z95, RatioSums
+from warehouse import connect
+
+from . import lakes
+from .lakes import Lake, write_run
+
+#: t2's one cell (legacy ruleset, ev / sum:20 / count:4) again, with another seed: "c1"; and
+#: with t2's own seed: "c2" (the same shuffles, so not independent).
+RERUNS = {
+    "c1": ("legacy", 6, 20, 20, [(0, ("ev", "sum:20", "count:4"))]),
+    "c2": ("legacy", 5, 20, 20, [(0, ("ev", "sum:20", "count:4"))]),
+}
+
+
+@pytest.fixture
+def reruns(lake_copy: Lake, monkeypatch: pytest.MonkeyPatch) -> Lake:
+    for run, spec in RERUNS.items():
+        monkeypatch.setitem(lakes.RUNS, run, spec)
+        write_run(lake_copy.root, run)
+    return lake_copy
+
+
+def compare(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[pd.DataFrame, str]:
+    code = main(["compare", *argv, "--format", "csv"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return pd.read_csv(io.StringIO(out)), err
+
+
+def test_compare_gives_the_difference_of_win_rates(
+    reruns: Lake, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each figure equals the difference of the two runs' win_rates rows; the interval is
+    diff +- 1.96 sqrt(var_a + var_b), each variance recomputed by flip7.stats from the games."""
+    df, err = compare(capsys, "c1", "t2", "--data", str(reruns.root))
+    assert "share the root seed" not in err  # different seeds: independent
+    con = connect(reruns.root)
+    rates = {
+        (run, policy): rate
+        for run, policy, rate in con.execute(
+            "SELECT run, policy, win_rate FROM win_rates WHERE run IN ('c1', 't2')"
+        ).fetchall()
+    }
+    assert sorted(df.policy) == ["count:4", "ev", "sum:20"]
+    for row in df.itertuples():
+        assert (row.variant, row.ruleset, row.players, row.lineup) == (
+            "classic",
+            "legacy",
+            3,
+            "cell 0",
+        )
+        assert row.games_a == row.games_b == 20
+        assert row.diff == pytest.approx(rates["c1", row.policy] - rates["t2", row.policy])
+        variance = 0.0
+        for run in ("c1", "t2"):
+            pairs = con.execute(
+                "SELECT wins, seats FROM fct_policy_games WHERE run = ? AND policy = ?",
+                [run, row.policy],
+            ).fetchall()
+            variance += (RatioSums.of(pairs).estimate().half_width / Z95) ** 2
+        half = Z95 * math.sqrt(variance)
+        assert half > 0
+        assert row.diff_lo == pytest.approx(row.diff - half)
+        assert row.diff_hi == pytest.approx(row.diff + half)
+
+
+def test_compare_points_per_round_and_unmatched_cells(
+    reruns: Lake, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--figure points_per_round compares points / rounds; a cell played by one run only has
+    the other side empty and no difference."""
+    df, _ = compare(capsys, "t1", "c1", "--data", str(reruns.root), "--figure", "points_per_round")
+    assert len(df) == 13  # t1's 10 (cell, policy) rows, c1's 3: no cell in common
+    assert df["diff"].isna().all()
+    t1 = df[df.games_a.notna()]
+    assert t1.games_b.isna().all() and t1.points_per_round_a.notna().all()
+    con = connect(reruns.root)
+    ((ppr,),) = con.execute(
+        "SELECT points_per_round FROM points_per_round WHERE run = 'c1' AND policy = 'ev'"
+    ).fetchall()
+    assert df[df.games_b.notna() & (df.policy == "ev")].points_per_round_b.item() == ppr
+
+
+def test_compare_warns_of_runs_with_one_seed(
+    reruns: Lake, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two runs with the same root seed played the same shuffles: the difference is 0 and the
+    output says the runs are not independent."""
+    df, err = compare(capsys, "c2", "t2", "--data", str(reruns.root))
+    assert (df["diff"] == 0).all()
+    assert "share the root seed 5" in err and "not independent" in err
+
+
+@pytest.mark.parametrize(
+    ("runs", "message"),
+    [(("t2", "t2"), "two different runs"), (("t2", "zz"), "no run 'zz'")],
+)
+def test_compare_refuses_bad_runs(
+    lake: Lake, capsys: pytest.CaptureFixture[str], runs: tuple[str, str], message: str
+) -> None:
+    code = main(["compare", *runs, "--data", str(lake.root)])
+    _, err = capsys.readouterr()
+    assert code == 2 and len(err.strip().splitlines()) == 1 and message in err
