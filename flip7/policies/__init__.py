@@ -144,6 +144,23 @@ register_policy(
 )
 
 
+def _race(arg: str | None) -> Policy:
+    """race[:MODEL]: imported on first use, like dp."""
+    from flip7.policies.race import RacePolicy
+
+    return RacePolicy(arg or "basic")
+
+
+register_policy(
+    PolicyEntry(
+        "race",
+        _race,
+        "the solo race's optimum: fewest expected rounds to the target from its own score "
+        "(race:real: the other model)",
+    )
+)
+
+
 def valid_specs() -> str:
     """A one-line list of what parse_policy accepts."""
     names = [e.example or e.name for e in REGISTRY.values()]
