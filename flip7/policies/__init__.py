@@ -161,6 +161,23 @@ register_policy(
 )
 
 
+def _win(arg: str | None) -> Policy:
+    """win[:MODEL]: imported on first use, like dp."""
+    from flip7.policies.win import WinPolicy
+
+    return WinPolicy(arg or "basic")
+
+
+register_policy(
+    PolicyEntry(
+        "win",
+        _win,
+        "hit or stay to win the game: a round policy picked from the scores, the target and "
+        "the field size (win:real: the other model)",
+    )
+)
+
+
 def valid_specs() -> str:
     """A one-line list of what parse_policy accepts."""
     names = [e.example or e.name for e in REGISTRY.values()]
