@@ -19,9 +19,14 @@ G(a + s, o + t), where G is 1 or 0 at a decided game and W elsewhere; the one se
 exact for the best menu policy at every state; `menu_gap` measures what a free choice of
 round policy (the in-round DP with the same terminal reward) would add at sampled states.
 
-For 3..8 players the field is approximated by one opponent: the leader's total, scoring the
-best of n - 1 independent `dp` rounds each round (as if every opponent stood at the leader's
-total; pessimistic when the others trail).
+The menu is then widened by column generation: at a grid of states the best round policy of
+all (the in-round DP with that state's terminal reward) joins the menu, and the tables are
+solved again.
+
+For 3..8 players the field is approximated by one opponent at the leader's total who scores,
+each round, the best of m independent `dp` rounds (the law cdf^m, m real), with m calibrated
+so that a `dp` player wins 1/n of the games against it, as it does at a table of n `dp`
+players by symmetry: one effective opponent that finishes as fast as the field's first.
 """
 
 from __future__ import annotations
@@ -165,31 +170,127 @@ def _game(p, q, target, z):  # type: ignore[no-untyped-def]
 @dataclass
 class WinSolution:
     """Per field size n: `values[n][a, o]` (my chance to win) and `choice[n][a, o]` (menu
-    index), against opponents playing `dp`."""
+    index), against opponents playing `dp`; `field[n]` the effective number of opponent rounds
+    the leader's best-of stands for (1 heads-up)."""
 
     model: Model
     target: int
     menu: Menu
     q: np.ndarray
+    field: dict[int, float]
     values: dict[int, np.ndarray]
     choice: dict[int, np.ndarray]
     seconds: float
 
+    def opponent(self, n: int) -> np.ndarray:
+        """The round-score law of the one opponent a field of n stands for."""
+        return field_dist(self.q, self.field[n])
 
-def solve_win(model: Model, target: int = 200, race: RaceSolution | None = None) -> WinSolution:
-    """The win tables for every field size in FIELD."""
+
+def _solve_field(p: np.ndarray, qn: np.ndarray, target: int) -> tuple[np.ndarray, np.ndarray]:
+    return _game(p, qn, target, _tie_value(p, qn))
+
+
+def calibrate_field(q: np.ndarray, n: int, target: int) -> float:
+    """The effective count m of the leader's best-of-m dp rounds for a field of n: the m at
+    which a dp player against that one opponent wins 1/n of the games, as it does at a table
+    of n dp players (by symmetry). Bisection on m in [1, n - 1]."""
+    if n == 2:
+        return 1.0
+    top = int(np.flatnonzero(q)[-1]) + 1
+    p = np.ascontiguousarray(q[None, :top])
+    lo, hi = 1.0, float(n - 1)
+    for _ in range(30):
+        m = 0.5 * (lo + hi)
+        w, _ = _solve_field(p, np.ascontiguousarray(field_dist(q, m)[:top]), target)
+        if w[0, 0] > 1.0 / n:
+            lo = m
+        else:
+            hi = m
+    return 0.5 * (lo + hi)
+
+
+def _terminal(w: np.ndarray, qn: np.ndarray, z: float, a: int, o: int, target: int) -> np.ndarray:
+    """g(s): my chance to win after I score s this round at (a, o), leaving out the one case
+    that returns to (a, o) (both score 0)."""
+    g = np.zeros(HIST)
+    ts = np.flatnonzero(qn)
+    for s in range(HIST):
+        x = a + s
+        for t in ts:
+            if s == 0 and t == 0:
+                continue
+            y = o + t
+            if x >= target or y >= target:
+                g[s] += qn[t] * (1.0 if x > y else z if x == y else 0.0)
+            else:
+                g[s] += qn[t] * w[x, y]
+    return g
+
+
+def free_policy(
+    sw: _Sweeps, w: np.ndarray, qn: np.ndarray, z: float, a: int, o: int, target: int
+) -> tuple[float, np.ndarray]:
+    """The best round policy of all at (a, o), the rest of the game valued by `w`: the
+    in-round DP with terminal reward g(s), my 0 worth g(0) + q(0) W(a, o) with W its own value
+    (a fixed point, found by the race's policy iteration from w[a, o]). Returns (W, policy)."""
+    g = _terminal(w, qn, z, a, o, target)
+    hit = np.zeros(sw.n_dec, np.uint8)
+    wv = float(w[a, o])
+    for _ in range(50):
+        cost = -g
+        cost[0] = 0.0
+        sw.backward(hit, cost, -(g[0] + qn[0] * wv), optimize=True)
+        c, p0 = sw.root()
+        nxt = (-c + p0 * g[0]) / (1.0 - p0 * qn[0])
+        done = abs(nxt - wv) < 1e-13
+        wv = nxt
+        if done:
+            break
+    return wv, hit
+
+
+#: States (my total, the opponent's) whose free policies join the menu (column generation).
+GRID = tuple((a, o) for a in range(0, 200, 25) for o in range(0, 200, 25)) + tuple(
+    (a, o) for a in range(150, 200, 10) for o in range(150, 200, 10)
+)
+
+
+def solve_win(
+    model: Model, target: int = 200, race: RaceSolution | None = None, grid: bool = True
+) -> WinSolution:
+    """The win tables for every field size in FIELD. With `grid`, the heads-up free policies
+    at the GRID states (scaled to the target) join the menu and the tables are solved again."""
+    from flip7.solver.model import build_space
+
     t0 = time.perf_counter()
     race = race or solve_race(model, target)
     menu = build_menu(race)
     q = menu.dists[0]  # dp's score distribution
     top = int(np.flatnonzero(menu.dists.sum(axis=0))[-1]) + 1  # scores run 0..top-1
+    if grid:
+        p = np.ascontiguousarray(menu.dists[:, :top])
+        q2 = np.ascontiguousarray(q[:top])
+        z = _tie_value(p, q2)
+        w, _ = _game(p, q2, target, z)
+        sw = _Sweeps(build_space(model))
+        states = sorted({(a * target // 200, o * target // 200) for a, o in GRID})
+        extra = []
+        for a, o in states:
+            _, hit = free_policy(sw, w, q, z, a, o, target)
+            extra.append((f"free@{a},{o}", np.packbits(hit).tobytes(), sw.scores(hit)))
+        menu = Menu(
+            menu.labels + [e[0] for e in extra],
+            menu.bits + [e[1] for e in extra],
+            np.vstack([menu.dists, np.array([e[2] for e in extra])]),
+        )
     p = np.ascontiguousarray(menu.dists[:, :top])
-    values, choice = {}, {}
+    field, values, choice = {}, {}, {}
     for n in FIELD:
-        qn = np.ascontiguousarray(field_dist(q, n - 1)[:top])
-        z = _tie_value(p, qn)
-        values[n], choice[n] = _game(p, qn, target, z)
-    return WinSolution(model, target, menu, q, values, choice, time.perf_counter() - t0)
+        field[n] = calibrate_field(q, n, target)
+        qn = np.ascontiguousarray(field_dist(q, field[n])[:top])
+        values[n], choice[n] = _solve_field(p, qn, target)
+    return WinSolution(model, target, menu, q, field, values, choice, time.perf_counter() - t0)
 
 
 def menu_gap(solution: WinSolution, states: list[tuple[int, int]], n: int = 2) -> list[float]:
@@ -199,38 +300,12 @@ def menu_gap(solution: WinSolution, states: list[tuple[int, int]], n: int = 2) -
 
     sw = _Sweeps(build_space(solution.model))
     w = solution.values[n]
-    qn = field_dist(solution.q, n - 1)
-    target = solution.target
-    z = _tie_value(solution.menu.dists, qn)
-    hit = np.zeros(sw.n_dec, np.uint8)
-    out = []
-    for a, o in states:
-        g = np.zeros(HIST)
-        for s in range(HIST):
-            x = a + s
-            for t in np.flatnonzero(qn):
-                if s == 0 and t == 0:
-                    continue
-                y = o + t
-                if x >= target or y >= target:
-                    g[s] += qn[t] * (1.0 if x > y else z if x == y else 0.0)
-                else:
-                    g[s] += qn[t] * w[x, y]
-        # The self-loop: my 0 is worth g0 + q(0) W(a, o) with W the free choice's own value,
-        # a fixed point found by the race's policy iteration (starting from the menu's W).
-        wv = float(w[a, o])
-        for _ in range(50):
-            cost = -g
-            cost[0] = 0.0
-            sw.backward(hit, cost, -(g[0] + qn[0] * wv), optimize=True)
-            c, p0 = sw.root()
-            nxt = (-c + p0 * g[0]) / (1.0 - p0 * qn[0])
-            done = abs(nxt - wv) < 1e-13
-            wv = nxt
-            if done:
-                break
-        out.append(wv - float(w[a, o]))
-    return out
+    qn = solution.opponent(n)
+    top = int(np.flatnonzero(solution.menu.dists.sum(axis=0))[-1]) + 1
+    z = _tie_value(
+        np.ascontiguousarray(solution.menu.dists[:, :top]), np.ascontiguousarray(qn[:top])
+    )
+    return [free_policy(sw, w, qn, z, a, o, solution.target)[0] - float(w[a, o]) for a, o in states]
 
 
 # -- the cached tables ------------------------------------------------------------------------
@@ -271,6 +346,7 @@ def write_win(path: Path, solution: WinSolution) -> Path:
         "sc_states": [list(s) for s in space.sc_states],
         "labels": [solution.menu.labels[m] for m in used],
         "value_at_start": {str(n): float(solution.values[n][0, 0]) for n in FIELD},
+        "effective_opponent_rounds": {str(n): solution.field[n] for n in FIELD},
         "offsets": np.cumsum([0] + [len(x) for x in blobs]).tolist(),
     }
     head = json.dumps(header, sort_keys=True).encode()

@@ -85,11 +85,31 @@ def test_the_field_is_the_best_of_the_others():
     assert field_dist(q, 2) == pytest.approx([0.25, 0.3125, 0.4375])
 
 
-def test_values_fall_as_the_field_grows_and_with_the_leader(win):
+def test_the_field_is_calibrated_to_one_in_n(win):
+    """A dp player against the one opponent a field of n stands for wins 1/n of the games
+    (as at a table of n dp players); the win policy does better, and less as n grows."""
+    from flip7.solver.win import _solve_field
+
+    top = int(np.flatnonzero(win.q)[-1]) + 1
+    p = np.ascontiguousarray(win.q[None, :top])
+    for n in FIELD:
+        qn = np.ascontiguousarray(win.opponent(n)[:top])
+        w, _ = _solve_field(p, qn, TARGET)
+        assert w[0, 0] == pytest.approx(1 / n, abs=1e-6)
+        assert win.values[n][0, 0] > 1 / n
+    assert win.field[2] == 1.0
+    assert all(win.field[n] < win.field[n + 1] < n for n in FIELD[:-1])
     start = [float(win.values[n][0, 0]) for n in FIELD]
-    assert all(x > y for x, y in zip(start, start[1:]))
-    w2 = win.values[2]
-    assert w2[20, 5] > w2[5, 20]
+    assert all(x > y for x, y in zip(start, start[1:], strict=False))
+    assert win.values[2][20, 5] > win.values[2][5, 20]
+
+
+def test_the_grid_policies_only_add(model, win):
+    """Widening the menu with the grid's free policies never lowers a value."""
+    narrow = solve_win(model, TARGET, grid=False)
+    for n in FIELD:
+        assert np.all(win.values[n] >= narrow.values[n] - 1e-12)
+    assert any(label.startswith("free@") for label in win.menu.labels)
 
 
 def test_a_free_round_policy_adds_little_to_the_menu(win):
