@@ -130,28 +130,37 @@ def _tie_value(p, q):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _game(p, q, target, z):  # type: ignore[no-untyped-def]
-    """W[a, o] and the menu choice for every a, o < target (see the module docstring)."""
+    """W[a, o] and the menu choice for every a, o < target (see the module docstring).
+
+    H[x, o] = sum_t q(t) G(x, o + t), my chance to win once I stand at x and the opponent at o
+    before its round score t, is shared by every (a, s) with a + s = x: rows at or above the
+    target are closed forms, rows below are filled as soon as their W row is done (a row's
+    states need only rows above, and its own entries to the right for my score 0)."""
     n_m, n = p.shape
+    h = np.zeros((target + n, target))
+    for x in range(target, target + n):
+        for o in range(target):
+            acc = 0.0
+            for t in range(n):
+                y = o + t
+                if x > y:
+                    acc += q[t]
+                elif x == y:
+                    acc += q[t] * z
+            h[x, o] = acc
     w = np.zeros((target, target))
     choice = np.zeros((target, target), np.int16)
     g = np.zeros(n)
     for a in range(target - 1, -1, -1):
         for o in range(target - 1, -1, -1):
-            for s in range(n):
-                acc = 0.0
-                x = a + s
-                for t in range(n):
-                    if q[t] == 0.0 or (s == 0 and t == 0):
-                        continue
-                    y = o + t
-                    if x >= target or y >= target:
-                        if x > y:
-                            acc += q[t]
-                        elif x == y:
-                            acc += q[t] * z
-                    else:
-                        acc += q[t] * w[x, y]
-                g[s] = acc
+            acc = 0.0  # I score 0, the opponent t > 0 (both 0: the self-loop, apart)
+            for t in range(1, n):
+                y = o + t
+                if y < target:
+                    acc += q[t] * w[a, y]
+            g[0] = acc
+            for s in range(1, n):
+                g[s] = h[a + s, o]
             best = -1.0
             arg = 0
             for m in range(n_m):
@@ -164,6 +173,13 @@ def _game(p, q, target, z):  # type: ignore[no-untyped-def]
                     arg = m
             w[a, o] = best
             choice[a, o] = arg
+        for o in range(target):
+            acc = 0.0
+            for t in range(n):
+                y = o + t
+                if y < target:
+                    acc += q[t] * w[a, y]
+            h[a, o] = acc
     return w, choice
 
 
