@@ -273,9 +273,9 @@ GRID = tuple((a, o) for a in range(0, 200, 25) for o in range(0, 200, 25)) + tup
 
 
 def solve_win(
-    model: Model, target: int = 200, race: RaceSolution | None = None, grid: bool = True
+    model: Model, target: int = 200, race: RaceSolution | None = None, grid: int = 1
 ) -> WinSolution:
-    """The win tables for every field size in FIELD. With `grid`, the heads-up free policies
+    """The win tables for every field size in FIELD. `grid` times, the heads-up free policies
     at the GRID states (scaled to the target) join the menu and the tables are solved again."""
     from flip7.solver.model import build_space
 
@@ -284,7 +284,7 @@ def solve_win(
     menu = build_menu(race)
     q = menu.dists[0]  # dp's score distribution
     top = int(np.flatnonzero(menu.dists.sum(axis=0))[-1]) + 1  # scores run 0..top-1
-    if grid:
+    for r in range(grid):
         p = np.ascontiguousarray(menu.dists[:, :top])
         q2 = np.ascontiguousarray(q[:top])
         z = _tie_value(p, q2)
@@ -294,7 +294,7 @@ def solve_win(
         extra = []
         for a, o in states:
             _, hit = free_policy(sw, w, q, z, a, o, target)
-            extra.append((f"free@{a},{o}", np.packbits(hit).tobytes(), sw.scores(hit)))
+            extra.append((f"free{r}@{a},{o}", np.packbits(hit).tobytes(), sw.scores(hit)))
         menu = Menu(
             menu.labels + [e[0] for e in extra],
             menu.bits + [e[1] for e in extra],
