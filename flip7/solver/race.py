@@ -39,6 +39,7 @@ import tempfile
 import time
 import zlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -365,10 +366,16 @@ def solve_race(
     hit = np.zeros(sw.n_dec, np.uint8)
     policies: list[bytes] = [b""] * target
     dists = np.zeros((target, HIST))
+    # The score distributions (forward sweeps) run in a second thread: the kernels release
+    # the GIL, and no backward sweep waits for them.
+    fw = _Sweeps(space)
+    pool = ThreadPoolExecutor(1)
+    pending = []
     for b in range(target - 1, -1, -1):
         cost[:] = v[b : b + HIST]
         cost[0] = 0.0
-        x = v[b + 1] if b + 1 < target else 1.0
+        # The guess: V extrapolated from the two scores above (V changes smoothly with b).
+        x = 2 * v[b + 1] - v[b + 2] if b + 2 < target else v[b + 1] if b + 1 < target else 1.0
         for _ in range(50):
             sw.backward(hit, cost, x, optimize=True)
             c, p0 = sw.root()
@@ -385,9 +392,12 @@ def solve_race(
             raise RuntimeError(f"the race value at banked score {b} did not settle")
         v[b] = x
         policies[b] = np.packbits(hit).tobytes()
-        dists[b] = sw.scores(hit)
+        pending.append((b, pool.submit(fw.scores, hit.copy())))
         if progress is not None:
             progress(b)
+    for b, done_b in pending:
+        dists[b] = done_b.result()
+    pool.shutdown()
     return RaceSolution(
         model,
         space,
