@@ -13,6 +13,10 @@ in-process, with the one-time compilation measured apart.
 4. With --check ROUNDS: the engine cross-check. ROUNDS solo rounds of `dp:MODEL` on the model's
    deck by the reference engine (ruleset 3.1, which discards a saved duplicate: use --model real
    or full), mean +- standard error next to the solver's exact EV.
+5. With --race: `flip7 solve --race` (the solo race to 200) as a fresh process, --race-repeats
+   times (target: under 60 s), and the solve in-process. With --race-check RACES: RACES solo
+   races of `race:MODEL` by the reference engine from a fresh deck every round (the model's
+   assumption), mean rounds +- standard error next to the exact expectation.
 Targets (issue 3): solve under 2 s, solve --all under 30 s; seeds/002 reports about 13 s to
 build its table and about 3 minutes for --all.
 """
@@ -29,7 +33,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-TARGETS = {"solve": 2.0, "solve --all": 30.0}
+TARGETS = {"solve": 2.0, "solve --all": 30.0, "solve --race": 60.0}
 SEED_002 = {"solve": 13.0, "solve --all": 180.0}
 
 
@@ -89,6 +93,69 @@ def cross_check(model_name: str, rounds: int) -> None:
     )
 
 
+def race_check(model_name: str, races: int) -> None:
+    """The reference engine racing to 200 with `race:MODEL`, a fresh deck every round."""
+    import math
+
+    from flip7.engine import Engine
+    from flip7.policies.race import RacePolicy
+    from flip7.rng import derive_seed
+    from flip7.rules import parse_ruleset
+    from flip7.solver import get_model
+
+    model = get_model(model_name)
+    policy = RacePolicy(model_name)
+    exact = float(policy.table.values[0])
+    ruleset = parse_ruleset("3.1")
+    rounds = []
+    t0 = time.perf_counter()
+    for i in range(races):
+        banked = n = 0
+        while banked < ruleset.target:
+            engine = Engine(ruleset, [policy], derive_seed(5, i, n), capture=False, deck=model.deck)
+            engine.table.totals[0] = banked
+            engine.play_round()
+            banked += engine.round_scores[-1][0]
+            n += 1
+        rounds.append(n)
+    secs = time.perf_counter() - t0
+    mean = statistics.fmean(rounds)
+    se = statistics.stdev(rounds) / math.sqrt(races)
+    print(
+        f"race cross-check, {races:,} solo races to {ruleset.target} of race:{model_name}, a "
+        f"fresh {model.deck.size}-card deck every round ({secs:.1f} s): mean {mean:.4f} +- "
+        f"{se:.4f} rounds; exact {exact:.4f}: {(mean - exact) / se:+.2f} standard errors"
+    )
+
+
+def race_timing(model_name: str, repeats: int) -> None:
+    """`flip7 solve --race` as whole processes, then `solve_race()` in-process."""
+    from flip7.solver import get_model
+    from flip7.solver.race import solve_race
+    from flip7.solver.solve import warm_up
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, FLIP7_CACHE=os.path.join(tmp, "tables"))
+        runs = [
+            run_command(["solve", "--race", "--model", model_name], env) for _ in range(repeats)
+        ]
+    wall = statistics.median(w for w, _ in runs)
+    cpu = statistics.median(c for _, c in runs)
+    ok = "ok" if wall < TARGETS["solve --race"] else "SLOW"
+    print(
+        f"flip7 solve --race --model {model_name}: {wall:.1f} s wall, {cpu:.1f} s CPU "
+        f"(median of {repeats}; target < 60 s: {ok}); load average {os.getloadavg()[0]:.2f}"
+    )
+    warm_up()
+    model = get_model(model_name)
+    t0, c0 = time.perf_counter(), time.process_time()
+    race = solve_race(model)
+    print(
+        f"  solve_race() in-process: {time.perf_counter() - t0:.1f} s wall, "
+        f"{time.process_time() - c0:.1f} s CPU, {race.sweeps} sweeps"
+    )
+
+
 def dp_decision_seconds(calls: int = 100_000) -> float:
     """Seconds per `dp` decision (a table lookup from the observation), at a 4-player table."""
     from flip7.cards import Card
@@ -115,10 +182,18 @@ def main() -> None:
     parser.add_argument("--model", default="basic")
     parser.add_argument("--check", type=int, default=0, metavar="ROUNDS")
     parser.add_argument("--only-check", action="store_true", help="skip the timings")
+    parser.add_argument("--race", action="store_true", help="time `flip7 solve --race` only")
+    parser.add_argument("--race-repeats", type=int, default=1)
+    parser.add_argument("--race-check", type=int, default=0, metavar="RACES")
     args = parser.parse_args()
     if args.check:
         cross_check(args.model, args.check)
+    if args.race_check:
+        race_check(args.model, args.race_check)
     if args.only_check:
+        return
+    if args.race:
+        race_timing(args.model, args.race_repeats)
         return
     load = os.getloadavg()[0]
     print(

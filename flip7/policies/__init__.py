@@ -159,6 +159,40 @@ register_policy(
 )
 
 
+def _race(arg: str | None) -> Policy:
+    """race[:MODEL]: imported on first use, like dp."""
+    from flip7.policies.race import RacePolicy
+
+    return RacePolicy(arg or "basic")
+
+
+register_policy(
+    PolicyEntry(
+        "race",
+        _race,
+        "the solo race's optimum: fewest expected rounds to the target from its own score "
+        "(race:real: the other model)",
+    )
+)
+
+
+def _win(arg: str | None) -> Policy:
+    """win[:MODEL]: imported on first use, like dp."""
+    from flip7.policies.win import WinPolicy
+
+    return WinPolicy(arg or "basic")
+
+
+register_policy(
+    PolicyEntry(
+        "win",
+        _win,
+        "hit or stay to win the game: a round policy picked from the scores, the target and "
+        "the field size (win:real: the other model)",
+    )
+)
+
+
 def valid_specs() -> str:
     """A one-line list of what parse_policy accepts."""
     names = [e.example or e.name for e in REGISTRY.values()]
