@@ -15,7 +15,11 @@ measures). It prints:
             first task (worker start-up, imports, the kernel's cache load), the first task's
             time against the others', the workers' busy share of the run, the task CPU per game
             in the workers against the in-process figure, the lag between a task's end and the
-            driver receiving it, and the driver's own CPU.
+            driver receiving it, the driver's own CPU, and the CPU of each of Ray's processes
+            during the run (from /proc: the workers, raylet, gcs_server, Ray's agents);
+  cpu       the run's whole CPU time (Ray's processes and the driver) against the in-process
+            shard's CPU for as many games, and the wall time that CPU would take on idle CPUs
+            (a figure the machine's other load disturbs much less than the wall time).
 Figures are wall clock (time.perf_counter, time.time) and CPU (time.process_time) on whatever
 else the machine runs: report the load average with them, and compare ratios within one run.
 """
@@ -23,7 +27,6 @@ else the machine runs: report the load average with them, and compare ratios wit
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import statistics
 import sys
@@ -121,8 +124,8 @@ def main() -> None:
     print(f"{plan.games:,} games, {len(plan.shards)} shards of {spec.shard_size:,}, {cpus} CPUs")
     with tempfile.TemporaryDirectory(prefix="flip7-whole-") as root:
         # -- one shard in this process (the shard benchmark's figure), after a warm-up shard
-        small = dataclasses.replace(plan.shards[0], stop=plan.shards[0].start + 200)
-        run_shard(small, root)
+        # of the same size (the first pays for imports, the kernel's load and fresh memory)
+        run_shard(plan.shards[-1], root)
         c0 = time.process_time()
         one = run_shard(plan.shards[0], root)
         shard_cpu = (time.process_time() - c0) / plan.shards[0].n_games
@@ -188,6 +191,13 @@ def main() -> None:
     )
     for name, cpu in sorted(used.items(), key=lambda kv: -kv[1])[:8]:
         print(f"           {name:<28}{cpu:>7.2f} s")
+    whole = total + report.driver_cpu_seconds
+    print(
+        f"cpu      the run used {whole:.2f} CPU s (Ray's processes and the driver) for "
+        f"{plan.games * shard_cpu:.2f} s of in-process shard work: {whole / (plan.games * shard_cpu):.2f}x; "
+        f"on {cpus} otherwise idle CPUs about {whole / cpus:.1f} s, "
+        f"{plan.games * cpus / whole:,.0f} games/s"
+    )
 
 
 if __name__ == "__main__":
