@@ -63,6 +63,11 @@ class RunReport:
     cpu_seconds: float = 0.0  # CPU time of this invocation's tasks, summed
     ray_seconds: float = 0.0  # starting or joining Ray
     kernel: Any = None  # flip7.kernel.LoadInfo when the driver loaded the compiled kernel
+    submitted: float = 0.0  # epoch seconds of the first submit
+    # per finished shard: (shard, worker pid, started, finished, received by the driver; epoch
+    # seconds) and the task's CPU seconds, in arrival order
+    timeline: list[tuple[int, int, float, float, float, float]] = field(default_factory=list)
+    driver_cpu_seconds: float = 0.0  # this process's CPU time from the first submit to the end
 
 
 def package_version() -> str:
@@ -302,6 +307,8 @@ def run_tournament(
         pending: dict[Any, ShardTask] = {}
         queue = list(reversed(todo))
         t1 = last_write = time.perf_counter()
+        c1 = time.process_time()
+        report.submitted = time.time()
         try:
             while queue or pending:
                 while queue and len(pending) < window:
@@ -327,6 +334,11 @@ def run_tournament(
                     report.games += task.n_games
                     report.events += result["rows"]["events"]
                     report.cpu_seconds += result["cpu_seconds"]
+                    if "started" in result:
+                        report.timeline.append(
+                            (task.shard, result["pid"], result["started"], result["finished"],
+                             time.time(), result["cpu_seconds"])
+                        )  # fmt: skip
                     if bar is not None:
                         bar.update(task.n_games)
                 if bar is not None and ready:
@@ -364,6 +376,7 @@ def run_tournament(
             if bar is not None:
                 bar.close()
         report.seconds = time.perf_counter() - t1
+        report.driver_cpu_seconds = time.process_time() - c1
     finally:
         if started:
             ray.shutdown()

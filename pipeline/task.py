@@ -39,7 +39,7 @@ def run_shard(
     manifest records and the summary adds up). `rules_version`: the driver's; a node whose flip7
     plays other rules refuses. `policy_timeout`: seconds the shard's games may take; a policy
     still deciding then is named in a PolicyError (flip7.limits)."""
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0, started = time.perf_counter(), time.process_time(), time.time()
     if rules_version is not None and rules_version != RULES_VERSION:
         raise RuntimeError(
             f"this node's flip7 plays rules version {RULES_VERSION}, the driver's "
@@ -67,6 +67,9 @@ def run_shard(
         "stats": shard_stats(tables["games"]),
         "seconds": round(time.perf_counter() - t0, 4),
         "cpu_seconds": time.process_time() - c0,  # this process's CPU time (benchmarks)
+        "started": started,  # wall-clock (epoch seconds) start and end, for the driver's
+        "finished": time.time(),  # timeline (RunReport.timeline, benchmarks/whole_run.py)
+        "pid": os.getpid(),
         "node": _node_id(),
     }
     if task.compare:  # the paired sums of a [stop] comparison (pipeline.sequential)

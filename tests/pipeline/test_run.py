@@ -246,3 +246,34 @@ def test_tournament_run_command_exit_codes_and_summary(
     assert f"({INTERVAL_NOTE}; fair = 1 / players)" in out
     assert "Next:" in lines and f"  flip7 report t --data {root}" in "\n".join(lines)
     assert Lake.open(str(root)).load_manifest("t")["status"] == "complete"
+
+
+def test_shard_result_says_when_and_where_it_ran(tmp_path: Path) -> None:
+    """run_shard stamps its wall-clock start and end (epoch seconds) and its process id, which
+    the driver's timeline (RunReport.timeline) is built from."""
+    plan = small_plan(shard_size=60)
+    before = time.time()
+    result = run_shard(plan.shards[0], str(tmp_path))
+    after = time.time()
+    assert before <= result["started"] <= result["finished"] <= after
+    assert result["pid"] == os.getpid()
+
+
+@pytest.mark.ray
+def test_report_timeline_has_every_shard_once_in_time_order(
+    ray_local: None, tmp_path: Path
+) -> None:
+    """On 1 CPU the tasks run one after another: every shard appears once in the timeline,
+    started after the first submit, received after it finished, each started after the one
+    before it finished; the driver's CPU time is counted."""
+    plan = small_plan(shard_size=60)
+    report = run_tournament(plan, str(tmp_path), num_cpus=1, progress=False)
+    assert report.status == "complete"
+    assert sorted(row[0] for row in report.timeline) == list(range(len(plan.shards)))
+    rows = sorted(report.timeline, key=lambda row: row[2])
+    for _shard, pid, started, finished, received, cpu in rows:
+        assert report.submitted <= started <= finished <= received
+        assert pid > 0 and cpu > 0
+    for prev, nxt in zip(rows, rows[1:], strict=False):
+        assert nxt[2] >= prev[3]
+    assert report.driver_cpu_seconds > 0

@@ -1,0 +1,96 @@
+"""The classic kernel of two source trees, measured in alternation (a before/after check).
+
+    python benchmarks/kernel_ab.py BEFORE AFTER [--rounds 3] [--games 10000] [--repeats 7]
+
+BEFORE and AFTER are directories holding a `flip7` package (a checkout, or `git archive REV
+flip7 | tar -x -C DIR`). Each round runs one new process per tree, BEFORE then AFTER, each with
+its own NUMBA_CACHE_DIR (compiled on the first round). A process plays `--games` four-player
+games, seats rotated, `--repeats` times per table and keeps its best rate in games per
+CPU-second (on a shared machine other load only ever slows a run down, so the best run is the
+least disturbed one): `sum:20` with events captured and without, and `ev` with events captured.
+The output is each round's figures, then per table the median over rounds of both trees and
+AFTER / BEFORE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+CHILD = r"""
+import json, sys, time
+import numpy as np
+from flip7 import kernel
+from flip7.policies import parse_policies
+from flip7.rules import parse_ruleset
+games, repeats = int(sys.argv[1]), int(sys.argv[2])
+ruleset = parse_ruleset("3.1")
+seeds = kernel.derive_seeds(20240601, 0, 0, games)
+seats = kernel.rotation(4, np.arange(games) % 4)
+out = {}
+for name, specs, capture in (
+    ("sum:20 captured", "sum:20,sum:20,sum:20,sum:20", True),
+    ("sum:20 off", "sum:20,sum:20,sum:20,sum:20", False),
+    ("ev captured", "ev,ev,ev,ev", True),
+):
+    lineup = parse_policies(specs)
+    kernel.play_batch(ruleset, lineup, seats[:100], seeds[:100], capture=capture)
+    best = 0.0
+    for _ in range(repeats):
+        t0 = time.process_time()
+        kernel.play_batch(ruleset, lineup, seats, seeds, capture=capture)
+        best = max(best, games / (time.process_time() - t0))
+    out[name] = best
+print(json.dumps(out))
+"""
+
+
+def measure(tree: str, cache: str, games: int, repeats: int) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=tree, NUMBA_CACHE_DIR=cache)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(games), str(repeats)],
+        cwd=tree,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("before")
+    ap.add_argument("after")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--games", type=int, default=10_000)
+    ap.add_argument("--repeats", type=int, default=7)
+    args = ap.parse_args()
+    trees = {"before": os.path.abspath(args.before), "after": os.path.abspath(args.after)}
+    for label, tree in trees.items():
+        if not os.path.isdir(os.path.join(tree, "flip7", "kernel")):
+            raise SystemExit(f"{label}: {tree} holds no flip7/kernel; give a source tree")
+    print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
+    runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+    with tempfile.TemporaryDirectory(prefix="flip7-ab-") as caches:
+        for r in range(args.rounds):
+            for label, tree in trees.items():
+                got = measure(tree, os.path.join(caches, label), args.games, args.repeats)
+                runs[label].append(got)
+                print(f"round {r + 1} {label:<7}" + "".join(f"{v:>12,.0f}" for v in got.values()))
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    print(f"{'table':<18}{'before':>12}{'after':>12}{'after/before':>14}")
+    for name in runs["before"][0]:
+        b = statistics.median(x[name] for x in runs["before"])
+        a = statistics.median(x[name] for x in runs["after"])
+        print(f"{name:<18}{b:>12,.0f}{a:>12,.0f}{a / b:>13.2f}x")
+
+
+if __name__ == "__main__":
+    main()
