@@ -95,9 +95,9 @@ def num(x: float, digits: int = 2, sign: bool = False) -> str:
     return "n/a" if _missing(x) else f"{x:{'+' if sign else ''}.{digits}f}"
 
 
-def pp(x: float) -> str:
-    """A difference of proportions in percentage points: `+1.86 pp`."""
-    return "n/a" if _missing(x) else f"{100 * x:+.2f} pp"
+def pp(x: float, digits: int = 1) -> str:
+    """A difference of proportions in percentage points: `+1.9 pp` (rates show one decimal)."""
+    return "n/a" if _missing(x) else f"{100 * x:+.{digits}f} pp"
 
 
 def interval(lo: float, hi: float, digits: int = 2, scale: float = 1.0, sign: bool = False) -> str:

@@ -151,7 +151,7 @@ def test_report_shows_the_headline_tables(
     ev = next(r for r in rows if r.startswith("cell 0") and " ev " in r)
     wins = [(int(g.result.winner == g.specs.index("ev")), 1) for g in truth["t1"] if g.cell == 0]
     est = RatioSums.of(wins).estimate(clip=(0.0, 1.0))  # one seat per game: n = 1
-    want = f"{100 * est.value:.2f}%  [{100 * est.lo:.2f}, {100 * est.hi:.2f}]"
+    want = f"{100 * est.value:.1f}%  [{100 * est.lo:.1f}, {100 * est.hi:.1f}]"  # rates: one decimal
     assert want in ev
     assert saved.read_text().splitlines()[0] == out.splitlines()[0]
 

@@ -14,7 +14,7 @@ def test_figures_and_intervals_format_in_the_figures_unit() -> None:
     assert interval(0.27312, 0.27488, scale=100) == "[27.31, 27.49]"
     assert num(0.3812, 3, sign=True) == "+0.381"
     assert interval(-0.1, 0.25, 3, sign=True) == "[-0.100, +0.250]"
-    assert pp(0.0186) == "+1.86 pp"
+    assert pp(0.0186) == "+1.9 pp" and pp(0.0186, 2) == "+1.86 pp"  # rates: one decimal
     assert interval(math.nan, math.nan) == "n/a" and interval(None, None) == "n/a"  # type: ignore[arg-type]
     assert pct(math.nan) == "n/a"
 
