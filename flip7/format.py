@@ -19,6 +19,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -266,3 +267,27 @@ def _json_safe(x: Any) -> Any:
     if isinstance(x, list | tuple):
         return [_json_safe(v) for v in x]
     return _num(x)
+
+
+def waiting(text: str, stream: TextIO | None = None) -> AbstractContextManager[object]:
+    """A spinner with `text` on stderr while a long silent step runs (starting Ray, loading
+    compiled code), only when stderr is a terminal: pipes, files and tests see nothing."""
+    import sys
+
+    stream = stream if stream is not None else sys.stderr
+    isatty = getattr(stream, "isatty", None)
+    if not (callable(isatty) and isatty()):
+        return nullcontext()
+    from rich.console import Console
+
+    console = Console(file=stream, no_color=bool(os.environ.get("NO_COLOR")), highlight=False)
+    return console.status(text, spinner="dots")
+
+
+def suggest(word: str, choices: Sequence[str], then: str = "") -> str:
+    """`; did you mean 'X'?` for the closest of `choices` to a mistyped `word` (difflib), or '';
+    `then` follows X (a policy's argument)."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"; did you mean {close[0] + then!r}?" if close else ""
