@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK  (shell completion: see README, `register-python-argcomplete flip7`)
 """The `flip7` command: one entry point, subcommands registered by modules.
 
 Core subcommands live in `flip7.cli.*`. Subcommands of the other packages (tournament, sql,
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
@@ -227,6 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if argv is None and "_ARGCOMPLETE" in os.environ:  # the shell asks for completions
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

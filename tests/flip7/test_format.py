@@ -221,3 +221,31 @@ def test_round_json_and_one_histogram_scale(capsys) -> None:
     for spec, b in zip(("ev", "sum:20"), bars, strict=True):
         for label, marks in b.items():
             assert marks == round(40 * shares[spec][label] / peak)
+
+
+def test_sim_table_snapshot(capsys, monkeypatch) -> None:
+    """flip7 sim's plain table (NO_COLOR, not a terminal), figure for figure."""
+    from tests.snapshot import check_snapshot, normalize
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    argv = ["sim", "-n", "200", "-p", "ev,sum:20,bust:0.25", "--seed", "3", "--no-file"]
+    assert main(argv) == 0
+    check_snapshot("sim", normalize(capsys.readouterr().out))
+
+
+def test_shell_completion_answers(tmp_path) -> None:
+    """argcomplete: the shell's request (COMP_LINE) gets the matching options back."""
+    import os
+    import subprocess
+    import sys
+
+    answer = tmp_path / "completions"
+    env = {
+        **os.environ,
+        "_ARGCOMPLETE": "1",
+        "COMP_LINE": "flip7 sim --for",
+        "COMP_POINT": "15",
+        "_ARGCOMPLETE_STDOUT_FILENAME": str(answer),
+    }
+    subprocess.run([sys.executable, "-m", "flip7"], env=env, check=True, timeout=60)
+    assert answer.read_text().split() == ["--format"]
