@@ -123,7 +123,7 @@ class Table:
     def text_rows(self) -> list[list[str]]:
         return [
             [
-                "" if v is None else "n/a" if _missing(v) else c.show(v) if c.show else str(v)
+                "" if v is None else c.show(v) if c.show else "n/a" if _missing(v) else str(v)
                 for c, v in zip(self.columns, row, strict=True)
             ]
             for row in self.rows

@@ -24,3 +24,4 @@ def test_table_aligns_formatted_figures_right_except_named_text_columns() -> Non
     lines = table([["ev", "7.50%"], ["bust:0.25", "12.25%"]], ["policy", "win rate"], ["policy"])
     assert lines[2] == "ev            7.50%"
     assert lines[3] == "bust:0.25    12.25%"
+    assert lines[1] == "─" * len(lines[3])  # the header's rule
