@@ -173,6 +173,9 @@ EXAMPLES = {
     "replay": "flip7 replay demo 0",
     "report": "flip7 report demo --format markdown -o report.md",
     "sql": 'flip7 sql "SELECT * FROM win_rates LIMIT 5"',
+    "plan-games": "flip7 plan-games --difference 0.01   (games to tell 1 point of win rate apart)",
+    "dashboard": "flip7 dashboard --data ./data --port 8501",
+    "warehouse verify": "flip7 warehouse verify demo --replay-sample 0.01",
 }
 
 #: What the placeholders of the usage lines mean.

@@ -249,3 +249,21 @@ def test_shell_completion_answers(tmp_path) -> None:
     }
     subprocess.run([sys.executable, "-m", "flip7"], env=env, check=True, timeout=60)
     assert answer.read_text().split() == ["--format"]
+
+
+def test_every_command_has_an_example_in_its_help() -> None:
+    """Each command and action (tournament run, warehouse verify, ...) ends its --help with one
+    example of its use."""
+
+    def walk(parser, name):  # type: ignore[no-untyped-def]
+        subs = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+        if not subs:
+            yield name, parser
+        for sub in subs:
+            for word, child in sub.choices.items():
+                yield from walk(child, f"{name} {word}".strip())
+
+    commands = dict(walk(build_parser(), ""))
+    assert {"sim", "round", "solve", "odds", "report", "tournament status"} <= set(commands)
+    missing = [n for n, p in commands.items() if f"example:\n  flip7 {n}" not in p.format_help()]
+    assert not missing, missing
