@@ -581,15 +581,22 @@ def cmd_rules(args: argparse.Namespace, out: Output) -> int:
     out.print("The game ends after a round in which someone reaches 200; a tie on top plays on.")
     out.print("")
     out.print("Rulesets (--ruleset):")
-    for name in BASE_RULESETS:
-        out.print(f"  {name:<10} {RULESET_DESCRIPTIONS[name]}")
+    rulesets = fmt.Table(
+        [fmt.Column("ruleset", right=False), fmt.Column("rules", right=False)],
+        [[name, RULESET_DESCRIPTIONS[name]] for name in BASE_RULESETS],
+    )
+    for line in fmt.table_lines(rulesets, indent=2):
+        out.print(line)
     out.print("  overrides: NAME(target=150,bonus=15,players_per_deck=18,max_rounds=1000)")
     out.print("")
     out.print("Policies (-p):")
-    for entry in REGISTRY.values():
-        label = entry.example or entry.name
-        out.print(f"  {label:<11} {entry.help}")
-    out.print("  module:Cls  your own Policy subclass, imported by path (see README)")
+    policies = fmt.Table(
+        [fmt.Column("policy", right=False), fmt.Column("how it plays", right=False)],
+        [[entry.example or entry.name, entry.help] for entry in REGISTRY.values()]
+        + [["module:Cls", "your own Policy subclass, imported by path (see README)"]],
+    )
+    for line in fmt.table_lines(policies, indent=2):
+        out.print(line)
     out.print("")
     out.print("bust:P and dup:P differ only while you hold a Second Chance: then no card can bust")
     out.print("you, so bust:P hits; dup:P reads the chance of a duplicate all the same (the bust:P")
