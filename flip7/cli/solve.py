@@ -98,6 +98,19 @@ def cmd_solve(args: argparse.Namespace, out: Output) -> int:
     result.line(
         f"optimal solo round: EV {m.ev:.3f}  sd {m.sd:.2f}  bust {m.bust:.1%}  Flip 7 {m.flip7:.2%}"
     )
+    headline = fmt.Table(  # csv and markdown; the table format says it in the line above
+        [
+            fmt.Column("model", right=False),
+            fmt.Column("EV", lambda x: f"{x:.3f}", key="ev"),
+            fmt.Column("sd", fmt.points),
+            fmt.Column("bust", fmt.rate),
+            fmt.Column("flip7", lambda x: fmt.rate(x, 2)),
+        ],
+        [[solution.model.name, m.ev, m.sd, m.bust, m.flip7]],
+        title="optimal solo round",
+        text=lambda colour: [],
+    )
+    result.table(headline)
     t0 = time.perf_counter()
     reach = reachable(solution.space)
     t_reach = time.perf_counter() - t0
