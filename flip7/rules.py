@@ -91,9 +91,12 @@ def parse_ruleset(spec: str | Ruleset) -> Ruleset:
         return spec
     m = _SPEC.match(spec)
     if not m or m.group(1) not in BASE_RULESETS:
+        from flip7.format import suggest
+
         raise ValueError(
             f"unknown ruleset {spec!r}; valid: {', '.join(BASE_RULESETS)} "
             f"optionally with overrides, e.g. '3.1(target=150,bonus=15)'"
+            + suggest(m.group(1) if m else spec, list(BASE_RULESETS))
         )
     ruleset = BASE_RULESETS[m.group(1)]
     if m.group(2):

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from flip7.format import INTERVAL_NOTE, format_mean, format_rate  # noqa: F401  (moved there)
 from flip7.policies.base import Policy
 from flip7.rng import derive_seed
 from flip7.rules import Ruleset
@@ -123,30 +124,6 @@ class SimSummary:
             if seen >= q * total:
                 return r
         raise ValueError("no games that reached the target")
-
-
-def format_rate(est: Estimate) -> str:
-    """A win rate and its 95% interval, e.g. '48.2% [46.1, 50.3]' (the interval in percent)."""
-    if math.isnan(est.value):
-        return "n/a"
-    if math.isnan(est.lo):
-        return f"{est.value:.1%} [n/a]"
-    return f"{est.value:.1%} [{100 * est.lo:.1f}, {100 * est.hi:.1f}]"
-
-
-def format_mean(est: Estimate, digits: int = 2) -> str:
-    """A mean and the half-width of its 95% interval, e.g. '6.21 ± 0.12'."""
-    if math.isnan(est.value):
-        return "n/a"
-    half = "n/a" if math.isnan(est.half_width) else f"{est.half_width:.{digits}f}"
-    return f"{est.value:.{digits}f} ± {half}"
-
-
-#: The footnote every table with these figures prints.
-INTERVAL_NOTE = (
-    "win rate [95% interval], pts/round ± 95% half-width; intervals clustered by game, "
-    "since the seats of one game are not independent"
-)
 
 
 def rotated(lineup: Sequence[Policy], k: int) -> list[Policy]:

@@ -118,9 +118,11 @@ def parse_variant(spec: str | Variant, custom_deck: Deck | None = None) -> Varia
         return spec
     m = _SPEC.match(spec)
     if not m or m.group(1) not in VARIANT_NAMES:
+        from flip7.format import suggest
+
         raise ValueError(
             f"unknown variant {spec!r}; valid: classic, vengeance, vengeance(deck=alt), "
-            "vengeance(brutal=1)"
+            "vengeance(brutal=1)" + suggest(m.group(1) if m else spec, list(VARIANT_NAMES))
         )
     name = m.group(1)
     deck = next(iter(DECKS[name].values()))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from flip7 import format as fmt
+from flip7.format import Column, Result, Table
 from pipeline.lake import Lake, check_run_name, default_root, normalize_root, run_status
 from pipeline.plan import Plan, cell_engines, make_plan
 from pipeline.replay import compare, describe_event, load_logged_game, resimulate
@@ -17,14 +19,14 @@ from pipeline.sequential import (
     summary_lines,
 )
 from pipeline.spec import load_spec
-from pipeline.summary import format_summary, run_summary
+from pipeline.summary import format_summary, run_summary, summary_json, summary_table
 
 if TYPE_CHECKING:
     from flip7.cli import Output
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from flip7.cli import add_output_options
+    from flip7.cli import add_format_option, add_output_options
 
     p = sub.add_parser("tournament", help="run tournaments on Ray; list and inspect runs")
     tsub = p.add_subparsers(dest="tournament_command", metavar="ACTION", required=True)
@@ -88,10 +90,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s = tsub.add_parser("status", help="one run: its plan, progress, row counts and summary")
     s.add_argument("run", metavar="RUN")
     _data_option(s)
+    add_format_option(s)
     s.set_defaults(func=cmd_status, tee=False)
 
     ls = tsub.add_parser("list", help="the runs in the data root")
     _data_option(ls)
+    add_format_option(ls)
     ls.set_defaults(func=cmd_list, tee=False)
 
     rp = sub.add_parser(
@@ -239,67 +243,150 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
     done_games = sum(s["games"] for s in shards.values())
     rows = {t: sum(s["rows"][t] for s in shards.values()) for t in ("events", "rounds", "games")}
     secs = sum(s["seconds"] for s in shards.values())
-    out.print(
+    summary = run_summary(lake, m)
+    data: dict[str, Any] = {
+        "command": "tournament status",
+        "run": m["run"],
+        "status": status,
+        "created": m.get("created"),
+        "updated": m.get("updated"),
+        "ruleset": m["ruleset"],
+        "variant": m["variant"],
+        "seed": m["seed"],
+        "schema_version": m["schema_version"],
+        "rules_version": m["rules_version"],
+        "package_version": m["package_version"],
+        "shards": {"done": len(shards), "planned": m["planned_shards"]},
+        "games": {"done": done_games, "planned": m["planned_games"]},
+        "rows": rows,
+        "task_seconds": secs,
+        "error": m.get("error"),
+        "cells": [
+            {k: c[k] for k in ("cell", "players", "pair", "games", "game_offset", "lineup")}
+            for c in m["cells"]
+        ],
+        "summary": summary_json(summary),
+    }
+    result = Result(data)
+    result.line(
         f"run {m['run']}: {status}; created {m.get('created', '?')}, "
         f"updated {m.get('updated', '?')}"
     )
-    out.print(
+    result.line(
         f"  ruleset {m['ruleset']}, variant {m['variant']}, seed {m['seed']}; schema "
         f"v{m['schema_version']}, rules v{m['rules_version']}, package {m['package_version']}"
     )
-    out.print(
+    result.line(
         f"  shards {len(shards)}/{m['planned_shards']}, games {done_games:,}/{m['planned_games']:,}; "
         f"rows: events {rows['events']:,}, rounds {rows['rounds']:,}, games {rows['games']:,}; "
         f"{secs:,.1f} task-seconds"
     )
     if m.get("error"):
-        out.print(f"  error: {m['error']}")
+        result.line(f"  error: {m['error']}")
     if status == "running" and m.get("driver"):
         d = m["driver"]
-        out.print(f"  driver: pid {d.get('pid')} on {d.get('host')}, since {d.get('started')}")
+        result.line(f"  driver: pid {d.get('pid')} on {d.get('host')}, since {d.get('started')}")
     if m["status"] != "complete":
         spec = f"{lake.run_dir(m['run'])}/spec.toml"
         flags = f" --run {m['run']}" if m["run"] != m.get("name", m["run"]) else ""
         if m.get("scale", 1.0) != 1.0:
             flags += f" --scale {m['scale']:g}"
-        out.print(
+        result.line(
             "  (if no driver is running any more, finish it with: "
             f"flip7 tournament run {spec} --resume --out {lake.uri}{flags})"
         )
-    out.print("  cells:")
-    for c in m["cells"]:
-        out.print(
-            f"    {c['cell']:>3}  {c['players']:>2} players  pair {c['pair']:>3}  "
-            f"{c['games']:>9,} games from id {c['game_offset']:<9,} {','.join(c['lineup'])}"
-        )
+    result.line("  cells:")
+    cells = Table(
+        [
+            Column("cell"),
+            Column("players"),
+            Column("pair"),
+            Column("games", fmt.count),
+            Column("from id", fmt.count, key="game_offset"),
+            Column("line-up", right=False, key="lineup"),
+        ],
+        [
+            [
+                c["cell"],
+                c["players"],
+                c["pair"],
+                c["games"],
+                c["game_offset"],
+                ",".join(c["lineup"]),
+            ]
+            for c in m["cells"]
+        ],
+        title="cells",
+    )
+    cells.text = lambda colour: fmt.table_lines(cells, colour, indent=4)
+    result.table(cells)
     for line in status_lines(lake, m):  # the [stop] comparison or test, if any
-        out.print(line)
-    out.print("")
-    for line in format_summary(run_summary(lake, m)):
-        out.print(line)
+        result.line(line)
+    result.line("")
+    if summary:
+        table = summary_table(summary)
+        table.text = lambda colour: format_summary(summary, colour)
+        result.table(table)
+    else:
+        result.line(format_summary(summary)[0])
+    out.emit(result, args.format)
     return 0
 
 
 def cmd_list(args: argparse.Namespace, out: Output) -> int:
     lake = Lake.open(args.data or default_root())
     runs = lake.runs()
+    result = Result({"command": "tournament list", "root": lake.uri, "runs": []})
     if not runs:
-        out.print(f"no runs under {lake.uri}")
+        result.line(f"no runs under {lake.uri}")
+        out.emit(result, args.format)
         return 0
-    out.print(f"runs under {lake.uri}:")
-    width = max(12, *(len(n) for n in runs)) + 2
-    out.print(f"{'run':<{width}}{'status':<12}{'shards':>12}{'games':>22}  created")
+    result.line(f"runs under {lake.uri}:")
+    rows: list[list[Any]] = []
     for name in runs:
         try:
             m: dict[str, Any] = lake.load_manifest(name)
         except ValueError as exc:
-            out.print(f"{name:<{width}}(unreadable: {exc})")
+            rows.append([name, f"unreadable: {exc}", None, None, None])
+            result.data["runs"].append({"run": name, "status": "unreadable", "error": str(exc)})
             continue
         done = sum(s["games"] for s in m["shards"].values())
-        shards = f"{len(m['shards'])}/{m['planned_shards']}"
-        games = f"{done:,}/{m['planned_games']:,}"
-        out.print(f"{name:<{width}}{run_status(m):<12}{shards:>12}{games:>22}  {m['created']}")
+        shards = (len(m["shards"]), m["planned_shards"])
+        rows.append([name, run_status(m), shards, (done, m["planned_games"]), m["created"]])
+        result.data["runs"].append(
+            {
+                "run": name,
+                "status": run_status(m),
+                "shards": shards[0],
+                "planned_shards": shards[1],
+                "games": done,
+                "planned_games": m["planned_games"],
+                "created": m["created"],
+            }
+        )
+    table = Table(
+        [
+            Column("run", right=False),
+            Column("status", right=False),
+            Column("shards", _done_of, split=_done_of_fields),
+            Column("games", _done_of, split=_done_of_fields),
+            Column("created", right=False),
+        ],
+        rows,
+        title="runs",
+    )
+    result.table(table)
+    out.emit(result, args.format)
     return 0
+
+
+def _done_of(pair: tuple[int, int]) -> str:
+    return f"{pair[0]:,}/{pair[1]:,}"
+
+
+def _done_of_fields(name: str, pair: tuple[int, int] | None) -> dict[str, int | None]:
+    done, planned = pair if pair is not None else (None, None)
+    return {name: done, f"planned_{name}": planned}
 
 
 def cmd_replay(args: argparse.Namespace, out: Output) -> int:

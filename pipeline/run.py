@@ -25,10 +25,12 @@ import socket
 import sys
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from flip7.format import waiting
 from flip7.rules import RULES_VERSION
 from pipeline.lake import Lake, check_run_name, driver_alive, driver_record, now, run_status
 from pipeline.plan import Plan, cell_engines
@@ -283,8 +285,10 @@ def run_tournament(
 
     t0 = time.perf_counter()
     reaper = start_reaper() if not ray.is_initialized() and _is_local(address) else None
+    where = "starting a local Ray" if _is_local(address) else f"joining Ray at {address}"
     try:
-        started = _connect(ray, address, num_cpus, reaper)
+        with waiting(f"{where} ...") if progress else nullcontext():
+            started = _connect(ray, address, num_cpus, reaper)
     except BaseException:
         stop_reaper(reaper)
         raise

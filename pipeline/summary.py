@@ -23,7 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from flip7.simulate import INTERVAL_NOTE, format_mean, format_rate
+from flip7 import format as fmt
+from flip7.format import Column, Table
 from flip7.stats import Estimate, RatioSums
 from pipeline.lake import Lake
 
@@ -171,25 +172,65 @@ def run_summary(lake: Lake, manifest: dict[str, Any]) -> list[PolicyRow]:
     return summarize(manifest, run_stats(lake, manifest))
 
 
-def format_summary(rows: list[PolicyRow]) -> list[str]:
-    """The summary as text lines: a heading per cell, a row per policy, the footnote."""
+def summary_table(rows: list[PolicyRow]) -> Table:
+    """The summary as a table: a row per cell and policy (csv, markdown; the text format
+    groups the rows under a heading per cell)."""
+    return Table(
+        [
+            Column("line-up", right=False, key="lineup"),
+            Column("players"),
+            Column("policy", right=False),
+            Column("games", fmt.count),
+            Column("seats", fmt.count),
+            Column("win rate [95%]", fmt.format_rate, False, "win_rate", fmt.estimate_fields),
+            Column("fair", fmt.rate),
+            Column(
+                "pts/round ± 95%", fmt.format_mean, True, "points_per_round", fmt.estimate_fields
+            ),
+        ],
+        [
+            [r.lineup, r.players, r.policy, r.games, r.seats, r.win, 1 / r.players, r.ppr]
+            for r in rows
+        ],
+        title="summary",
+    )
+
+
+def summary_json(rows: list[PolicyRow]) -> list[dict[str, Any]]:
+    """The summary for JSON: a record per cell and policy (docs/output.md)."""
+    return [
+        {
+            "cell": r.cell,
+            "lineup": r.lineup,
+            "players": r.players,
+            "variant": r.variant,
+            "ruleset": r.ruleset,
+            "policy": r.policy,
+            "games": r.games,
+            "seats": r.seats,
+            "win_rate": fmt.estimate_json(r.win),
+            "fair": 1 / r.players,
+            "points_per_round": fmt.estimate_json(r.ppr),
+        }
+        for r in rows
+    ]
+
+
+def format_summary(rows: list[PolicyRow], colour: bool = False) -> list[str]:
+    """The summary as text lines: the header, then a heading per cell over its policies' rows
+    (one table, so the columns line up across cells), then the footnote."""
     if not rows:
         return ["(no finished games yet)"]
-    width = max(12, *(len(r.policy) for r in rows)) + 2
-    lines = [
-        f"  {'policy':<{width}}{'games':>9}{'seats':>9}  {'win rate [95%]':<20}{'fair':>6}"
-        f"{'pts/round ± 95%':>17}"
-    ]
+    t = summary_table(rows)
+    t.columns = t.columns[2:]
+    t.rows = [row[2:] for row in t.rows]
+    lines = fmt.table_lines(t, colour, indent=2)
+    out = lines[:2]
     cell = None
-    for r in rows:
+    for r, line in zip(rows, lines[2:], strict=True):
         if r.cell != cell:
             cell = r.cell
-            lines.append(
-                f"{r.lineup}: {r.players} players, variant {r.variant}, ruleset {r.ruleset}"
-            )
-        lines.append(
-            f"  {r.policy:<{width}}{r.games:>9,}{r.seats:>9,}  {format_rate(r.win):<20}"
-            f"{1 / r.players:>6.1%}{format_mean(r.ppr):>17}"
-        )
-    lines.append(f"({INTERVAL_NOTE}; fair = 1 / players)")
-    return lines
+            out.append(f"{r.lineup}: {r.players} players, variant {r.variant}, ruleset {r.ruleset}")
+        out.append(line)
+    out.append(f"({fmt.INTERVAL_NOTE}; fair = 1 / players)")
+    return out

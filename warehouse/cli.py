@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from flip7.cli import add_output_options
+from flip7.cli import add_format_option, add_output_options
 
 FORMATS = ("table", "csv", "json", "parquet")
 
@@ -141,8 +141,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="The headline analyses of one run, each number with its 95%% interval and "
         "sample size.",
     )
-    r.add_argument("run", help="the run to report on (see `flip7 sql 'from runs'`)")
+    r.add_argument("run", metavar="RUN", help="the run to report on (see `flip7 sql 'from runs'`)")
     _add_data(r)
+    add_format_option(r)
     add_output_options(r)
     r.set_defaults(func=run_report)
 

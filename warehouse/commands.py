@@ -31,7 +31,7 @@ import pandas as pd
 from warehouse import schema
 from warehouse.db import connect, problems
 from warehouse.lake import data_root
-from warehouse.report import report
+from warehouse.report import report_result
 from warehouse.text import frame
 from warehouse.verify import Verification, verify
 
@@ -306,12 +306,16 @@ def run_report(args: argparse.Namespace, out: Out) -> int:
     t0 = time.perf_counter()
     con = connect(args.data, [args.run])
     try:
-        lines = [f"NOTE {line}" for line in problems(con, [args.run])] + report(con, args.run)
+        notes = problems(con, [args.run])
+        result = report_result(con, args.run)
     except duckdb.Error as exc:
         raise ValueError(one_line(exc)) from None
-    for line in lines:
-        out.print(line)
-    out.print(f"\n(report computed in {time.perf_counter() - t0:.1f} s)")
+    fmt = getattr(args, "format", "table")
+    result.data["notes"] = notes
+    result.blocks[:0] = [f"NOTE {line}" for line in notes]
+    result.line("")
+    result.line(f"(report computed in {time.perf_counter() - t0:.1f} s)")
+    out.emit(result, fmt)
     return 0
 
 

@@ -12,37 +12,112 @@ once, straight from Parquet).
 
 from __future__ import annotations
 
-import duckdb
+from collections.abc import Callable
+from typing import Any
 
+import duckdb
+import pandas as pd
+
+from flip7.format import Column, Result, Table
 from warehouse import queries
-from warehouse.text import interval, num, pct, pp, table
+from warehouse.text import interval, num, pp
 
 CI = "95% interval"
-TEXT = ("line-up", "policy", "comparison", "method")  # the columns aligned left
 
 
 def report(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
-    """The report's lines for one run of the connection's lake."""
+    """The report's lines for one run of the connection's lake (the table format)."""
+    return report_result(con, run).render("table")
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """A DataFrame's rows as JSON-ready records (arrays as lists, NaN as null)."""
+    return [
+        {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in row.items()}
+        for row in df.to_dict(orient="records")
+    ]
+
+
+def _ci(name: str, show: Callable[[Any], str], key: str) -> Column:
+    """A 95% interval column: (lo, hi) shown as `[lo, hi]`, csv fields KEY_lo and KEY_hi."""
+    return Column(name, show, True, key, lambda k, v: {f"{k}_lo": v[0], f"{k}_hi": v[1]})
+
+
+def _rate_ci(v: tuple[float, float]) -> str:
+    return interval(*v, digits=1, scale=100)
+
+
+def _points_ci(v: tuple[float, float]) -> str:
+    return interval(*v)
+
+
+def _index_ci(v: tuple[float, float]) -> str:
+    return interval(*v, digits=3)
+
+
+def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
+    """The report of one run: its text and tables, and the JSON of docs/output.md."""
+    from flip7 import format as fmt
+
     info = queries.runs(con)
     info = info[info.run == run]
     if info.empty:
         raise ValueError(f"no run {run!r} in this lake")
     r = info.iloc[0]
     planned = f"/{int(r.planned_games):,}" if r.planned_games == r.planned_games else ""
-    lines = [
+    fs = queries.field_size(con, runs=[run]).sort_values(
+        ["lineup", "players", "win_index"], ascending=[True, True, False]
+    )
+    rates = queries.rates(con, runs=[run]).sort_values(["lineup", "players", "policy"])
+    cc = queries.card_counting(con, runs=[run])
+    lg = queries.league(con, runs=[run])
+    data: dict[str, Any] = {
+        "command": "report",
+        "run": run,
+        "games": int(r.games),
+        "planned_games": int(r.planned_games) if planned else None,
+        "shards": int(r.shards),
+        "status": r.status,
+        "ruleset": r.ruleset,
+        "variant": r.variant,
+        "seed": r.seed,
+        "field_size": _records(fs),
+        "rates": _records(rates),
+        "card_counting": _records(cc),
+        "league": _records(lg),
+    }
+    result = Result(data)
+    result.line(
         f"Run {run}: {int(r.games):,}{planned} games, {int(r.shards)} shards committed, "
-        f"status {r.status}; ruleset {r.ruleset}, variant {r.variant}, seed {r.seed}",
-        *sprt_lines(con, run),  # a sequential test's decision, if the run has one
+        f"status {r.status}; ruleset {r.ruleset}, variant {r.variant}, seed {r.seed}"
+    )
+    for line in sprt_lines(con, run):  # a sequential test's decision, if the run has one
+        result.line(line)
+    result.line(
         "Figures are per cell (line-up x field size). Intervals are 95%, clustered by game (by "
-        "pair of games for paired comparisons); n/a under two games.",
-        "",
-    ]
-
-    fs = queries.field_size(con, runs=[run])
-    lines += [
+        "pair of games for paired comparisons); n/a under two games."
+    )
+    result.line("")
+    result.line(
         "Field size: win rate (wins / seats), adjusted win index (win rate x players; 1.00 = "
-        "average seat), points per round (points / rounds played).",
-        *table(
+        "average seat), points per round (points / rounds played)."
+    )
+    result.table(
+        Table(
+            [
+                Column("line-up", None, False, "lineup"),
+                Column("players"),
+                Column("policy", None, False),
+                Column("games", fmt.count),
+                Column("seats", fmt.count, key="player_games"),
+                Column("win rate", fmt.rate, key="win_rate"),
+                _ci(CI, _rate_ci, "win_rate"),
+                Column("win index", lambda x: f"{x:.3f}", key="win_index"),
+                _ci(CI, _index_ci, "win_index"),
+                Column("rounds", fmt.count),
+                Column("points/round", fmt.points, key="points_per_round"),
+                _ci(CI, _points_ci, "points_per_round"),
+            ],
             [
                 [
                     x.lineup,
@@ -50,104 +125,109 @@ def report(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
                     x.policy,
                     int(x.games),
                     int(x.player_games),
-                    pct(x.win_rate),
-                    interval(x.win_rate_lo, x.win_rate_hi, scale=100),
-                    num(x.win_index, 3),
-                    interval(x.win_index_lo, x.win_index_hi, 3),
+                    x.win_rate,
+                    (x.win_rate_lo, x.win_rate_hi),
+                    x.win_index,
+                    (x.win_index_lo, x.win_index_hi),
                     int(x.rounds),
-                    num(x.points_per_round),
-                    interval(x.points_per_round_lo, x.points_per_round_hi),
+                    x.points_per_round,
+                    (x.points_per_round_lo, x.points_per_round_hi),
                 ]
-                for x in fs.sort_values(
-                    ["lineup", "players", "win_index"], ascending=[True, True, False]
-                ).itertuples()
+                for x in fs.itertuples()
             ],
+            title="field size",
+        )
+    )
+    result.line("")
+    result.line("How rounds end: bust and Flip 7 rates per round played.")
+    result.table(
+        Table(
             [
-                "line-up",
-                "players",
-                "policy",
-                "games",
-                "seats",
-                "win rate",
-                CI,
-                "win index",
-                CI,
-                "rounds",
-                "points/round",
-                CI,
+                Column("line-up", None, False, "lineup"),
+                Column("players"),
+                Column("policy", None, False),
+                Column("rounds", fmt.count),
+                Column("bust rate", fmt.rate, key="bust_rate"),
+                _ci(CI, _rate_ci, "bust_rate"),
+                Column("Flip 7 rate", fmt.rate, key="flip7_rate"),
+                _ci(CI, _rate_ci, "flip7_rate"),
             ],
-            TEXT,
-        ),
-        "",
-    ]
-
-    rates = queries.rates(con, runs=[run])
-    lines += [
-        "How rounds end: bust and Flip 7 rates per round played.",
-        *table(
             [
                 [
                     x.lineup,
                     int(x.players),
                     x.policy,
                     int(x.rounds),
-                    pct(x.bust_rate),
-                    interval(x.bust_rate_lo, x.bust_rate_hi, scale=100),
-                    pct(x.flip7_rate),
-                    interval(x.flip7_rate_lo, x.flip7_rate_hi, scale=100),
+                    x.bust_rate,
+                    (x.bust_rate_lo, x.bust_rate_hi),
+                    x.flip7_rate,
+                    (x.flip7_rate_lo, x.flip7_rate_hi),
                 ]
-                for x in rates.sort_values(["lineup", "players", "policy"]).itertuples()
+                for x in rates.itertuples()
             ],
-            ["line-up", "players", "policy", "rounds", "bust rate", CI, "Flip 7 rate", CI],
-            TEXT,
-        ),
-        "",
-    ]
-
-    cc = queries.card_counting(con, runs=[run])
-    lines.append(
+            title="how rounds end",
+        )
+    )
+    result.line("")
+    result.line(
         "Card counting: counting policy minus its non-counting twin, each in its line-up. "
         "paired = common random numbers (n = game pairs); unpaired = n games of the two "
         "line-ups."
     )
     if cc.empty:
-        lines.append("(no counting policy played beside its twin in this run)")
+        result.line("(no counting policy played beside its twin in this run)")
     else:
-        lines += table(
-            [
+        result.table(
+            Table(
                 [
-                    int(x.players),
-                    f"{x.counting} vs {x.base}",
-                    x.lineup if x.lineup == x.base_lineup else f"{x.lineup} vs {x.base_lineup}",
-                    x.method,
-                    int(x.games),
-                    num(x.ppr_gain, 3, sign=True),
-                    interval(x.ppr_gain_lo, x.ppr_gain_hi, 3, sign=True),
-                    pp(x.win_gain),
-                    interval(x.win_gain_lo, x.win_gain_hi, scale=100, sign=True),
-                ]
-                for x in cc.itertuples()
-            ],
-            [
-                "players",
-                "comparison",
-                "line-up",
-                "method",
-                "n",
-                "points/round gain",
-                CI,
-                "win-rate gain",
-                CI + " (pp)",
-            ],
-            TEXT,
+                    Column("players"),
+                    Column("comparison", None, False),
+                    Column("line-up", None, False, "lineup"),
+                    Column("method", None, False),
+                    Column("n", fmt.count),
+                    Column("points/round gain", lambda x: num(x, 2, sign=True), key="ppr_gain"),
+                    _ci(CI, lambda v: interval(*v, sign=True), "ppr_gain"),
+                    Column("win-rate gain", lambda x: pp(x), key="win_gain"),
+                    _ci(
+                        CI + " (pp)",
+                        lambda v: interval(*v, digits=1, scale=100, sign=True),
+                        "win_gain",
+                    ),
+                ],
+                [
+                    [
+                        int(x.players),
+                        f"{x.counting} vs {x.base}",
+                        x.lineup if x.lineup == x.base_lineup else f"{x.lineup} vs {x.base_lineup}",
+                        x.method,
+                        int(x.games),
+                        x.ppr_gain,
+                        (x.ppr_gain_lo, x.ppr_gain_hi),
+                        x.win_gain,
+                        (x.win_gain_lo, x.win_gain_hi),
+                    ]
+                    for x in cc.itertuples()
+                ],
+                title="card counting",
+            )
         )
-    lines.append("")
-
-    lg = queries.league(con, runs=[run])
-    lines += [
+    result.line("")
+    result.line(
         "Policy comparison: league by adjusted win index, a named aggregate over every cell the "
-        "policy played: its wins / its expected wins (1/n per seat at an n-player table).",
-        *table(
+        "policy played: its wins / its expected wins (1/n per seat at an n-player table)."
+    )
+    result.table(
+        Table(
+            [
+                Column("place"),
+                Column("policy", None, False),
+                Column("players", None, True, "field_sizes"),
+                Column("line-ups", fmt.count, key="lineups"),
+                Column("games", fmt.count),
+                Column("seats", fmt.count, key="player_games"),
+                Column("win index", lambda x: f"{x:.3f}", key="win_index"),
+                _ci(CI, _index_ci, "win_index"),
+            ],
             [
                 [
                     int(x.place),
@@ -156,16 +236,15 @@ def report(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
                     len(x.lineups),
                     int(x.games),
                     int(x.player_games),
-                    num(x.win_index, 3),
-                    interval(x.win_index_lo, x.win_index_hi, 3),
+                    x.win_index,
+                    (x.win_index_lo, x.win_index_hi),
                 ]
                 for x in lg.itertuples()
             ],
-            ["place", "policy", "players", "line-ups", "games", "seats", "win index", CI],
-            TEXT,
-        ),
-    ]
-    return lines
+            title="policy comparison",
+        )
+    )
+    return result
 
 
 def sprt_lines(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:

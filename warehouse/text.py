@@ -32,24 +32,24 @@ def table(
     header: Sequence[str],
     left: Collection[str] | None = None,
 ) -> list[str]:
-    """Aligned lines: header, rule, rows. Columns of numbers align right; with `left`, every
-    column but those named there does (figures already formatted as text)."""
-    text = [[cell(v) if not isinstance(v, str) else v for v in row] for row in rows]
+    """Aligned lines (flip7.format's renderer, plain text): header, rule, rows. Columns of
+    numbers align right; with `left`, every column but those named there does (figures
+    already formatted as text)."""
+    from flip7.format import Column, Table, table_lines  # the one table renderer
+
     right = [
         h not in left
         if left is not None
         else bool(rows) and all(_is_number(row[i]) or row[i] is None for row in rows)
         for i, h in enumerate(header)
     ]
-    widths = [max([len(h)] + [len(r[i]) for r in text]) for i, h in enumerate(header)]
-
-    def line(cells: Sequence[str]) -> str:
-        parts = [
-            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)
-        ]
-        return "  ".join(parts).rstrip()
-
-    return [line(list(header)), line(["-" * w for w in widths])] + [line(r) for r in text]
+    columns = [
+        Column(h, lambda v: v if isinstance(v, str) else cell(v), r)
+        for h, r in zip(header, right, strict=True)
+    ]
+    # NULL for missing values, as SQL shells print them (the renderer leaves None blank)
+    cells = [["NULL" if v is None else v for v in row] for row in rows]
+    return table_lines(Table(columns, cells))
 
 
 def frame(df: pd.DataFrame, max_rows: int | None = None) -> list[str]:
@@ -95,9 +95,9 @@ def num(x: float, digits: int = 2, sign: bool = False) -> str:
     return "n/a" if _missing(x) else f"{x:{'+' if sign else ''}.{digits}f}"
 
 
-def pp(x: float) -> str:
-    """A difference of proportions in percentage points: `+1.86 pp`."""
-    return "n/a" if _missing(x) else f"{100 * x:+.2f} pp"
+def pp(x: float, digits: int = 1) -> str:
+    """A difference of proportions in percentage points: `+1.9 pp` (rates show one decimal)."""
+    return "n/a" if _missing(x) else f"{100 * x:+.{digits}f} pp"
 
 
 def interval(lo: float, hi: float, digits: int = 2, scale: float = 1.0, sign: bool = False) -> str:

@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK  (shell completion: see README, `register-python-argcomplete flip7`)
 """The `flip7` command: one entry point, subcommands registered by modules.
 
 Core subcommands live in `flip7.cli.*`. Subcommands of the other packages (tournament, sql,
@@ -14,11 +15,14 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TextIO
+
+from flip7.format import FORMATS, Result, colour_wanted
 
 CORE_MODULES = ("flip7.cli.games", "flip7.cli.solve")
 
@@ -33,6 +37,20 @@ class Output:
     def print(self, text: str = "") -> None:
         print(text, file=self.stream, flush=True)
         self.lines.append(text)
+
+    def emit(self, result: Result, fmt: str = "table") -> None:
+        """A command's result in `fmt`: coloured on a terminal (table format, NO_COLOR not set),
+        plain in the results copy."""
+        plain = result.render(fmt)
+        if fmt == "table" and colour_wanted(self.stream):
+            for line in result.render(fmt, colour=True):
+                print(line, file=self.stream)
+            self.stream.flush()
+        else:
+            for line in plain:
+                print(line, file=self.stream)
+            self.stream.flush()
+        self.lines.extend(plain)
 
     def write_file(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -62,20 +80,133 @@ def check_output_path(path: Path) -> None:
             path.unlink()
 
 
+RESULTS_HELP = (
+    "also write the output to PATH (default: a new file results/<command>-<timestamp>.txt, "
+    "never one an earlier run wrote: a second run in the same second gets -2, -3, ...)"
+)
+
+
 def add_output_options(parser: argparse.ArgumentParser) -> None:
     """-o PATH / --no-file, for commands whose output is worth keeping."""
-    parser.add_argument(
-        "-o",
-        "--output",
-        metavar="PATH",
-        help="also write the output here (default: results/<command>-<timestamp>.txt)",
-    )
+    parser.add_argument("-o", "--output", metavar="PATH", help=RESULTS_HELP)
     parser.add_argument("--no-file", action="store_true", help="do not write a results file")
     parser.set_defaults(tee=True)
 
 
+def add_format_option(parser: argparse.ArgumentParser) -> None:
+    """--format table|csv|json|markdown (docs/output.md gives each command's JSON)."""
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table for people; csv, json (for scripts; shapes in docs/output.md) or markdown",
+    )
+
+
+def results_path(
+    command: str, now: dt.datetime | None = None, folder: Path = Path("results")
+) -> Path:
+    """A new file `results/<command>-<timestamp>.txt`, created here so that no other run takes
+    it: a second run in the same second gets `-2`, then `-3`, ... (never overwritten)."""
+    stamp = (now or dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(1, 10_000):
+        path = folder / f"{command}-{stamp}{'' if k == 1 else f'-{k}'}.txt"
+        try:
+            with path.open("x", encoding="utf-8"):
+                return path
+        except FileExistsError:
+            continue
+    raise OSError(f"{folder}: too many results files for {command} at {stamp}")
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Shows each option's default (where its help does not already say it) and keeps the
+    epilog's line breaks (the example, the glossary)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        help = action.help or ""
+        if (
+            "default" in help
+            or action.default in (None, False, argparse.SUPPRESS)
+            or isinstance(action, argparse._HelpAction)
+            or not (action.option_strings or action.nargs in ("?", "*"))
+        ):
+            return action.help
+        return help + " (default: %(default)s)"
+
+
+class Parser(argparse.ArgumentParser):
+    """flip7's parsers: defaults shown in --help, "did you mean" for a mistyped choice."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        choices = action.choices
+        if choices is not None and value not in choices and isinstance(value, str):
+            import difflib
+
+            names = [str(c) for c in choices]
+            close = difflib.get_close_matches(value, names, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {value!r} (choose from {', '.join(names)}){hint}"
+            )
+        super()._check_value(action, value)
+
+
+#: One example per command, shown at the end of its --help.
+EXAMPLES = {
+    "play": "flip7 play -p ev,dp --seed 7",
+    "sim": "flip7 sim -p dp,ev,bust:0.25 -n 10000 --format json",
+    "round": "flip7 round -p ev,dp,sum:20 -n 50000",
+    "watch": "flip7 watch -p ev,dp --seed 3   (or: flip7 watch --run demo --game 0)",
+    "rules": "flip7 rules --variant vengeance",
+    "solve": "flip7 solve --all --model real",
+    "advice": "flip7 advice --model basic",
+    "odds": "flip7 odds --hand '3 8 11 +4'",
+    "tournament run": "flip7 tournament run experiments/demo.toml --scale 0.1",
+    "tournament status": "flip7 tournament status demo --format json",
+    "tournament list": "flip7 tournament list --data s3://bucket/flip7",
+    "replay": "flip7 replay demo 0",
+    "report": "flip7 report demo --format markdown -o report.md",
+    "sql": 'flip7 sql "SELECT * FROM win_rates LIMIT 5"',
+    "plan-games": "flip7 plan-games --difference 0.01   (games to tell 1 point of win rate apart)",
+    "dashboard": "flip7 dashboard --data ./data --port 8501",
+    "warehouse verify": "flip7 warehouse verify demo --replay-sample 0.01",
+}
+
+#: What the placeholders of the usage lines mean.
+GLOSSARY = {
+    "RUN": "RUN: a tournament run's name, as `flip7 tournament list` shows it",
+    "SPEC": "SPEC: a tournament spec, a TOML file such as experiments/demo.toml",
+    "URI": "URI: a data root: a directory, or a pyarrow filesystem URI such as s3://bucket/prefix",
+}
+
+
+def _finish_help(parser: argparse.ArgumentParser, name: str) -> None:
+    """Add the example and the glossary of the placeholders it uses to a parser's epilog,
+    for it and its subcommands."""
+    words = {str(a.metavar) for a in parser._actions if a.metavar}
+    notes = [GLOSSARY[w] for w in GLOSSARY if w in words]
+    extra = []
+    if name in EXAMPLES:
+        extra.append(f"example:\n  {EXAMPLES[name]}")
+    if notes:
+        extra.append("\n".join(notes))
+    if extra:
+        parser.epilog = "\n\n".join(([parser.epilog] if parser.epilog else []) + extra)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub_name, sub in action.choices.items():
+                if sub is not parser:
+                    _finish_help(sub, f"{name} {sub_name}".strip())
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="flip7",
         description="Flip 7: rules engine, policies, exact solver, and tournaments at scale.",
     )
@@ -95,11 +226,16 @@ def build_parser() -> argparse.ArgumentParser:
             print(f"flip7: commands of {ep.name!r} unavailable ({exc})", file=sys.stderr)
             continue
         register(sub)
+    _finish_help(parser, "")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if argv is None and "_ARGCOMPLETE" in os.environ:  # the shell asks for completions
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -126,9 +262,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"flip7 {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 1
     if tee and out.lines:
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        path = Path(args.output) if args.output else Path("results") / f"{args.command}-{stamp}.txt"
+        path = Path(args.output) if args.output else Path("results") / f"{args.command}-..."
         try:
+            if not args.output:
+                path = results_path(str(args.command))
             out.write_file(path)
         except OSError as exc:
             print(

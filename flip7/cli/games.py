@@ -11,6 +11,7 @@ import time
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
+from flip7 import format as fmt
 from flip7.cards import CLASSIC, Card, card_label
 from flip7.engine import Engine
 from flip7.events import CODE_BITS, Event, EventKind, EventLog
@@ -26,14 +27,7 @@ from flip7.rules import (
     Ruleset,
     parse_ruleset,
 )
-from flip7.simulate import (
-    INTERVAL_NOTE,
-    SimSummary,
-    format_mean,
-    format_rate,
-    rotated,
-    simulate,
-)
+from flip7.simulate import SimSummary, rotated, simulate
 from flip7.stats import RatioSums
 from flip7.variants import Variant, parse_variant
 
@@ -80,6 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _common(p, "dp,ev,bust:0.25,sum:20")
     _engine_option(p)
     _timeout_option(p)
+    _format_option(p)
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("round", help="the one-round score distribution of each policy")
@@ -87,6 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _common(p, "ev,dp")
     _engine_option(p)
     _timeout_option(p)
+    _format_option(p)
     p.set_defaults(func=cmd_round)
 
     p = sub.add_parser("watch", help="one game, card by card (a new one, or a logged one)")
@@ -109,6 +105,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_output_options(p)
     p.set_defaults(func=cmd_rules)
+
+
+def _format_option(p: argparse.ArgumentParser) -> None:
+    from flip7.cli import add_format_option
+
+    add_format_option(p)
 
 
 def _timeout_option(p: argparse.ArgumentParser) -> None:
@@ -196,64 +198,131 @@ def cmd_sim(args: argparse.Namespace, out: Output) -> int:
             engine=args.engine,
         )
     secs = time.perf_counter() - t0
-    for line in sim_lines(summary, lineup, ruleset, variant, args.seed):
-        out.print(line)
-    out.print(f"({args.games / secs:,.0f} games/s)")
-    out.print(_engine_line(summary.engine, summary.engine_note))
+    result = sim_result(summary, lineup, ruleset, variant, args.seed)
+    result.data["games_per_second"] = args.games / secs
+    result.line(f"({args.games / secs:,.0f} games/s)")
+    result.line(_engine_line(summary.engine, summary.engine_note))
+    out.emit(result, args.format)
     return 0
 
 
-def sim_lines(
+def _rate_column(name: str, key: str) -> fmt.Column:
+    return fmt.Column(name, fmt.format_rate, False, key, fmt.estimate_fields)
+
+
+def _mean_column(name: str, key: str) -> fmt.Column:
+    return fmt.Column(name, fmt.format_mean, True, key, fmt.estimate_fields)
+
+
+def sim_result(
     summary: SimSummary, lineup: list[Policy], ruleset: Ruleset, variant: Variant, seed: int
-) -> list[str]:
+) -> fmt.Result:
     """`flip7 sim`'s table: per policy, win rate [95% interval] and points per round ± 95%
     (clustered by game, flip7.stats); alone at the table, the rounds it takes to reach the
-    target instead of a win rate."""
+    target instead of a win rate. JSON: docs/output.md."""
     n = len(lineup)
     head = (
-        f"{summary.games} games, {n} player{'s' if n > 1 else ''} "
+        f"{fmt.count(summary.games)} games, {n} player{'s' if n > 1 else ''} "
         f"({', '.join(p.spec for p in lineup)}), ruleset {ruleset}, variant {variant}, seed {seed}"
     )
+    stats = sorted(summary.stats.values(), key=lambda s: -s.win_rate)
+    data: dict[str, object] = {
+        "command": "sim",
+        "games": summary.games,
+        "players": n,
+        "lineup": [p.spec for p in lineup],
+        "ruleset": str(ruleset),
+        "variant": str(variant),
+        "seed": seed,
+        "engine": summary.engine,
+        "policies": [
+            {
+                "policy": st.spec,
+                "seats": st.seats,
+                "rounds": st.rounds,
+                **({} if n == 1 else {"win_rate": fmt.estimate_json(st.win_estimate())}),
+                "points_per_round": fmt.estimate_json(st.ppr_estimate()),
+                "bust_rate": st.busts / st.rounds,
+                "flip7_rate": st.flip7s / st.rounds,
+            }
+            for st in stats
+        ],
+    }
     if n == 1:
-        return [f"{head}: the solo challenge", *_solo_lines(summary, ruleset)]
-    lines = [
-        f"{head}, seats rotated",
-        f"{'policy':<14}{'seats':>7}  {'win rate [95%]':<20}{'pts/round ± 95%':>16}"
-        f"{'bust/rnd':>10}{'flip7/rnd':>11}",
-    ]
-    for st in sorted(summary.stats.values(), key=lambda s: -s.win_rate):
-        lines.append(
-            f"{st.spec:<14}{st.seats:>7}  {format_rate(st.win_estimate()):<20}"
-            f"{format_mean(st.ppr_estimate()):>16}"
-            f"{st.busts / st.rounds:>10.1%}{st.flip7s / st.rounds:>11.2%}"
+        result = fmt.Result(data, [f"{head}: the solo challenge"])
+        _solo_lines(summary, ruleset, result)
+        return result
+    result = fmt.Result(data, [f"{head}, seats rotated"])
+    result.table(
+        fmt.Table(
+            [
+                fmt.Column("policy", right=False),
+                fmt.Column("seats", fmt.count),
+                _rate_column("win rate [95%]", "win_rate"),
+                _mean_column("pts/round ± 95%", "points_per_round"),
+                fmt.Column("bust/rnd", fmt.rate, key="bust_rate"),
+                fmt.Column("flip7/rnd", fmt.rate, key="flip7_rate"),
+            ],
+            [
+                [
+                    st.spec,
+                    st.seats,
+                    st.win_estimate(),
+                    st.ppr_estimate(),
+                    st.busts / st.rounds,
+                    st.flip7s / st.rounds,
+                ]
+                for st in stats
+            ],
         )
-    lines.append(f"({INTERVAL_NOTE})")
-    return lines
+    )
+    result.line(f"({fmt.INTERVAL_NOTE})")
+    return result
 
 
-def _solo_lines(summary: SimSummary, ruleset: Ruleset) -> list[str]:
+def _solo_lines(summary: SimSummary, ruleset: Ruleset, result: fmt.Result) -> None:
     """One seat: how many rounds it takes to reach the target, and points per round."""
     (st,) = summary.stats.values()
-    lines = []
     if summary.game_rounds:
         est = summary.rounds_estimate()
-        lines.append(
-            f"rounds to reach {ruleset.target}: mean {format_mean(est)} (95%), median "
-            f"{summary.rounds_quantile(0.5)}, p90 {summary.rounds_quantile(0.9)}, "
-            f"min {min(summary.game_rounds)}, max {max(summary.game_rounds)}"
+        quant = {
+            "median": summary.rounds_quantile(0.5),
+            "p90": summary.rounds_quantile(0.9),
+            "min": min(summary.game_rounds),
+            "max": max(summary.game_rounds),
+        }
+        result.data["rounds_to_target"] = {"mean": fmt.estimate_json(est), **quant}
+        result.line(
+            f"rounds to reach {ruleset.target}: mean {fmt.format_mean(est)} (95%), median "
+            f"{quant['median']}, p90 {quant['p90']}, min {quant['min']}, max {quant['max']}"
         )
+    result.data["capped"] = summary.capped
     if summary.capped:
-        lines.append(
+        result.line(
             f"({summary.capped} game(s) stopped at the cap of {ruleset.max_rounds} rounds "
             f"without reaching {ruleset.target}; not counted above)"
         )
-    lines += [
-        f"{'policy':<14}{'rounds':>9}{'pts/round ± 95%':>17}{'bust/rnd':>10}{'flip7/rnd':>11}",
-        f"{st.spec:<14}{st.rounds:>9}{format_mean(st.ppr_estimate()):>17}"
-        f"{st.busts / st.rounds:>10.1%}{st.flip7s / st.rounds:>11.2%}",
-        "(± is the half-width of a 95% interval, clustered by game)",
-    ]
-    return lines
+    result.table(
+        fmt.Table(
+            [
+                fmt.Column("policy", right=False),
+                fmt.Column("rounds", fmt.count),
+                _mean_column("pts/round ± 95%", "points_per_round"),
+                fmt.Column("bust/rnd", fmt.rate, key="bust_rate"),
+                fmt.Column("flip7/rnd", fmt.rate, key="flip7_rate"),
+            ],
+            [
+                [
+                    st.spec,
+                    st.rounds,
+                    st.ppr_estimate(),
+                    st.busts / st.rounds,
+                    st.flip7s / st.rounds,
+                ]
+            ],
+        )
+    )
+    result.line("(± is the half-width of a 95% interval, clustered by game)")
 
 
 def cmd_round(args: argparse.Namespace, out: Output) -> int:
@@ -285,28 +354,73 @@ def cmd_round(args: argparse.Namespace, out: Output) -> int:
                     busts[pol.spec] += engine.busts[s]
                     flips[pol.spec] += engine.flip7s[s]
                 update(i + 1)
-    out.print(
-        f"one round, {args.rounds} deals, {len(lineup)} players ({', '.join(p.spec for p in lineup)}), "
-        f"ruleset {ruleset}, seed {args.seed}, seats rotated; {_engine_line(engine_name, note)}"
+    head = (
+        f"one round, {fmt.count(args.rounds)} deals, {len(lineup)} players "
+        f"({', '.join(p.spec for p in lineup)}), ruleset {ruleset}, seed {args.seed}, seats "
+        f"rotated; {_engine_line(engine_name, note)}"
     )
-    out.print(
-        f"{'policy':<14}{'n':>8}{'mean':>8}{'± 95%':>7}{'sd':>7}{'bust':>8}{'flip7':>8}  p10 p50 p90"
-    )
+    rows, policies = [], []
+    top = max(max(xs) for xs in scores.values())
     for spec, xs in scores.items():
         n = len(xs)
         mean = statistics.fmean(xs)
         sd = statistics.pstdev(xs)
         q = statistics.quantiles(xs, n=10, method="inclusive") if n > 1 else [xs[0]] * 9
-        out.print(
-            f"{spec:<14}{n:>8}{mean:>8.2f}{_deal_half_width(xs, n // args.rounds):>7.2f}{sd:>7.2f}"
-            f"{busts[spec] / n:>8.1%}"
-            f"{flips[spec] / n:>8.2%}  {q[0]:>3.0f} {q[4]:>3.0f} {q[8]:>3.0f}"
+        half = _deal_half_width(xs, n // args.rounds)
+        rows.append([spec, n, mean, half, sd, busts[spec] / n, flips[spec] / n, q[0], q[4], q[8]])
+        policies.append(
+            {
+                "policy": spec,
+                "n": n,
+                "mean": mean,
+                "half_width": half,
+                "sd": sd,
+                "bust_rate": busts[spec] / n,
+                "flip7_rate": flips[spec] / n,
+                "p10": q[0],
+                "p50": q[4],
+                "p90": q[8],
+                "histogram": [
+                    {"points": label, "share": share} for label, share, _ in bins(xs, top=top)
+                ],
+            }
         )
-    out.print("(± is the half-width of a 95% interval, clustered by deal)")
-    out.print("")
+    data = {
+        "command": "round",
+        "rounds": args.rounds,
+        "lineup": [p.spec for p in lineup],
+        "ruleset": str(ruleset),
+        "variant": str(variant),
+        "seed": args.seed,
+        "engine": engine_name,
+        "policies": policies,
+    }
+    result = fmt.Result(data, [head])
+    result.table(
+        fmt.Table(
+            [
+                fmt.Column("policy", right=False),
+                fmt.Column("n", fmt.count),
+                fmt.Column("mean", fmt.points),
+                fmt.Column("± 95%", fmt.points, key="half_width"),
+                fmt.Column("sd", fmt.points),
+                fmt.Column("bust", fmt.rate, key="bust_rate"),
+                fmt.Column("flip7", fmt.rate, key="flip7_rate"),
+                fmt.Column("p10", lambda x: f"{x:.0f}"),
+                fmt.Column("p50", lambda x: f"{x:.0f}"),
+                fmt.Column("p90", lambda x: f"{x:.0f}"),
+            ],
+            rows,
+        )
+    )
+    result.line("(± is the half-width of a 95% interval, clustered by deal)")
+    result.line("")
+    peak = max(max(s for _, s, _ in bins(xs, top=top)) for xs in scores.values())
     for spec, xs in scores.items():
-        out.print(f"distribution of {spec} (points, share of rounds):")
-        out.print(histogram(xs))
+        result.line(f"distribution of {spec} (points, share of rounds; one scale for all):")
+        for line in histogram(xs, top=top, peak=peak).splitlines():
+            result.line(line)
+    out.emit(result, args.format)
     return 0
 
 
@@ -317,20 +431,30 @@ def _deal_half_width(xs: list[int], per_deal: int) -> float:
     return RatioSums.of((y, per_deal) for y in sums).estimate().half_width
 
 
-def histogram(xs: list[int], width: int = 10, bar: int = 40) -> str:
-    """A text histogram: busts (0) alone, then bins of `width` points."""
+def bins(xs: list[int], width: int = 10, top: int | None = None) -> list[tuple[str, float, int]]:
+    """(label, share, count) per bin: busts (0) alone, then bins of `width` points up to `top`
+    (default: the highest score in xs; give the same `top` to compare policies)."""
     n = len(xs)
-    bins: dict[str, int] = {"0": sum(1 for x in xs if x == 0)}
-    top = max(xs)
+    counts: dict[str, int] = {"0": sum(1 for x in xs if x == 0)}
+    top = max(xs) if top is None else top
     lo = 1
     while lo <= top:
         hi = lo + width - 1
-        bins[f"{lo}-{hi}"] = sum(1 for x in xs if lo <= x <= hi)
+        counts[f"{lo}-{hi}"] = sum(1 for x in xs if lo <= x <= hi)
         lo = hi + 1
-    peak = max(bins.values()) or 1
+    return [(label, c / n, c) for label, c in counts.items()]
+
+
+def histogram(
+    xs: list[int], width: int = 10, bar: int = 40, top: int | None = None, peak: float | None = None
+) -> str:
+    """A text histogram: busts (0) alone, then bins of `width` points. With `top` and `peak`
+    (the highest score and the largest share over every policy) histograms share one scale:
+    the same bins, and a bar of `bar` marks is the same share in each."""
+    rows = bins(xs, width, top)
+    peak = peak or max(s for _, s, _ in rows) or 1.0
     return "\n".join(
-        f"{label:>8} {count / n:6.1%} {'#' * round(bar * count / peak)}"
-        for label, count in bins.items()
+        f"{label:>8} {share:6.1%} {'#' * round(bar * share / peak)}" for label, share, _ in rows
     )
 
 
@@ -510,15 +634,22 @@ def cmd_rules(args: argparse.Namespace, out: Output) -> int:
     out.print("The game ends after a round in which someone reaches 200; a tie on top plays on.")
     out.print("")
     out.print("Rulesets (--ruleset):")
-    for name in BASE_RULESETS:
-        out.print(f"  {name:<10} {RULESET_DESCRIPTIONS[name]}")
+    rulesets = fmt.Table(
+        [fmt.Column("ruleset", right=False), fmt.Column("rules", right=False)],
+        [[name, RULESET_DESCRIPTIONS[name]] for name in BASE_RULESETS],
+    )
+    for line in fmt.table_lines(rulesets, indent=2):
+        out.print(line)
     out.print("  overrides: NAME(target=150,bonus=15,players_per_deck=18,max_rounds=1000)")
     out.print("")
     out.print("Policies (-p):")
-    for entry in REGISTRY.values():
-        label = entry.example or entry.name
-        out.print(f"  {label:<11} {entry.help}")
-    out.print("  module:Cls  your own Policy subclass, imported by path (see README)")
+    policies = fmt.Table(
+        [fmt.Column("policy", right=False), fmt.Column("how it plays", right=False)],
+        [[entry.example or entry.name, entry.help] for entry in REGISTRY.values()]
+        + [["module:Cls", "your own Policy subclass, imported by path (see README)"]],
+    )
+    for line in fmt.table_lines(policies, indent=2):
+        out.print(line)
     out.print("")
     out.print("bust:P and dup:P differ only while you hold a Second Chance: then no card can bust")
     out.print("you, so bust:P hits; dup:P reads the chance of a duplicate all the same (the bust:P")

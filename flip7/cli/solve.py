@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import io
 import textwrap
 import time
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from flip7.cli import Output
+from flip7.cli import Output
 
 
 def _model_option(p: argparse.ArgumentParser) -> None:
@@ -22,7 +21,7 @@ def _model_option(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from flip7.cli import add_output_options
+    from flip7.cli import add_format_option, add_output_options
 
     p = sub.add_parser("solve", help="the exact optimal solo round; --all: every policy family")
     _model_option(p)
@@ -32,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="also value every policy family exactly (sum:N, count:N, bust:P, dup:P, ev)",
     )
     p.add_argument("--rebuild-cache", action="store_true", help="rewrite the cached policy table")
+    add_format_option(p)
     p.add_argument(
         "--cache-dir",
         help="where the policy table lives (default: $FLIP7_CACHE, else ~/.cache/flip7)",
@@ -64,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--hand",
         help="also the odds of one hand, e.g. '3 8 11 +4' (sc: holding a Second Chance)",
     )
+    add_format_option(p)
     add_output_options(p)
     p.set_defaults(func=cmd_odds)
 
@@ -76,9 +77,12 @@ def _header(out: Output, model_name: str) -> tuple[object, float]:
     model = get_model(model_name)
     for line in textwrap.wrap(model.assumptions(), 100):
         out.print(line)
+    from flip7.format import waiting
+
     t0 = time.perf_counter()
-    kernels()  # imports numba
-    warm_up()  # loads the compiled kernels from numba's cache (compiles them the first time)
+    with waiting("loading the solver's compiled code (numba compiles it the first time) ..."):
+        kernels()  # imports numba
+        warm_up()  # loads the compiled kernels from numba's cache (compiles them the first time)
     return model, time.perf_counter() - t0
 
 
@@ -87,27 +91,56 @@ def cmd_solve(args: argparse.Namespace, out: Output) -> int:
         return cmd_race(args, out)
     import numpy as np
 
+    from flip7 import format as fmt
     from flip7.solver.cache import dense_bits, read_table, table_path, write_table
-    from flip7.solver.families import LEGEND, format_rows, policy_rows
+    from flip7.solver.families import LEGEND, policy_rows
     from flip7.solver.model import get_model
     from flip7.solver.solve import carry_policy, evaluate, reachable, solve
 
     start = time.perf_counter()
-    model, load = _header(out, args.model)
+    head = Output(io.StringIO())
+    model, load = _header(head, args.model)
     solution = solve(model)  # type: ignore[arg-type]
     m = solution.moments
-    out.print(
+    result = fmt.Result(
+        {
+            "command": "solve",
+            "model": solution.model.name,
+            "assumptions": model.assumptions(),  # type: ignore[attr-defined]
+            "optimal": _moments(m),
+        },
+        list(head.lines),
+    )
+    result.line(
         f"optimal solo round: EV {m.ev:.3f}  sd {m.sd:.2f}  bust {m.bust:.1%}  Flip 7 {m.flip7:.2%}"
     )
+    headline = fmt.Table(  # csv and markdown; the table format says it in the line above
+        [
+            fmt.Column("model", right=False),
+            fmt.Column("EV", lambda x: f"{x:.3f}", key="ev"),
+            fmt.Column("sd", fmt.points),
+            fmt.Column("bust", fmt.rate),
+            fmt.Column("flip7", lambda x: fmt.rate(x, 2)),
+        ],
+        [[solution.model.name, m.ev, m.sd, m.bust, m.flip7]],
+        title="optimal solo round",
+        text=lambda colour: [],
+    )
+    result.table(headline)
     t0 = time.perf_counter()
     reach = reachable(solution.space)
     t_reach = time.perf_counter() - t0
+    result.data["reachable"] = {
+        "decision_states": reach.decision,
+        "table_slots": reach.slots,
+        "with_flip_three_chance_nodes": reach.total,
+    }
     extra = (
         f"; {reach.total:,} with the chance nodes inside a Flip Three"
         if reach.total != reach.decision
         else ""
     )
-    out.print(
+    result.line(
         f"reachable states: {reach.decision / 1e6:.2f}M ({reach.decision:,} decision states of "
         f"{reach.slots:,} table slots{extra})"
     )
@@ -122,33 +155,67 @@ def cmd_solve(args: argparse.Namespace, out: Output) -> int:
             status = "rewritten: the cached one was unreadable"
     if status != "up to date":
         write_table(path, solution.space, solution.hit, {"ev": m.ev})
-    out.print(f"policy table: {path} ({path.stat().st_size:,} bytes, {status})")
+    size = path.stat().st_size
+    result.data["policy_table"] = {"path": str(path), "bytes": size, "status": status}
+    result.line(f"policy table: {path} ({size:,} bytes, {status})")
     if solution.model.name != "basic":
         base = solve(get_model("basic"))
         carried = evaluate(solution.space, carry_policy(base, solution.space))
-        out.print(
+        result.data["basic_table_here"] = _moments(carried)
+        result.line(
             f"seeds/002's optimal table (model basic) played under these rules: EV "
             f"{carried.ev:.3f} (this model's optimum: {m.ev - carried.ev:+.4f} more)"
         )
-    out.print(
+    result.line(
         f"time: solve {solution.seconds:.2f} s, reachable count {t_reach:.2f} s, "
         f"kernels loaded in {load:.2f} s"
     )
     if args.all:
         t0 = time.perf_counter()
         rows = policy_rows(solution)
-        out.print("")
-        out.print(f"Every policy family, exactly (model {model.name}; * best of its family):")  # type: ignore[attr-defined]
-        for line in format_rows(rows):
-            out.print(line)
+        best: dict[str, float] = {}
+        for r in rows:
+            best[r.family] = max(best.get(r.family, -1.0), r.moments.ev)
+        table = fmt.Table(
+            [
+                fmt.Column("policy", right=False),
+                fmt.Column("EV", lambda x: f"{x:.3f}", key="ev"),
+                fmt.Column("sd", fmt.points),
+                fmt.Column("bust", fmt.rate),
+                fmt.Column("flip7", lambda x: fmt.rate(x, 2)),
+                fmt.Column("vs optimal", lambda x: f"{x:+.3f}", key="gap"),
+                fmt.Column("best", lambda x: "*" if x else "", right=False),
+            ],
+            [
+                [
+                    r.label,
+                    r.moments.ev,
+                    r.moments.sd,
+                    r.moments.bust,
+                    r.moments.flip7,
+                    None if r.family == "optimal" else r.moments.ev - rows[0].moments.ev,
+                    r.family in LEGEND and r.moments.ev == best[r.family],
+                ]
+                for r in rows
+            ],
+            title="every policy family",
+        )
+        result.data["policies"] = [
+            {"policy": r.label, "family": r.family, "param": r.param, **_moments(r.moments)}
+            for r in rows
+        ]
+        result.line("")
+        result.line(f"Every policy family, exactly (model {model.name}; * best of its family):")  # type: ignore[attr-defined]
+        result.table(table)
         families = sorted({r.family for r in rows} & set(LEGEND), key=list(LEGEND).index)
         for family in families:
             for line in textwrap.wrap(LEGEND[family] + ";", 100, subsequent_indent="    "):
-                out.print(line)
-        out.print("chances are exact in the model's deck (duplicates left / cards left).")
-        out.print("ev hits when one more card then staying beats staying (actions neutral).")
-        out.print(f"time: {len(rows) - 1} policies valued in {time.perf_counter() - t0:.2f} s")
-    out.print(f"(total {time.perf_counter() - start:.2f} s)")
+                result.line(line)
+        result.line("chances are exact in the model's deck (duplicates left / cards left).")
+        result.line("ev hits when one more card then staying beats staying (actions neutral).")
+        result.line(f"time: {len(rows) - 1} policies valued in {time.perf_counter() - t0:.2f} s")
+    result.line(f"(total {time.perf_counter() - start:.2f} s)")
+    out.emit(result, args.format)
     return 0
 
 
@@ -231,6 +298,11 @@ def cmd_race(args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+def _moments(m: object) -> dict[str, float]:
+    """A policy's exact figures for JSON: ev, sd, bust, flip7 (rates as shares)."""
+    return {k: float(getattr(m, k)) for k in ("ev", "sd", "bust", "flip7")}
+
+
 def cmd_advice(args: argparse.Namespace, out: Output) -> int:
     from flip7.solver.advice import advise, report
     from flip7.solver.solve import solve
@@ -245,19 +317,21 @@ def cmd_advice(args: argparse.Namespace, out: Output) -> int:
 
 
 def cmd_odds(args: argparse.Namespace, out: Output) -> int:
-    from flip7.solver.odds import compute, hand_report, parse_hand, report
+    from flip7.solver.odds import compute, hand_report, parse_hand, report_result
     from flip7.solver.solve import solve
 
     hand = parse_hand(args.hand) if args.hand is not None else None  # bad input fails first
     start = time.perf_counter()
-    model, _ = _header(out, args.model)
+    head = Output(io.StringIO())
+    model, _ = _header(head, args.model)
     odds = compute(solve(model))  # type: ignore[arg-type]
-    out.print("")
+    result = report_result(odds)
+    lines = [*head.lines, ""]
     if hand is not None:
-        for line in hand_report(odds, hand):
-            out.print(line)
-        out.print("")
-    for line in report(odds):
-        out.print(line)
-    out.print(f"(total {time.perf_counter() - start:.2f} s)")
+        hand_lines = hand_report(odds, hand)
+        result.data["hand"] = {"hand": str(hand), "lines": hand_lines}
+        lines += [*hand_lines, ""]
+    result.blocks[:0] = lines
+    result.line(f"(total {time.perf_counter() - start:.2f} s)")
+    out.emit(result, args.format)
     return 0

@@ -217,7 +217,11 @@ def parse_policy(spec: str) -> Policy:
     ):
         policy = _import_policy(spec)
     else:
-        raise PolicySpecError(f"unknown policy {spec!r}; valid: {valid_specs()}")
+        from flip7.format import suggest
+
+        # the name's closest match, the argument kept: 'bsut:0.2' -> 'bust:0.2'
+        hint = suggest(name, list(REGISTRY), then=f"{sep}{arg}")
+        raise PolicySpecError(f"unknown policy {spec!r}; valid: {valid_specs()}{hint}")
     policy.spec = spec
     return policy
 

@@ -9,9 +9,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from flip7 import format as fmt
 from flip7.cards import CLASSIC, MODIFIERS, PLUS_VALUE
 from flip7.solver.model import MAX_HELD, Space
 from flip7.solver.solve import Occupancy, Solution, Sweeper, occupancy
@@ -112,91 +114,156 @@ def _flat(space: Space, name: str) -> np.ndarray:
 
 
 def report(odds: Odds) -> list[str]:
-    """The reference tables."""
+    """The reference tables (the table format of `report_result`)."""
+    return report_result(odds).render("table")
+
+
+def report_result(odds: Odds) -> fmt.Result:
+    """The reference tables, and their figures for JSON (docs/output.md)."""
     sol, space = odds.solution, odds.solution.space
     k = _flat(space, "ncount")
     risk = _flat(space, "risk94")
     reach = odds.opt.reach
-    out = [
-        "Bust risk of the next card = duplicates left / cards you cannot see. From what is in",
-        "front of you, in the 94-card deck: (sum of your numbers - how many are not 0) / (94 -",
-        "your cards): each number v you show leaves v - 1 copies (the 0 and the 1: none).",
-        "",
-        f"{'numbers':>8}{'lowest':>9}{'highest':>9}   as the optimal player meets them: 25% 50% 75%",
-    ]
+    risk_rows = []
     for kk in range(1, 7):
         low = sum(CLASSIC.counts[v] - 1 for v in range(kk)) / (CLASSIC.size - kk)
         high = sum(CLASSIC.counts[v] - 1 for v in range(12, 12 - kk, -1)) / (CLASSIC.size - kk)
         sel = (k == kk) & (reach > 0)
         qs = _weighted_quantiles(risk[sel], reach[sel], (0.25, 0.5, 0.75)) if sel.any() else []
-        quart = "  ".join(f"{q:5.1%}" for q in qs)
-        out.append(f"{kk:>8}{low:>9.1%}{high:>9.1%}   {'':>31}{quart}")
-    out += [
-        "(lowest: 0 1 2 ...; highest: 12 11 10 ...; no modifiers in front of you)",
-        "",
-        "Chance of a Flip 7 from each count (averaged over the hands as they come up):",
-        f"{'numbers':>8}{'hit to the end':>16}{'optimal play':>14}",
-    ]
+        risk_rows.append([kk, low, high, *(qs or [None] * 3)])
     occ_all = odds.always.reach
+    flip7_rows = []
     for kk in range(0, 7):
         sel = k == kk
-        go = _avg(odds.always_flip7[sel], occ_all[sel])
-        opt = _avg(sol.flip7[sel], reach[sel])
-        out.append(f"{kk:>8}{go:>16.2%}{opt:>14.2%}")
-    out += [
-        f"(from the empty hand: {odds.always.flip7:.2%} if you never stop, "
-        f"{sol.moments.flip7:.2%} under optimal play)",
-        "",
-        "Where the optimal player stays (share of rounds, mean points banked):",
-    ]
+        flip7_rows.append(
+            [kk, _avg(odds.always_flip7[sel], occ_all[sel]), _avg(sol.flip7[sel], reach[sel])]
+        )
     stays = (sol.hit == 0) & (reach > 0)
     stays[0] = False
     pts = _flat(space, "points")
+    stay_rows = []
     for kk in range(1, 7):
         sel = stays & (k == kk)
-        share = reach[sel].sum()
-        if share > 0:
-            mean = _avg(pts[sel], reach[sel])
-            out.append(f"{kk:>8} numbers: {share:6.1%} of rounds, {mean:5.1f} points")
-        else:
-            out.append(f"{kk:>8} numbers: never")
-    out += [
-        f"{'':>8} busts:  {sol.moments.bust:6.1%}; Flip 7: {sol.moments.flip7:.2%}",
-        "",
+        share = float(reach[sel].sum())
+        stay_rows.append([kk, share, _avg(pts[sel], reach[sel]) if share > 0 else None])
+    bins, quantiles, tails = distribution_figures(odds.opt.dist)
+    risk_table = fmt.Table(
+        [
+            fmt.Column("numbers"),
+            fmt.Column("lowest", fmt.rate),
+            fmt.Column("highest", fmt.rate),
+            fmt.Column("met: 25%", fmt.rate, key="p25"),
+            fmt.Column("50%", fmt.rate, key="p50"),
+            fmt.Column("75%", fmt.rate, key="p75"),
+        ],
+        risk_rows,
+        title="bust risk of the next card",
+    )
+    flip7_table = fmt.Table(
+        [
+            fmt.Column("numbers"),
+            fmt.Column("hit to the end", lambda x: fmt.rate(x, 2), key="hit_to_the_end"),
+            fmt.Column("optimal play", lambda x: fmt.rate(x, 2), key="optimal_play"),
+        ],
+        flip7_rows,
+        title="chance of a Flip 7",
+    )
+    stay_table = fmt.Table(
+        [
+            fmt.Column("numbers"),
+            fmt.Column("share of rounds", fmt.rate, key="share"),
+            fmt.Column("mean points banked", lambda x: fmt.points(x, 1), key="mean_points"),
+        ],
+        stay_rows,
+        title="where the optimal player stays",
+    )
+    dist_table = fmt.Table(
+        [
+            fmt.Column("points", right=True),
+            fmt.Column("share", lambda x: fmt.rate(x, 2)),
+            fmt.Column("", right=False, key="bar"),
+        ],
+        bins,
+        title="round score under optimal play",
+    )
+    data = {
+        "command": "odds",
+        "model": sol.model.name,
+        "bust_risk": risk_table.records(),
+        "flip7_chance": flip7_table.records(),
+        "flip7_from_empty_hand": {
+            "hit_to_the_end": odds.always.flip7,
+            "optimal_play": sol.moments.flip7,
+        },
+        "stays": stay_table.records(),
+        "optimal": {k: float(getattr(sol.moments, k)) for k in ("ev", "sd", "bust", "flip7")},
+        "distribution": [{"points": b[0], "share": b[1]} for b in bins],
+        "quantiles": dict(zip(("p10", "p25", "p50", "p75", "p90"), quantiles, strict=True)),
+        "chance_of_at_least": {str(x): p for x, p in tails},
+    }
+    result = fmt.Result(
+        data,
+        [
+            "Bust risk of the next card = duplicates left / cards you cannot see. From what is in",
+            "front of you, in the 94-card deck: (sum of your numbers - how many are not 0) / (94 -",
+            "your cards): each number v you show leaves v - 1 copies (the 0 and the 1: none).",
+            "",
+            "Per count of numbers: the lowest and highest risk, and its quartiles as the optimal "
+            "player meets them:",
+        ],
+    )
+    result.table(risk_table)
+    result.line("(lowest: 0 1 2 ...; highest: 12 11 10 ...; no modifiers in front of you)")
+    result.line("")
+    result.line("Chance of a Flip 7 from each count (averaged over the hands as they come up):")
+    result.table(flip7_table)
+    result.line(
+        f"(from the empty hand: {odds.always.flip7:.2%} if you never stop, "
+        f"{sol.moments.flip7:.2%} under optimal play)"
+    )
+    result.line("")
+    result.line("Where the optimal player stays (share of rounds, mean points banked):")
+    result.table(stay_table)
+    result.line(f"busts: {sol.moments.bust:.1%}; Flip 7: {sol.moments.flip7:.2%}")
+    result.line("")
+    result.line(
         f"Round score under optimal play (model {sol.model.name}): EV {sol.moments.ev:.3f}, "
-        f"sd {sol.moments.sd:.2f}",
-    ]
-    out += distribution(odds.opt.dist)
-    return out
+        f"sd {sol.moments.sd:.2f}"
+    )
+    peak = max(b[1] for b in bins) or 1.0
+    for b in bins:
+        b.append("#" * round(40 * b[1] / peak))
+    result.table(dist_table)
+    result.line("quantiles 10/25/50/75/90%: " + " ".join(str(q) for q in quantiles))
+    result.line("chance of at least: " + ", ".join(f"{x}: {p:.1%}" for x, p in tails))
+    return result
 
 
-def _avg(x: np.ndarray, w: np.ndarray) -> float:
-    total = w.sum()
-    return float(x @ w / total) if total > 0 else float("nan")
-
-
-def distribution(dist: np.ndarray, width: int = 10, bar: int = 40) -> list[str]:
-    """The exact score distribution as a histogram plus quantiles and tail chances; bins
-    stop once less than 0.1% is left above them."""
-    bins = [("0 (bust)", float(dist[0]))]
+def distribution_figures(
+    dist: np.ndarray, width: int = 10
+) -> tuple[list[list[Any]], list[int], list[tuple[int, float]]]:
+    """The exact score distribution: [label, share] bins (they stop once less than 0.1% is
+    left above them), the 10/25/50/75/90% quantiles, and the chances of at least 20 ... 100."""
+    bins: list[list[Any]] = [["0 (bust)", float(dist[0])]]
     top = int(np.flatnonzero(dist > 0).max())
     lo = 1
     while lo <= top:
         rest = float(dist[lo:].sum())
         if rest < 0.001:
-            bins.append((f"{lo}-{top}", rest))
+            bins.append([f"{lo}-{top}", rest])
             break
         hi = lo + width - 1
-        bins.append((f"{lo}-{hi}", float(dist[lo : hi + 1].sum())))
+        bins.append([f"{lo}-{hi}", float(dist[lo : hi + 1].sum())])
         lo = hi + 1
-    peak = max(p for _, p in bins) or 1.0
-    lines = [f"{name:>9} {p:7.2%} {'#' * round(bar * p / peak)}" for name, p in bins]
     cdf = np.cumsum(dist)
     qs = [int(np.searchsorted(cdf, q - 1e-12)) for q in (0.1, 0.25, 0.5, 0.75, 0.9)]
-    lines.append("quantiles 10/25/50/75/90%: " + " ".join(str(q) for q in qs))
     tails = [(x, float(dist[x:].sum())) for x in (20, 30, 40, 50, 75, 100)]
-    lines.append("chance of at least: " + ", ".join(f"{x}: {p:.1%}" for x, p in tails))
-    return lines
+    return bins, qs, tails
+
+
+def _avg(x: np.ndarray, w: np.ndarray) -> float:
+    total = w.sum()
+    return float(x @ w / total) if total > 0 else float("nan")
 
 
 def hand_report(odds: Odds, hand: Hand) -> list[str]:

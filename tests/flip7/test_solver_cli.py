@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from flip7.cli import main
 from flip7.solver.cache import read_table
 
@@ -94,3 +96,31 @@ def test_bad_input_is_one_line_and_exit_2(capsys):
     assert code == 2 and "twice is a bust" in err
     code, _, err = run(capsys, "odds", "--hand", "3 joker", "--no-file")
     assert code == 2 and "unknown card 'joker'" in err
+
+
+def test_solve_json_carries_the_exact_figures(capsys, tmp_path):
+    """--format json: the figures the table prints, unrounded (docs/output.md)."""
+    import json
+
+    argv = ["solve", "--cache-dir", str(tmp_path), "--format", "json", "--no-file"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["command"] == "solve" and doc["model"] == "basic"
+    assert f"{doc['optimal']['ev']:.3f}" == "22.232" and f"{doc['optimal']['bust']:.1%}" == "31.7%"
+    assert doc["reachable"]["decision_states"] == 1_834_240
+    assert doc["policy_table"]["status"] == "written"
+
+
+def test_odds_json_carries_the_tables(capsys):
+    import json
+
+    code, out, _ = run(capsys, "odds", "--hand", "3 8 11 +4", "--format", "json", "--no-file")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["command"] == "odds" and f"{doc['optimal']['ev']:.3f}" == "22.232"
+    assert sum(b["share"] for b in doc["distribution"]) == pytest.approx(1.0, abs=1e-9)
+    assert [r["numbers"] for r in doc["bust_risk"]] == [1, 2, 3, 4, 5, 6]
+    assert f"{doc['flip7_from_empty_hand']['optimal_play']:.2%}" == "1.55%"
+    assert set(doc["quantiles"]) == {"p10", "p25", "p50", "p75", "p90"}
+    assert "19/90 = 21.1%" in " ".join(doc["hand"]["lines"])

@@ -27,7 +27,7 @@ def test_status_and_list_of_a_complete_run(
     assert f"shards {n}/{n}, games 480/480" in out and f"events {events:,}" in out
     assert "ev,bust:0.25,sum:20" in out and "win rate" in out and "mix:" in out
     assert main(["tournament", "list", "--data", str(tmp_path)]) == 0
-    line = capsys.readouterr().out.splitlines()[2]
+    line = capsys.readouterr().out.splitlines()[3]  # under the header and its rule
     assert line.split()[:4] == ["t", "complete", f"{n}/{n}", "480/480"]
 
 

@@ -242,7 +242,8 @@ def test_tournament_run_command_exit_codes_and_summary(
     lines = out.splitlines()
     head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("policy"))
     assert lines[head].split()[:3] == ["policy", "games", "seats"]
-    assert lines[head + 1].endswith("players, variant classic, ruleset 3.1")
+    assert set(lines[head + 1].strip()) == {"─"}  # the header's rule
+    assert lines[head + 2].endswith("players, variant classic, ruleset 3.1")
     assert f"({INTERVAL_NOTE}; fair = 1 / players)" in out
     assert "Next:" in lines and f"  flip7 report t --data {root}" in "\n".join(lines)
     assert Lake.open(str(root)).load_manifest("t")["status"] == "complete"

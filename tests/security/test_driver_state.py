@@ -72,7 +72,7 @@ def test_a_dead_drivers_run_is_interrupted_and_resumable(
     assert main(["tournament", "status", "t", "--data", str(tmp_path)]) == 0
     assert capsys.readouterr().out.startswith("run t: interrupted")
     assert main(["tournament", "list", "--data", str(tmp_path)]) == 0
-    assert capsys.readouterr().out.splitlines()[2].split()[1] == "interrupted"
+    assert capsys.readouterr().out.splitlines()[3].split()[1] == "interrupted"  # under header, rule
     with pytest.raises(ValueError, match=r"\(interrupted, 1/8 shards\); pass --resume"):
         check_start(lake, small_plan(), resume=False, overwrite=False)
     start = check_start(lake, small_plan(), resume=True, overwrite=False)

@@ -28,7 +28,7 @@ def test_sql_prints_a_table(lake: Lake, capsys: pytest.CaptureFixture[str]) -> N
         capsys, "sql", "SELECT run, games FROM runs ORDER BY run", "--data", str(lake.root)
     )
     assert code == 0
-    assert out.splitlines() == ["run  games", "---  -----", "t1     160", "t2      20", "(2 rows)"]
+    assert out.splitlines() == ["run  games", "─" * 10, "t1     160", "t2      20", "(2 rows)"]
 
 
 def test_sql_over_one_run_and_formats(
@@ -92,7 +92,7 @@ def test_sql_reads_statements_from_a_pipe(
     """With no query and stdin not a terminal, the piped statements run."""
     monkeypatch.setattr("sys.stdin", io.StringIO("SELECT 6 * 7 AS answer;"))
     code, out, _ = run(capsys, "sql", "--data", str(lake.root))
-    assert code == 0 and out.split()[:3] == ["answer", "------", "42"]
+    assert code == 0 and out.split()[:3] == ["answer", "─" * 6, "42"]
 
 
 def test_sql_with_nothing_to_run(
@@ -151,7 +151,7 @@ def test_report_shows_the_headline_tables(
     ev = next(r for r in rows if r.startswith("cell 0") and " ev " in r)
     wins = [(int(g.result.winner == g.specs.index("ev")), 1) for g in truth["t1"] if g.cell == 0]
     est = RatioSums.of(wins).estimate(clip=(0.0, 1.0))  # one seat per game: n = 1
-    want = f"{100 * est.value:.2f}%  [{100 * est.lo:.2f}, {100 * est.hi:.2f}]"
+    want = f"{100 * est.value:.1f}%  [{100 * est.lo:.1f}, {100 * est.hi:.1f}]"  # rates: one decimal
     assert want in ev
     assert saved.read_text().splitlines()[0] == out.splitlines()[0]
 
