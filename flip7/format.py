@@ -35,6 +35,18 @@ INTERVAL_NOTE = (
 )
 
 
+def settle(x: Any) -> Any:
+    """A float (or a tuple of them) rounded to 12 significant digits before it is shown: sums
+    taken in another order (DuckDB aggregates in parallel) differ in the last bits, and a figure
+    that sits on a rounding tie (0.9375 to three decimals) must not print one way or the other
+    from run to run."""
+    if isinstance(x, float) and math.isfinite(x):
+        return float(f"{x:.12g}")
+    if isinstance(x, tuple):
+        return tuple(settle(v) for v in x)
+    return x
+
+
 def _missing(x: object) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
@@ -46,29 +58,30 @@ def count(n: int | None) -> str:
 
 def rate(p: float | None, digits: int = 1) -> str:
     """A proportion as a percentage, trailing zeros kept: `48.0%`."""
-    return "n/a" if _missing(p) else f"{p:.{digits}%}"
+    return "n/a" if _missing(p) else f"{settle(p):.{digits}%}"
 
 
 def points(x: float | None, digits: int = 2) -> str:
     """Points (or any mean of them): `6.20`, thousands separated."""
-    return "n/a" if _missing(x) else f"{x:,.{digits}f}"
+    return "n/a" if _missing(x) else f"{settle(x):,.{digits}f}"
 
 
 def format_rate(est: Estimate) -> str:
     """A win rate and its 95% interval, e.g. '48.2% [46.1, 50.3]' (the interval in percent)."""
     if math.isnan(est.value):
         return "n/a"
-    if math.isnan(est.lo):
-        return f"{est.value:.1%} [n/a]"
-    return f"{est.value:.1%} [{100 * est.lo:.1f}, {100 * est.hi:.1f}]"
+    value, lo, hi = settle((est.value, est.lo, est.hi))
+    if math.isnan(lo):
+        return f"{value:.1%} [n/a]"
+    return f"{value:.1%} [{settle(100 * lo):.1f}, {settle(100 * hi):.1f}]"
 
 
 def format_mean(est: Estimate, digits: int = 2) -> str:
     """A mean and the half-width of its 95% interval, e.g. '6.21 ± 0.12'."""
     if math.isnan(est.value):
         return "n/a"
-    half = "n/a" if math.isnan(est.half_width) else f"{est.half_width:.{digits}f}"
-    return f"{est.value:.{digits}f} ± {half}"
+    half = "n/a" if math.isnan(est.half_width) else f"{settle(est.half_width):.{digits}f}"
+    return f"{settle(est.value):.{digits}f} ± {half}"
 
 
 def estimate_json(est: Estimate) -> dict[str, float | None]:
@@ -123,7 +136,13 @@ class Table:
     def text_rows(self) -> list[list[str]]:
         return [
             [
-                "" if v is None else c.show(v) if c.show else "n/a" if _missing(v) else str(v)
+                ""
+                if v is None
+                else c.show(settle(v))
+                if c.show
+                else "n/a"
+                if _missing(v)
+                else str(v)
                 for c, v in zip(self.columns, row, strict=True)
             ]
             for row in self.rows

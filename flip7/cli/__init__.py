@@ -172,6 +172,7 @@ EXAMPLES = {
     "tournament list": "flip7 tournament list --data s3://bucket/flip7",
     "replay": "flip7 replay demo 0",
     "report": "flip7 report demo --format markdown -o report.md",
+    "compare": "flip7 compare demo demo-rerun --figure points_per_round",
     "sql": 'flip7 sql "SELECT * FROM win_rates LIMIT 5"',
     "plan-games": "flip7 plan-games --difference 0.01   (games to tell 1 point of win rate apart)",
     "dashboard": "flip7 dashboard --data ./data --port 8501",

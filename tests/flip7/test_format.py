@@ -267,3 +267,18 @@ def test_every_command_has_an_example_in_its_help() -> None:
     assert {"sim", "round", "solve", "odds", "report", "tournament status"} <= set(commands)
     missing = [n for n, p in commands.items() if f"example:\n  flip7 {n}" not in p.format_help()]
     assert not missing, missing
+
+
+def test_a_figure_on_a_rounding_tie_prints_the_same_whatever_its_last_bits():
+    """DuckDB sums in parallel, so 0.9375 may arrive as 0.9375 +- 1 ulp: the text must not flip
+    between 0.937 and 0.938 from run to run (it did in the report's league table)."""
+    import math as _math
+
+    from flip7.format import Column, Table, points, rate
+
+    tie = 0.9375
+    below, above = _math.nextafter(tie, 0.0), _math.nextafter(tie, 1.0)
+    assert len({points(x, 3) for x in (below, tie, above)}) == 1
+    assert len({rate(x / 10, 2) for x in (below, tie, above)}) == 1
+    shown = Table([Column("x", lambda v: f"{v:.3f}")], [[below], [tie], [above]]).text_rows()
+    assert len({row[0] for row in shown}) == 1
