@@ -283,3 +283,47 @@ def test_runs_page_shows_a_sequential_test(tmp_path, monkeypatch):
     assert waves["games"].tolist() == [w["games"] for w in manifest["stop"]["waves"]]
     assert waves["decision"].tolist()[-1] == "H1"
     assert any("Sequential test: endgame − ev" in h.value for h in at.subheader)
+
+
+def test_a_link_to_a_run_the_lake_lacks_lists_the_runs_it_holds(lake, monkeypatch):
+    """?run=NAME of a run not in the lake is an error naming it and listing the runs there,
+    not the first run shown in its place."""
+    monkeypatch.setenv("FLIP7_DATA", str(lake))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["run"] = "nope"
+    at.run()
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert "`nope`" in error and "`field`" in error and "`other`" in error
+    assert not at.get("vega_lite_chart") and not at.sidebar.selectbox
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["variant"] = "nope"
+    at.run()
+    assert "variant `nope`" in at.error[0].value and "`classic`" in at.error[0].value
+
+
+def test_pages_show_only_the_filters_they_read_and_keep_the_choice(lake, monkeypatch):
+    """Classic vs Vengeance pools every run: no run or policy filter; Card counting has no
+    policy picker; the run chosen before survives a visit to a page without the filter."""
+    at = open_app(lake, monkeypatch, "views/card_counting.py", run="other")
+    assert not at.sidebar.multiselect and at.sidebar.selectbox(key="run").value == "other"
+    at.switch_page("views/variants.py").run()
+    assert not at.exception and not at.sidebar.selectbox and not at.sidebar.multiselect
+    assert any("do not apply" in c.value for c in at.sidebar.caption)
+    at.switch_page("views/field_size.py").run()
+    assert at.sidebar.selectbox(key="run").value == "other"
+    assert at.sidebar.multiselect(key="f_policies:other")
+
+
+def test_variants_page_with_one_variant_says_so_and_draws_nothing(tmp_path, monkeypatch):
+    """A lake of classic runs only: the page says there is nothing to compare and draws no
+    chart (a lone bar per policy would read as a comparison)."""
+    from tests.dashboard.lake import FIELD_SPEC, write_run
+
+    write_run(FIELD_SPEC, tmp_path)
+    monkeypatch.setenv("FLIP7_DATA", str(tmp_path))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/variants.py").run()
+    assert not at.exception
+    assert "one variant only (classic)" in at.info[0].value
+    assert not at.get("vega_lite_chart") and not at.dataframe
