@@ -228,3 +228,19 @@ def variant_round_distribution(
 def sprt_waves(root: str, run: str) -> pd.DataFrame:
     """Every look of one run's sequential test (empty for a run without one)."""
     return _query(queries.sprt_waves, root, run)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def game_ids(root: str, run: str) -> tuple[int, int, int] | None:
+    """(lowest, highest, how many) of a run's logged game ids; None when it has none."""
+    wh = warehouse(root)
+    if wh.con is None:
+        raise EmptyLakeError(wh.empty_reason or f"no data under {root}")
+    with wh.lock:
+        return queries.game_ids(wh.con, run)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def game(root: str, run: str, game: int) -> pd.DataFrame:
+    """One logged game's row (empty when the run has no game of that id)."""
+    return _query(queries.game, root, run, game)

@@ -171,6 +171,51 @@ def _take(cards: list[str], label: str, replace: str | None) -> bool:
     return False
 
 
+#: A card's kind -> the colour of its chip (Streamlit's markdown badges, no raw HTML).
+KIND_COLOURS = {"number": "blue", "modifier": "green", "action": "orange", "special": "violet"}
+ACTIONS = frozenset(
+    {"Freeze", "Flip Three", "Second Chance", "Just One More", "Flip Four", "Steal", "Swap",
+     "Discard"}
+)  # fmt: skip
+SPECIALS = frozenset({"Unlucky 7", "Lucky 13"})  # With a Vengeance's two special cards
+
+
+def card_kind(label: str) -> str:
+    """number, modifier (+2, x2, /2, -4 ...), action (Freeze, Steal ...) or special (Unlucky 7,
+    Lucky 13), from a card label as the board holds it ("Freeze → seat 2" is an action)."""
+    base = label.split(" → ")[0].removesuffix(" (played)")
+    if base.isdigit():
+        return "number"
+    if base in SPECIALS:
+        return "special"
+    if base in ACTIONS:
+        return "action"
+    if base[:1] in "+x/-" and base[1:].isdigit():
+        return "modifier"
+    return "action" if base.startswith("card #") else "special"
+
+
+def chip(label: str) -> str:
+    """One card as a coloured badge in Streamlit markdown, e.g. ':blue-badge[7]'."""
+    text = label.replace("[", "(").replace("]", ")")
+    return f":{KIND_COLOURS[card_kind(label)]}-badge[{text}]"
+
+
+def seat_line(seat: Seat) -> str:
+    """One seat of the board as markdown: who, status, scores, then its cards as chips."""
+    score = "–" if seat.round_score is None else str(seat.round_score)
+    cards = " ".join(chip(c) for c in seat.cards) or "*no cards*"
+    return (
+        f"**seat {seat.seat}** · {seat.policy} · *{seat.status}* · round score {score} · "
+        f"game total **{seat.total}**  \n{cards}"
+    )
+
+
+def legend() -> str:
+    """The chips' colours, as a one-line key."""
+    return " ".join(f":{colour}-badge[{kind}]" for kind, colour in KIND_COLOURS.items())
+
+
 def board_frame(table: list[Seat]) -> pd.DataFrame:
     """The board as a table for display."""
     return pd.DataFrame(

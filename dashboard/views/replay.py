@@ -15,18 +15,55 @@ st.caption(
     "actions hit whom, who busted, and how the scores grew."
 )
 
-games = data.games(f.root, f.run, GAMES_LISTED, f.policy_filter)
-if games.empty:
-    st.info("No logged game of this run seats the selected policies.")
+span = data.game_ids(f.root, f.run)
+if span is None:
+    st.info("This run has no logged game.")
     st.stop()
+lo, hi, count = span
+id_key, pick_key = f"rp_id:{f.run}", f"rp_game:{f.run}"
+st.session_state.setdefault(id_key, lo)
+games = data.games(f.root, f.run, GAMES_LISTED, f.policy_filter)
 rows = {int(g["game"]): g for g in games.to_dict("records")}
-game = st.selectbox(
-    f"Game (the run's first {GAMES_LISTED} games that seat the selected policies)",
-    list(rows),
-    format_func=lambda g: replay.game_label(rows[g]),
-    key=f"rp_game:{f.run}",
+
+
+def picked() -> None:
+    choice = st.session_state.get(pick_key)
+    if choice is not None:
+        st.session_state[id_key] = choice
+
+
+pick = st.columns([1, 3], vertical_alignment="bottom")
+game = int(
+    pick[0].number_input(
+        "Game id",
+        min_value=lo,
+        max_value=hi,
+        step=1,
+        key=id_key,
+        help=f"Any of the run's {count:,} logged games: ids {lo}..{hi}.",
+    )
 )
-seats = replay.lineup(rows[game])
+pick[1].selectbox(
+    f"Or browse (the first {GAMES_LISTED} games that seat the selected policies)",
+    list(rows),
+    index=None,
+    format_func=lambda g: replay.game_label(rows[g]),
+    key=pick_key,
+    on_change=picked,
+    placeholder=f"{len(rows):,} games listed" if rows else "no game seats these policies",
+)
+row = rows.get(game)
+if row is None:
+    found = data.game(f.root, f.run, game)
+    if found.empty:
+        st.error(
+            f"Run {f.run} has no game {game}: its {count:,} logged games have ids {lo}..{hi}, "
+            "with gaps. Type another id."
+        )
+        st.stop()
+    row = found.to_dict("records")[0]
+st.caption(replay.game_label(row))
+seats = replay.lineup(row)
 timeline = data.game_timeline(f.root, f.run, game)
 ends = replay.steps(timeline)
 starts = replay.round_starts(timeline, ends)
@@ -81,11 +118,12 @@ first = ends[step - 1] + 1 if step > 0 else 0
 current_round = int(timeline.iloc[end]["round"])
 
 st.subheader(f"Round {current_round} · card {step} of {last}")
-for row in timeline.iloc[first : end + 1].to_dict("records"):
-    st.markdown(f"- {replay.describe(row)}")
-st.dataframe(
-    replay.board_frame(replay.board(timeline, seats, end)), hide_index=True, placeholder="–"
-)
+for event in timeline.iloc[first : end + 1].to_dict("records"):
+    st.markdown(f"- {replay.describe(event)}")
+with st.container(border=True):
+    for seat in replay.board(timeline, seats, end):
+        st.markdown(replay.seat_line(seat))
+    st.caption("Cards by kind: " + replay.legend())
 
 left, right = st.columns([3, 2])
 with left:
@@ -98,4 +136,6 @@ with left:
     )
 with right:
     st.subheader("Every event so far (newest first)")
-    st.dataframe(replay.log_frame(timeline.iloc[: end + 1]), hide_index=True, height=320)
+    log = replay.log_frame(timeline.iloc[: end + 1])
+    # As tall as its rows up to 320 px: no blank filler rows under a short log.
+    st.dataframe(log, hide_index=True, height=min(320, 35 * (len(log) + 1) + 3))
