@@ -357,3 +357,20 @@ def test_replay_draws_cards_as_coloured_chips_by_kind(lake, monkeypatch):
     seats = [m.value for m in at.markdown if "game total **" in m.value]
     assert any(":blue-badge[" in line for line in seats)  # number cards drawn so far
     assert any(":orange-badge[action]" in c.value for c in at.caption)
+
+
+def test_the_first_page_computes_only_the_marts_it_reads(tmp_path, monkeypatch):
+    """A new server computes no mart up front: the Field size page computes its own (runs,
+    win rates, points per round), Policy comparison adds its own later."""
+    from dashboard import data
+    from tests.dashboard.lake import FIELD_SPEC, write_run
+
+    write_run(FIELD_SPEC, tmp_path)
+    at = open_app(tmp_path, monkeypatch, run="")
+    assert at.title[0].value == "Field size" and len(at.get("vega_lite_chart")) == 3
+    wh = data.warehouse(str(tmp_path))
+    assert wh.computed == {"runs", "win_rates", "points_per_round"}
+    at.switch_page("views/policies.py").run()
+    assert not at.exception
+    assert {"league", "head_to_head", "round_distribution", "round_rates"} <= wh.computed
+    assert "card_counting" not in wh.computed and "variant_comparison" not in wh.computed
