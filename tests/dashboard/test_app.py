@@ -374,3 +374,19 @@ def test_the_first_page_computes_only_the_marts_it_reads(tmp_path, monkeypatch):
     assert not at.exception
     assert {"league", "head_to_head", "round_distribution", "round_rates"} <= wh.computed
     assert "card_counting" not in wh.computed and "variant_comparison" not in wh.computed
+
+
+def test_league_says_which_field_sizes_each_policy_was_seen_at(lake, monkeypatch):
+    """evc played only 3-player tables, ev played 2, 3 and 4: the league names each policy's
+    field sizes and warns; ranking at one field size shows only that size's cells."""
+    at = open_app(lake, monkeypatch, "views/policies.py")
+    (league_spec, league), *_ = charts(at)
+    assert "evc (3 players)" in set(league["seen_at"])
+    assert "ev (2, 3, 4 players)" in set(league["seen_at"])
+    (warning,) = [w.value for w in at.warning]
+    assert "evc: 3" in warning and "ev: 2, 3, 4" in warning
+    at.segmented_control(key="pc_league_scope:field").set_value("3 players").run()
+    assert not at.exception and not at.warning
+    (_, cells), *_ = charts(at)
+    assert set(cells["players"].dropna()) == {3} and "evc · evc" in set(cells["cell"])
+    assert set(at.dataframe[0].value["players"]) == {3}
