@@ -83,9 +83,10 @@ def jump() -> None:
 
 
 here = st.session_state[step_key]
-nav = st.columns([1, 1.3, 1.3, 1, 3], vertical_alignment="bottom")
-nav[0].button("Start", icon=":material/first_page:", on_click=go, args=(0,), key="rp_first")
-nav[1].button(
+# A row that wraps (not fixed columns): at 800 px the buttons keep their whole labels.
+nav = st.container(horizontal=True, vertical_alignment="bottom")
+nav.button("Start", icon=":material/first_page:", on_click=go, args=(0,), key="rp_first")
+nav.button(
     "Previous card",
     icon=":material/chevron_left:",
     on_click=go,
@@ -93,7 +94,7 @@ nav[1].button(
     key="rp_prev",
     disabled=here <= 0,
 )
-nav[2].button(
+nav.button(
     "Next card",
     icon=":material/chevron_right:",
     on_click=go,
@@ -102,10 +103,11 @@ nav[2].button(
     disabled=here >= last,
     type="primary",
 )
-nav[3].button("End", icon=":material/last_page:", on_click=go, args=(last,), key="rp_last")
-nav[4].selectbox(
+nav.button("End", icon=":material/last_page:", on_click=go, args=(last,), key="rp_last")
+nav.selectbox(
     "Jump to round",
     list(starts),
+    width=180,
     index=None,
     key=round_key,
     on_change=jump,
@@ -125,17 +127,23 @@ with st.container(border=True):
         st.markdown(replay.seat_line(seat))
     st.caption("Cards by kind: " + replay.legend())
 
-left, right = st.columns([3, 2])
-with left:
-    st.subheader("Game totals by round")
-    totals = replay.totals_by_round(timeline, seats, current_round)
-    st.altair_chart(charts.game_totals(totals), width="stretch")
-    st.caption(
-        "Points after each round, from the logged round scores; the big dots mark the "
-        "round on screen."
-    )
-with right:
-    st.subheader("Every event so far (newest first)")
-    log = replay.log_frame(timeline.iloc[: end + 1])
-    # As tall as its rows up to 320 px: no blank filler rows under a short log.
-    st.dataframe(log, hide_index=True, height=min(320, 35 * (len(log) + 1) + 3))
+# One under the other: side by side, both were too narrow to read in a small window.
+st.subheader("Game totals by round")
+totals = replay.totals_by_round(timeline, seats, current_round)
+st.altair_chart(charts.game_totals(totals), width="stretch")
+st.caption(
+    "Points after each round, from the logged round scores; the big dots mark the round on screen."
+)
+st.subheader("Every event so far (newest first)")
+log = replay.log_frame(timeline.iloc[: end + 1])
+# As tall as its rows up to 320 px: no blank filler rows under a short log.
+st.dataframe(
+    log,
+    hide_index=True,
+    height=min(320, 35 * (len(log) + 1) + 3),
+    column_config={
+        "round": st.column_config.NumberColumn("round", format="%d", width="small"),
+        "seq": st.column_config.NumberColumn("seq", format="%d", width="small"),
+        "event": st.column_config.TextColumn("event", width="large"),
+    },
+)

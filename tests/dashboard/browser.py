@@ -284,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pages", default="", help=f"comma-separated subset of {', '.join(PAGES_BY_NAME)}"
     )
+    parser.add_argument("--width", type=int, default=1400, help="window width in px")
     args = parser.parse_args(argv)
     reason = chromium_missing()
     if reason:
@@ -307,13 +308,15 @@ def main(argv: list[str] | None = None) -> int:
                 shot=shot,
                 query=f"run={args.run}" if args.run else "",
                 clicks=SCREENSHOT_CLICKS.get(name, ()),
+                width=args.width,
             )
             print(
                 f"{name}: {check.charts} charts, {len(check.exceptions)} exceptions, "
                 f"{check.seconds:.1f} s -> {check.screenshot}"
             )
-            if check.exceptions or check.dialogs:
-                print("\n".join(check.exceptions + check.dialogs), file=sys.stderr)
+            if check.exceptions or check.dialogs or check.foreign_hosts or check.not_found:
+                problems = check.exceptions + check.dialogs + check.foreign_hosts + check.not_found
+                print("\n".join(problems), file=sys.stderr)
                 return 1
     return 0
 
