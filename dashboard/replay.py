@@ -216,20 +216,6 @@ def legend() -> str:
     return " ".join(f":{colour}-badge[{kind}]" for kind, colour in KIND_COLOURS.items())
 
 
-def board_frame(table: list[Seat]) -> pd.DataFrame:
-    """The board as a table for display."""
-    return pd.DataFrame(
-        {
-            "seat": [s.seat for s in table],
-            "policy": [s.policy for s in table],
-            "cards this round": ["  ".join(s.cards) for s in table],
-            "status": [s.status for s in table],
-            "round score": [s.round_score for s in table],
-            "game total": [s.total for s in table],
-        }
-    )
-
-
 def totals_by_round(
     timeline: pd.DataFrame, seats: list[str], current: int | None = None
 ) -> pd.DataFrame:
