@@ -5,7 +5,7 @@ default page (Field size) in Debian's chromium, and times it from navigation unt
 is idle and its three charts have drawn; then the Policy comparison page in a new tab (the
 marts that page reads are computed on that visit). Run:
 `python benchmarks/dashboard_first_page.py [--data DIR]` (default: the lake of
-`python benchmarks/warehouse.py --games 200000 --root /tmp/h14-bench/data --build-only`).
+`python benchmarks/warehouse.py --games 200000 --root /tmp/flip7-bench/200k --build-only`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tests.dashboard import browser  # noqa: E402
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("/tmp/h14-bench/data"))
+    parser.add_argument("--data", type=Path, default=Path("/tmp/flip7-bench/200k"))
     args = parser.parse_args()
     reason = browser.chromium_missing()
     if reason:
