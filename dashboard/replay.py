@@ -244,6 +244,15 @@ def totals_by_round(
     return frame
 
 
+ROW_PX = 35  # st.dataframe's row height (and its header's), in px
+
+
+def table_height(rows: int, cap: int = 320) -> int:
+    """A table's height in px: all its rows and the header, up to `cap` (then it scrolls), so a
+    short table ends with its last row instead of blank filler rows."""
+    return min(cap, ROW_PX * (rows + 1) + 3)
+
+
 def log_frame(timeline: pd.DataFrame) -> pd.DataFrame:
     """The events as a readable log, newest first: round, sequence number and a sentence."""
     rows = timeline.to_dict("records")[::-1]

@@ -140,7 +140,7 @@ log = replay.log_frame(timeline.iloc[: end + 1])
 st.dataframe(
     log,
     hide_index=True,
-    height=min(320, 35 * (len(log) + 1) + 3),
+    height=replay.table_height(len(log)),
     column_config={
         "round": st.column_config.NumberColumn("round", format="%d", width="small"),
         "seq": st.column_config.NumberColumn("seq", format="%d", width="small"),

@@ -102,3 +102,10 @@ def test_seat_line_shows_status_scores_and_cards_as_chips():
     assert line.startswith("**seat 1** · ev · *stayed* · round score 7 · game total **30**")
     assert line.endswith(":blue-badge[3] :green-badge[+4] :violet-badge[Unlucky 7]")
     assert "*no cards*" in seat_line(Seat(0, "ev"))
+
+
+def test_table_height_fits_the_rows_then_scrolls():
+    """A short log is as tall as its rows (no blank filler rows); a long one stops at the cap."""
+    assert replay.table_height(1) == 2 * replay.ROW_PX + 3
+    assert replay.table_height(4) == 5 * replay.ROW_PX + 3
+    assert replay.table_height(500) == 320
