@@ -6,14 +6,27 @@ lake in $FLIP7_DATA). An empty lake gets a single page that says how to fill it.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from dashboard import data, filters
 from warehouse.db import problems
 
-st.set_page_config(
-    page_title="flip7 dashboard", page_icon=":material/playing_cards:", layout="wide"
-)
+# A local icon: a Material icon or an emoji as page_icon makes the browser fetch the favicon
+# from a Google or CDN host, and the dashboard must work offline.
+ICON = str(Path(__file__).with_name("icon.png"))
+st.set_page_config(page_title="flip7 dashboard", page_icon=ICON, layout="wide")
+
+# The sidebar filters each page reads (url path -> policy picker shown); a page not listed
+# (Classic vs Vengeance pools every run) shows none: a filter it ignores would mislead.
+RUN_FILTERS = {
+    "": True,  # the default page: Field size
+    "card-counting": False,
+    "policies": True,
+    "replay": True,
+    "runs": False,
+}
 
 ROOT = data.data_root()
 
@@ -63,7 +76,6 @@ else:
         ),
         st.Page("views/runs.py", title="Runs", icon=":material/folder_open:", url_path="runs"),
     ]
-    filters.sidebar(ROOT)
     # Runs left out (unreadable manifest), not verified as they are now, or holding shards their
     # manifest does not record: said on every page, above what it qualifies.
     wh = data.warehouse(ROOT)
@@ -73,4 +85,13 @@ else:
         for note in notes:
             st.caption(f":warning: {note}")
 
-st.navigation(pages).run()
+page = st.navigation(pages)
+if not data.is_empty(ROOT):
+    if page.url_path in RUN_FILTERS:
+        filters.sidebar(ROOT, policies=RUN_FILTERS[page.url_path])
+    else:
+        st.sidebar.caption(
+            "This page pools every run of the lake: the run and policy filters do not apply."
+        )
+        filters.reload_button()
+page.run()

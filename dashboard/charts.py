@@ -199,17 +199,19 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
     return alt.layer(bars, points, zero).properties(width=WIDTH, height=HEIGHT + legend)
 
 
-def league_win_index(df: pd.DataFrame) -> AnyChart:
+def league_win_index(df: pd.DataFrame, label: str = "policy") -> AnyChart:
     """The league's adjusted win index per policy (1 = an average seat; a named aggregate over
-    every cell the policy played) with its 95% interval.
+    every cell the policy played) with its 95% interval, one bar per row labelled by `label`
+    (e.g. a column naming the policy and the field sizes it was seen at).
 
-    Columns: place, policy, win_index, win_index_lo, win_index_hi, player_games.
+    Columns: place, policy, win_index, win_index_lo, win_index_hi, player_games, `label`.
     """
-    order = df.sort_values("place")["policy"].tolist()
-    y = alt.Y("policy:N", sort=order, title="policy (by place)")
+    order = df.sort_values("place")[label].tolist()
+    y = alt.Y(f"{label}:N", sort=order, title="policy (by place)", axis=alt.Axis(labelLimit=320))
     tooltip = [
         alt.Tooltip("place:Q"),
         alt.Tooltip("policy:N"),
+        *([alt.Tooltip(f"{label}:N", title="seen at")] if label != "policy" else []),
         alt.Tooltip("win_index:Q", title="win index", format=".3f"),
         alt.Tooltip("win_index_lo:Q", title="95% low", format=".3f"),
         alt.Tooltip("win_index_hi:Q", title="95% high", format=".3f"),

@@ -56,15 +56,56 @@ def run_label(row: dict[str, Any]) -> str:
     )
 
 
-def sidebar(root: str) -> Filters | None:
-    """Draw the filters; None when no run matches them (the page then says so)."""
+class UnknownInUrl(ValueError):
+    """A link names a ruleset, variant or run the lake does not hold."""
+
+
+def check_url(runs: pd.DataFrame) -> None:
+    """Raise UnknownInUrl when the URL names a run (or ruleset, variant) that is not in the
+    lake: Streamlit would silently show the first one instead, a different view than the link's."""
+    for key in ("ruleset", "variant", "run"):
+        wanted = st.query_params.get(key)
+        if wanted is None or (key != "run" and wanted == ALL):
+            continue
+        known = sorted({str(v) for v in runs[key].dropna()})
+        if wanted not in known:
+            raise UnknownInUrl(
+                f"The link asks for {key} `{wanted}`, which this lake does not hold; "
+                f"its {key}s: {', '.join(f'`{k}`' for k in known)}."
+            )
+
+
+def sidebar(root: str, *, policies: bool = True) -> Filters | None:
+    """Draw the filters (the policy picker only when `policies`); None when no run matches them
+    (the page then says so). A link naming a run the lake does not hold stops the page with an
+    error listing the runs it does hold, each a link."""
     runs = data.runs(root)
+    try:
+        check_url(runs)
+    except UnknownInUrl as exc:
+        st.error(str(exc))
+        st.markdown(
+            "Open one of them: "
+            + " · ".join(f"[{r}](?run={r})" for r in (str(x) for x in runs["run"]))
+        )
+        st.session_state[_STATE_KEY] = None
+        st.stop()
     st.sidebar.header("Filters")
+    # persist_state="session": a page without these filters (Classic vs Vengeance) does not
+    # draw them, and the choice must still be there on the next page that does.
     ruleset = st.sidebar.selectbox(
-        "Ruleset", _choices(runs["ruleset"]), key="ruleset", bind="query-params"
+        "Ruleset",
+        _choices(runs["ruleset"]),
+        key="ruleset",
+        bind="query-params",
+        persist_state="session",
     )
     variant = st.sidebar.selectbox(
-        "Variant", _choices(runs["variant"]), key="variant", bind="query-params"
+        "Variant",
+        _choices(runs["variant"]),
+        key="variant",
+        bind="query-params",
+        persist_state="session",
     )
     shown = runs
     if ruleset != ALL:
@@ -81,25 +122,34 @@ def sidebar(root: str) -> Filters | None:
         list(rows),
         key="run",
         bind="query-params",
+        persist_state="session",
         help="The newest run first. The choice is in the URL (?run=NAME): a link shows it.",
     )
     info = rows[run]
     st.sidebar.caption(run_label(info))
     all_policies = _listed(info.get("policies"))
-    picked = st.sidebar.multiselect(
-        "Policies",
-        all_policies,
-        default=list(all_policies),
-        key=f"f_policies:{run}",  # one widget per run: each run has its own policies
-        help="Charts and tables show these policies only (the league and head to head rank "
-        "them against everyone they played).",
-    )
-    if st.sidebar.button("Reload the lake", help="Read shards committed since the page opened"):
-        data.reload()
-        st.rerun()
+    picked: list[str] = list(all_policies)
+    if policies:
+        picked = st.sidebar.multiselect(
+            "Policies",
+            all_policies,
+            default=list(all_policies),
+            key=f"f_policies:{run}",  # one widget per run: each run has its own policies
+            persist_state="session",
+            help="Charts and tables show these policies only (the league and head to head "
+            "rank them against everyone they played).",
+        )
+    reload_button()
     filters = Filters(root, run, info, tuple(picked) or all_policies, all_policies)
     st.session_state[_STATE_KEY] = filters
     return filters
+
+
+def reload_button() -> None:
+    """The sidebar's "Reload the lake" button (every page has it)."""
+    if st.sidebar.button("Reload the lake", help="Read shards committed since the page opened"):
+        data.reload()
+        st.rerun()
 
 
 def current() -> Filters | None:

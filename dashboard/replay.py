@@ -171,18 +171,49 @@ def _take(cards: list[str], label: str, replace: str | None) -> bool:
     return False
 
 
-def board_frame(table: list[Seat]) -> pd.DataFrame:
-    """The board as a table for display."""
-    return pd.DataFrame(
-        {
-            "seat": [s.seat for s in table],
-            "policy": [s.policy for s in table],
-            "cards this round": ["  ".join(s.cards) for s in table],
-            "status": [s.status for s in table],
-            "round score": [s.round_score for s in table],
-            "game total": [s.total for s in table],
-        }
+#: A card's kind -> the colour of its chip (Streamlit's markdown badges, no raw HTML).
+KIND_COLOURS = {"number": "blue", "modifier": "green", "action": "orange", "special": "violet"}
+ACTIONS = frozenset(
+    {"Freeze", "Flip Three", "Second Chance", "Just One More", "Flip Four", "Steal", "Swap",
+     "Discard"}
+)  # fmt: skip
+SPECIALS = frozenset({"Unlucky 7", "Lucky 13"})  # With a Vengeance's two special cards
+
+
+def card_kind(label: str) -> str:
+    """number, modifier (+2, x2, /2, -4 ...), action (Freeze, Steal ...) or special (Unlucky 7,
+    Lucky 13), from a card label as the board holds it ("Freeze → seat 2" is an action)."""
+    base = label.split(" → ")[0].removesuffix(" (played)")
+    if base.isdigit():
+        return "number"
+    if base in SPECIALS:
+        return "special"
+    if base in ACTIONS:
+        return "action"
+    if base[:1] in "+x/-" and base[1:].isdigit():
+        return "modifier"
+    return "action" if base.startswith("card #") else "special"
+
+
+def chip(label: str) -> str:
+    """One card as a coloured badge in Streamlit markdown, e.g. ':blue-badge[7]'."""
+    text = label.replace("[", "(").replace("]", ")")
+    return f":{KIND_COLOURS[card_kind(label)]}-badge[{text}]"
+
+
+def seat_line(seat: Seat) -> str:
+    """One seat of the board as markdown: who, status, scores, then its cards as chips."""
+    score = "–" if seat.round_score is None else str(seat.round_score)
+    cards = " ".join(chip(c) for c in seat.cards) or "*no cards*"
+    return (
+        f"**seat {seat.seat}** · {seat.policy} · *{seat.status}* · round score {score} · "
+        f"game total **{seat.total}**  \n{cards}"
     )
+
+
+def legend() -> str:
+    """The chips' colours, as a one-line key."""
+    return " ".join(f":{colour}-badge[{kind}]" for kind, colour in KIND_COLOURS.items())
 
 
 def totals_by_round(
@@ -211,6 +242,15 @@ def totals_by_round(
     if current is not None:
         frame["current"] = frame["round"] == current
     return frame
+
+
+ROW_PX = 35  # st.dataframe's row height (and its header's), in px
+
+
+def table_height(rows: int, cap: int = 320) -> int:
+    """A table's height in px: all its rows and the header, up to `cap` (then it scrolls), so a
+    short table ends with its last row instead of blank filler rows."""
+    return min(cap, ROW_PX * (rows + 1) + 3)
 
 
 def log_frame(timeline: pd.DataFrame) -> pd.DataFrame:

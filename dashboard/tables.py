@@ -15,9 +15,24 @@ import streamlit as st
 Config = dict[str, Any]
 
 
+PERCENT = "%.1f%%"  # a share, shown ×100 with one decimal (`show` scales the column)
+
+
 def percent(title: str, help: str | None = None) -> Any:
-    """A share 0..1 shown as a percentage."""
-    return st.column_config.NumberColumn(title, format="percent", help=help)
+    """A share 0..1 shown as a percentage with one decimal (33.5%)."""
+    return st.column_config.NumberColumn(title, format=PERCENT, help=help)
+
+
+def is_percent(config: Any) -> bool:
+    """True for a column made by `percent` (its values are shares to scale by 100)."""
+    return isinstance(config, dict) and config.get("type_config", {}).get("format") == PERCENT
+
+
+def scaled(df: pd.DataFrame, config: Config) -> pd.DataFrame:
+    """The frame with its percent columns ×100 (Streamlit's own "percent" format shows two
+    decimals; a printf format shows one but needs the value in percent)."""
+    cols = [c for c, cfg in config.items() if c in df.columns and is_percent(cfg)]
+    return df.assign(**{c: df[c] * 100 for c in cols}) if cols else df
 
 
 def count(title: str, help: str | None = None) -> Any:
@@ -329,7 +344,7 @@ def show(df: pd.DataFrame, layout: tuple[list[str], Config], **kwargs: Any) -> N
     """Draw a query result as a table with the columns, titles and formats of `layout`."""
     cols, config = layout
     st.dataframe(
-        df,
+        scaled(df, config),
         column_order=present(cols, list(df.columns)),
         column_config=config,
         hide_index=True,

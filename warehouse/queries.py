@@ -354,6 +354,21 @@ def games(
     )
 
 
+def game_ids(con: duckdb.DuckDBPyConnection, run: str) -> tuple[int, int, int] | None:
+    """(lowest, highest, how many) of a run's logged game ids; None for a run without games."""
+    lo, hi, n = con.execute(
+        "SELECT min(game), max(game), count(*) FROM fct_games WHERE run = $run", {"run": run}
+    ).fetchall()[0]
+    return None if lo is None else (int(lo), int(hi), int(n))
+
+
+def game(con: duckdb.DuckDBPyConnection, run: str, game: int) -> pd.DataFrame:
+    """One logged game's row of `games` (empty when the run has no game of that id)."""
+    return _df(
+        con, "SELECT * FROM fct_games WHERE run = $run AND game = $game", run=run, game=int(game)
+    )
+
+
 def game_timeline(con: duckdb.DuckDBPyConnection, run: str, game: int) -> pd.DataFrame:
     """One logged game card by card, ordered by seq; ValueError if the run has no such game."""
     df = _df(

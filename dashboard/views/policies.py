@@ -15,13 +15,51 @@ st.caption(
 
 st.subheader("League")
 league = data.league(f.root, f.run, f.policy_filter)
-st.altair_chart(charts.league_win_index(league), width="stretch")
-st.caption(
-    "The adjusted win index pools every cell (line-up and field size) a policy played: its "
-    "wins ÷ the wins an average seat expects (1/n per seat at an n-player table); 95% "
-    "intervals clustered by game."
+seen = {str(p): tuple(sorted(int(n) for n in fs)) for p, fs in zip(league["policy"], league["field_sizes"], strict=True)}  # fmt: skip
+league = league.assign(
+    seen_at=[f"{p} ({', '.join(map(str, seen[str(p)]))} players)" for p in league["policy"]]
 )
-tables.show(league, tables.league())
+every_size = sorted({n for sizes in seen.values() for n in sizes})
+ALL_SIZES = "all field sizes (adjusted)"
+scope = st.segmented_control(
+    "Rank over",
+    [ALL_SIZES, *(f"{n} players" for n in every_size)],
+    default=ALL_SIZES,
+    required=True,
+    key=f"pc_league_scope:{f.run}",
+    help="All field sizes: the adjusted win index, which pools every cell a policy played. "
+    "One field size: each policy in each line-up played at that size, ranked side by side.",
+)
+if scope == ALL_SIZES:
+    if len(set(seen.values())) > 1:
+        st.warning(
+            "These policies were not seen at the same field sizes ("
+            + "; ".join(f"{p}: {', '.join(map(str, s))}" for p, s in sorted(seen.items()))
+            + " players). The index adjusts for table size (1 = an average seat at each), but "
+            "the rows do not rest on the same tables: rank within one field size to compare "
+            "like with like."
+        )
+    st.altair_chart(charts.league_win_index(league, "seen_at"), width="stretch")
+    st.caption(
+        "The adjusted win index pools every cell (line-up and field size) a policy played: its "
+        "wins ÷ the wins an average seat expects (1/n per seat at an n-player table); 95% "
+        "intervals clustered by game. Each bar names the field sizes the policy was seen at."
+    )
+    tables.show(league, tables.league())
+else:
+    n = int(str(scope).split()[0])
+    cells = data.field_size(f.root, f.run, f.policy_filter)
+    cells = cells[cells["players"] == n].sort_values("win_index", ascending=False)
+    cells = cells.assign(
+        place=range(1, len(cells) + 1),
+        cell=[f"{p} · {lu}" for p, lu in zip(cells["policy"], cells["lineup"], strict=True)],
+    )
+    st.altair_chart(charts.league_win_index(cells, "cell"), width="stretch")
+    st.caption(
+        f"At {n} players only: one bar per policy and line-up (a cell), its win index (wins ÷ "
+        "the 1/n an average seat wins) with the 95% interval clustered by game."
+    )
+    tables.show(cells, tables.field_size())
 
 sizes = [int(s) for s in f.info.get("field_sizes", [])] or [2]
 players = st.segmented_control(

@@ -22,9 +22,10 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 CHROMIUM = os.environ.get("FLIP7_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -130,6 +131,9 @@ class PageCheck:
     text: str
     screenshot: Path | None
     seconds: float
+    foreign_hosts: list[str] = field(default_factory=list)  # requests to any other host
+    not_found: list[str] = field(default_factory=list)  # URLs answered 404 (or any 4xx/5xx)
+    overflow_px: int = 0  # how far the page is wider than the viewport (0: no sideways scroll)
 
 
 @contextlib.contextmanager
@@ -155,11 +159,28 @@ def visit(
     query: str = "",
     clicks: Sequence[str] = (),
     timeout_ms: int = 60_000,
+    width: int = 1400,
 ) -> PageCheck:
     """Load a page, wait until it has finished running and drawn `min_charts` charts, then check
     that every chart rendered and no exception shows; optionally press buttons (by name, each
-    followed by a wait for the rerun) and save a screenshot."""
-    page = b.new_page(viewport={"width": 1400, "height": 1700})
+    followed by a wait for the rerun) and save a screenshot. Records every request to a host
+    other than the server's (the dashboard must work offline) and every failed response."""
+    page = b.new_page(viewport={"width": width, "height": 1700})
+    local = urlsplit(url).hostname
+    foreign: list[str] = []
+    failed: list[str] = []
+    page.on(
+        "request",
+        lambda r: foreign.append(r.url) if urlsplit(r.url).hostname not in (local, None) else None,
+    )
+    page.on(
+        "response",
+        lambda r: (
+            failed.append(f"{r.status} {r.url}")
+            if r.status >= 400 and not _base_path_probe(r.url, path)
+            else None
+        ),
+    )
     try:
         t0 = time.perf_counter()
         page.goto(f"{url}/{path}" + (f"?{query}" if query else ""), wait_until="domcontentloaded")
@@ -188,18 +209,41 @@ def visit(
         exceptions = [e.inner_text() for e in page.query_selector_all(EXCEPTION)]
         dialogs = [e.inner_text() for e in page.query_selector_all('[role="dialog"]')]
         text = page.inner_text('[data-testid="stMain"]')
+        overflow = page.evaluate(
+            "() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+            " - window.innerWidth"
+        )
         if shot is not None:
             height = page.evaluate(
                 "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
                 " return Math.max(m.scrollHeight, document.body.scrollHeight); }"
             )
-            page.set_viewport_size({"width": 1400, "height": min(max(900, height + 40), 6000)})
+            page.set_viewport_size({"width": width, "height": min(max(900, height + 40), 6000)})
             page.wait_for_timeout(800)  # let Vega re-layout at the new size
             shot.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(shot))
-        return PageCheck(path, rendered, exceptions, dialogs, text, shot, seconds)
+        return PageCheck(
+            path,
+            rendered,
+            exceptions,
+            dialogs,
+            text,
+            shot,
+            seconds,
+            sorted({urlsplit(u).hostname or u for u in foreign}),
+            failed,
+            max(0, int(overflow)),
+        )
     finally:
         page.close()
+
+
+def _base_path_probe(url: str, path: str) -> bool:
+    """Streamlit's frontend, opened on /PAGE, first asks /PAGE/_stcore/health and
+    /PAGE/_stcore/host-config in case the app is served under /PAGE, and gets a 404 before it
+    tries /_stcore/... (streamlit/streamlit issue 7074, open): its own probe, not a broken link."""
+    probe = urlsplit(url).path
+    return bool(path) and probe in (f"/{path}/_stcore/health", f"/{path}/_stcore/host-config")
 
 
 _READY = """([title, n]) => {
@@ -240,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pages", default="", help=f"comma-separated subset of {', '.join(PAGES_BY_NAME)}"
     )
+    parser.add_argument("--width", type=int, default=1400, help="window width in px")
     args = parser.parse_args(argv)
     reason = chromium_missing()
     if reason:
@@ -263,13 +308,15 @@ def main(argv: list[str] | None = None) -> int:
                 shot=shot,
                 query=f"run={args.run}" if args.run else "",
                 clicks=SCREENSHOT_CLICKS.get(name, ()),
+                width=args.width,
             )
             print(
                 f"{name}: {check.charts} charts, {len(check.exceptions)} exceptions, "
                 f"{check.seconds:.1f} s -> {check.screenshot}"
             )
-            if check.exceptions or check.dialogs:
-                print("\n".join(check.exceptions + check.dialogs), file=sys.stderr)
+            if check.exceptions or check.dialogs or check.foreign_hosts or check.not_found:
+                problems = check.exceptions + check.dialogs + check.foreign_hosts + check.not_found
+                print("\n".join(problems), file=sys.stderr)
                 return 1
     return 0
 

@@ -175,9 +175,13 @@ def test_replay_steps_through_a_game_card_by_card(lake, monkeypatch):
     at.button(key="rp_last").click().run()
     assert at.subheader[0].value.endswith(f"card {last} of {last}")
     assert any("WINS with" in m.value for m in at.markdown)
-    board = at.dataframe[0].value
-    label = at.selectbox(key="rp_game:field").format_func(at.selectbox(key="rp_game:field").value)
-    assert f"won with {board['game total'].max()}" in label
+    totals = [
+        int(m.value.split("game total **")[1].split("**")[0])
+        for m in at.markdown
+        if "game total **" in m.value
+    ]
+    assert len(totals) >= 2  # one line per seat
+    assert any(f"won with {max(totals)}" in c.value for c in at.caption)
 
 
 def test_replay_picks_another_game(lake, monkeypatch):
@@ -188,7 +192,9 @@ def test_replay_picks_another_game(lake, monkeypatch):
     other = picker.options[5]
     picker.select_index(5).run()
     assert at.subheader[0].value.startswith("Round 1 · card 0 of ")
-    assert other.startswith("game ")
+    game = int(other.split()[1])
+    assert at.number_input(key="rp_id:field").value == game
+    assert any(c.value.startswith(f"game {game} · ") for c in at.caption)
 
 
 def test_runs_page_lists_every_run_and_the_ruleset_filter_narrows_the_choice(lake, monkeypatch):
@@ -216,7 +222,7 @@ def test_a_link_with_run_in_the_url_opens_that_run(lake, monkeypatch):
 def test_replay_jumps_to_a_round_and_lists_games_of_the_chosen_policies(lake, monkeypatch):
     """Jump to round 2 shows round 2's first card; a policy filter lists only its games."""
     at = open_app(lake, monkeypatch, "views/replay.py")
-    game = at.selectbox(key="rp_game:field").value
+    game = at.number_input(key="rp_id:field").value
     at.selectbox(key=f"rp_round:field:{game}").select(2).run()
     assert at.subheader[0].value.startswith("Round 2 · card ")
     assert any("draws" in m.value for m in at.markdown)
@@ -249,7 +255,7 @@ def test_variant_filter_and_a_vengeance_game_replayed_to_its_end(lake, monkeypat
         at.selectbox(key="rp_game:venge").select_index(index).run()
         at.button(key="rp_last").click().run()
         assert not at.exception, at.exception[0].value
-        texts += list(at.dataframe[1].value["event"])
+        texts += list(at.dataframe[0].value["event"])
     assert any("WINS with" in t for t in texts)
     assert any(("gives" in t) or ("moves from" in t) or ("loses" in t) for t in texts)
     at.switch_page("views/field_size.py").run()
@@ -283,3 +289,104 @@ def test_runs_page_shows_a_sequential_test(tmp_path, monkeypatch):
     assert waves["games"].tolist() == [w["games"] for w in manifest["stop"]["waves"]]
     assert waves["decision"].tolist()[-1] == "H1"
     assert any("Sequential test: endgame − ev" in h.value for h in at.subheader)
+
+
+def test_a_link_to_a_run_the_lake_lacks_lists_the_runs_it_holds(lake, monkeypatch):
+    """?run=NAME of a run not in the lake is an error naming it and listing the runs there,
+    not the first run shown in its place."""
+    monkeypatch.setenv("FLIP7_DATA", str(lake))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["run"] = "nope"
+    at.run()
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert "`nope`" in error and "`field`" in error and "`other`" in error
+    assert not at.get("vega_lite_chart") and not at.sidebar.selectbox
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["variant"] = "nope"
+    at.run()
+    assert "variant `nope`" in at.error[0].value and "`classic`" in at.error[0].value
+
+
+def test_pages_show_only_the_filters_they_read_and_keep_the_choice(lake, monkeypatch):
+    """Classic vs Vengeance pools every run: no run or policy filter; Card counting has no
+    policy picker; the run chosen before survives a visit to a page without the filter."""
+    at = open_app(lake, monkeypatch, "views/card_counting.py", run="other")
+    assert not at.sidebar.multiselect and at.sidebar.selectbox(key="run").value == "other"
+    at.switch_page("views/variants.py").run()
+    assert not at.exception and not at.sidebar.selectbox and not at.sidebar.multiselect
+    assert any("do not apply" in c.value for c in at.sidebar.caption)
+    at.switch_page("views/field_size.py").run()
+    assert at.sidebar.selectbox(key="run").value == "other"
+    assert at.sidebar.multiselect(key="f_policies:other")
+
+
+def test_variants_page_with_one_variant_says_so_and_draws_nothing(tmp_path, monkeypatch):
+    """A lake of classic runs only: the page says there is nothing to compare and draws no
+    chart (a lone bar per policy would read as a comparison)."""
+    from tests.dashboard.lake import FIELD_SPEC, write_run
+
+    write_run(FIELD_SPEC, tmp_path)
+    monkeypatch.setenv("FLIP7_DATA", str(tmp_path))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/variants.py").run()
+    assert not at.exception
+    assert "one variant only (classic)" in at.info[0].value
+    assert not at.get("vega_lite_chart") and not at.dataframe
+
+
+def test_replay_opens_any_game_by_id(lake, monkeypatch):
+    """The game id box spans every game id of the run (not only the listed ones) and opens the
+    game typed, from its first card."""
+    at = open_app(lake, monkeypatch, "views/replay.py")
+    box = at.number_input(key="rp_id:field")
+    assert box.min == 0 and box.max > 0
+    last = int(box.max)
+    box.set_value(last).run()
+    assert not at.exception and not at.error
+    assert any(c.value.startswith(f"game {last} · ") for c in at.caption), [
+        c.value for c in at.caption
+    ]
+    assert at.subheader[0].value.startswith("Round 1 · card 0 of ")
+
+
+def test_replay_draws_cards_as_coloured_chips_by_kind(lake, monkeypatch):
+    """The board shows each seat's cards as badges coloured by kind, with the key below."""
+    at = open_app(lake, monkeypatch, "views/replay.py")
+    at.button(key="rp_last").click().run()
+    seats = [m.value for m in at.markdown if "game total **" in m.value]
+    assert any(":blue-badge[" in line for line in seats)  # number cards drawn so far
+    assert any(":orange-badge[action]" in c.value for c in at.caption)
+
+
+def test_the_first_page_computes_only_the_marts_it_reads(tmp_path, monkeypatch):
+    """A new server computes no mart up front: the Field size page computes its own (runs,
+    win rates, points per round), Policy comparison adds its own later."""
+    from dashboard import data
+    from tests.dashboard.lake import FIELD_SPEC, write_run
+
+    write_run(FIELD_SPEC, tmp_path)
+    at = open_app(tmp_path, monkeypatch, run="")
+    assert at.title[0].value == "Field size" and len(at.get("vega_lite_chart")) == 3
+    wh = data.warehouse(str(tmp_path))
+    assert wh.computed == {"runs", "win_rates", "points_per_round"}
+    at.switch_page("views/policies.py").run()
+    assert not at.exception
+    assert {"league", "head_to_head", "round_distribution", "round_rates"} <= wh.computed
+    assert "card_counting" not in wh.computed and "variant_comparison" not in wh.computed
+
+
+def test_league_says_which_field_sizes_each_policy_was_seen_at(lake, monkeypatch):
+    """evc played only 3-player tables, ev played 2, 3 and 4: the league names each policy's
+    field sizes and warns; ranking at one field size shows only that size's cells."""
+    at = open_app(lake, monkeypatch, "views/policies.py")
+    (league_spec, league), *_ = charts(at)
+    assert "evc (3 players)" in set(league["seen_at"])
+    assert "ev (2, 3, 4 players)" in set(league["seen_at"])
+    (warning,) = [w.value for w in at.warning]
+    assert "evc: 3" in warning and "ev: 2, 3, 4" in warning
+    at.segmented_control(key="pc_league_scope:field").set_value("3 players").run()
+    assert not at.exception and not at.warning
+    (_, cells), *_ = charts(at)
+    assert set(cells["players"].dropna()) == {3} and "evc · evc" in set(cells["cell"])
+    assert set(at.dataframe[0].value["players"]) == {3}

@@ -44,6 +44,8 @@ def test_page_renders_its_charts_without_exceptions(chromium, server, path, tmp_
     )
     assert not check.exceptions, check.exceptions[0]
     assert not check.dialogs, check.dialogs[0]
+    assert not check.foreign_hosts, f"requests left 127.0.0.1 for {check.foreign_hosts}"
+    assert not check.not_found, check.not_found
     assert title in check.text
     assert check.charts >= charts
     assert shot.stat().st_size > 10_000  # a real picture, not a blank page
@@ -68,7 +70,12 @@ def test_first_visit_to_a_page_of_a_fresh_server(chromium, lake):
     found" dialog: Streamlit 1.67 shows one when the page files sit in a pages/ folder)."""
     with browser.serve(lake) as url:
         check = browser.visit(chromium, url, "runs", min_charts=1, title="Runs")
-    assert not check.dialogs and not check.exceptions
+        assert not check.dialogs and not check.exceptions and not check.not_found
+        deep = browser.visit(
+            chromium, url, "replay", min_charts=1, title="Game replay", query="run=other"
+        )
+    assert not deep.dialogs and not deep.exceptions and not deep.not_found
+    assert not deep.foreign_hosts, deep.foreign_hosts
 
 
 def test_empty_lake_page_in_the_browser(chromium, empty_lake):
@@ -77,3 +84,35 @@ def test_empty_lake_page_in_the_browser(chromium, empty_lake):
         check = browser.visit(chromium, url, "", min_charts=0, title="No tournament results yet")
     assert not check.exceptions
     assert "flip7 tournament run" in check.text
+
+
+@pytest.mark.parametrize("path", ["", "policies", "replay"])
+def test_pages_fit_an_800_px_window(chromium, server, path, tmp_path):
+    """At 800 px wide the page needs no sideways scrolling and still draws every chart."""
+    name, title, charts = browser.PAGES[path]
+    check = browser.visit(
+        chromium,
+        server,
+        path,
+        min_charts=charts,
+        title=title,
+        shot=tmp_path / f"{name}-800.png",
+        query="run=field",
+        width=800,
+    )
+    assert not check.exceptions and not check.foreign_hosts
+    assert check.overflow_px == 0, f"/{path} is {check.overflow_px} px wider than the window"
+    assert check.charts >= charts
+
+
+def test_a_link_to_a_missing_run_lists_the_runs_in_the_browser(chromium, server):
+    """/policies?run=nope shows an error naming the lake's runs, not another run's charts."""
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(f"{server}/policies?run=nope")
+        page.get_by_text("which this lake does not hold", exact=False).wait_for(timeout=60_000)
+        text = page.inner_text('[data-testid="stMain"]')
+        assert "nope" in text and "field" in text and "other" in text
+        assert not page.query_selector_all(browser.CHART)
+    finally:
+        page.close()

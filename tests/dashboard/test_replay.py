@@ -78,3 +78,34 @@ def test_totals_by_round_start_at_zero_and_mark_the_current_round():
     totals = replay.totals_by_round(timeline(), ["ev", "bust:0.25"], current=1)
     assert totals["total"].tolist() == [0, 0, 0, 7]
     assert totals["current"].tolist() == [False, False, True, True]
+
+
+def test_card_kinds_and_their_chip_colours():
+    """Numbers blue, modifiers green, actions orange (also once played on a seat), Vengeance's
+    specials violet."""
+    from dashboard.replay import card_kind, chip
+
+    assert [card_kind(c) for c in ("0", "7", "13")] == ["number"] * 3
+    assert [card_kind(c) for c in ("+2", "x2", "/2", "-10")] == ["modifier"] * 4
+    assert [card_kind(c) for c in ("Freeze", "Flip Three", "Steal", "Freeze → seat 2")] == [
+        "action"
+    ] * 4
+    assert [card_kind(c) for c in ("Unlucky 7", "Lucky 13")] == ["special"] * 2
+    assert chip("7") == ":blue-badge[7]" and chip("Second Chance") == ":orange-badge[Second Chance]"
+
+
+def test_seat_line_shows_status_scores_and_cards_as_chips():
+    """A seat's line names it, its status and scores, then one chip per card."""
+    from dashboard.replay import Seat, seat_line
+
+    line = seat_line(Seat(1, "ev", ["3", "+4", "Unlucky 7"], "stayed", 7, 30))
+    assert line.startswith("**seat 1** · ev · *stayed* · round score 7 · game total **30**")
+    assert line.endswith(":blue-badge[3] :green-badge[+4] :violet-badge[Unlucky 7]")
+    assert "*no cards*" in seat_line(Seat(0, "ev"))
+
+
+def test_table_height_fits_the_rows_then_scrolls():
+    """A short log is as tall as its rows (no blank filler rows); a long one stops at the cap."""
+    assert replay.table_height(1) == 2 * replay.ROW_PX + 3
+    assert replay.table_height(4) == 5 * replay.ROW_PX + 3
+    assert replay.table_height(500) == 320

@@ -39,3 +39,18 @@ def test_every_layout_configures_only_columns_it_orders():
         cols, config = layout()
         assert set(config) <= set(cols), layout.__name__
     assert tables.present(["b", "a", "z"], ["a", "b", "c"]) == ["b", "a"]
+
+
+def test_rates_show_as_percent_with_one_decimal_and_points_with_two():
+    """Shares go to the table ×100 under a one-decimal percent format; points keep two
+    decimals; other columns are untouched."""
+    import pandas as pd
+
+    cols, config = tables.rates()
+    assert config["bust_rate"]["type_config"]["format"] == "%.1f%%"
+    df = pd.DataFrame({"bust_rate": [0.3353], "rounds": [519], "policy": ["ev"]})
+    out = tables.scaled(df, config)
+    assert out["bust_rate"].tolist() == [33.53] and out["rounds"].tolist() == [519]
+    assert df["bust_rate"].tolist() == [0.3353]  # the cached frame is not changed in place
+    _, fs = tables.field_size()
+    assert fs["points_per_round"]["type_config"]["format"] == "%.2f"
