@@ -55,8 +55,12 @@ lake = Lake.open(root)
 manifest, todo = prepare(lake, plan, resume=False, overwrite=False)
 for task in todo[:2]:
     record_shard(manifest, task, run_shard(task, lake.uri))
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")
+try:
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+except OSError as exc:
+    print(json.dumps({"skip": f"cannot reset the peak resident set: {exc}"}))
+    sys.exit(0)
 base = status("VmRSS")
 for task in todo[2:]:
     record_shard(manifest, task, run_shard(task, lake.uri))
@@ -78,15 +82,6 @@ SHARD_GAMES = 250
 MAX_EXTRA_MB = 12
 
 
-def _clear_refs_works() -> bool:
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        return False
-    return True
-
-
 def _measure(tmp: Path, shards: int) -> dict:
     spec = SPEC.format(games=shards * SHARD_GAMES, shard_size=SHARD_GAMES)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -98,12 +93,14 @@ def _measure(tmp: Path, shards: int) -> dict:
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if "skip" in result:
+        pytest.skip(result["skip"])
+    return result
 
 
 @pytest.mark.skipif(
-    platform.system() != "Linux" or not _clear_refs_works(),
-    reason="reads and resets the peak resident set through Linux's /proc/self",
+    platform.system() != "Linux", reason="reads and resets the peak resident set in /proc/self"
 )
 def test_driver_peak_memory_is_flat_from_20_to_200_shards(tmp_path: Path) -> None:
     small = _measure(tmp_path, 20)
