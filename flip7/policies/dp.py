@@ -46,22 +46,32 @@ class DPPolicy(Policy):
             self.model = get_model(model) if isinstance(model, str) else model
         except ValueError as exc:
             raise PolicySpecError(f"policy dp:MODEL: {exc}") from None
-        self.table, self.path, _ = load_table(self.model, cache_dir)
+        table, self.path, _ = load_table(self.model, cache_dir)
+        self._use(table)
+
+    def _use(self, table) -> None:  # type: ignore[no-untyped-def]
+        """Play from `table` (this policy's, or a `race`/`win` table, which share its hand
+        encoding): index its Second Chance states and reset the per-round reading."""
+        self.table = table
         self.fallback = EVPolicy()
-        self._n_t = self.table.n_t
-        self._none = self.table.sc_index(0, 0, 0)
+        self._n_t = table.n_t
+        self._none = table.sc_index(0, 0, 0)
         held = (1, 1, 0)  # a deck without Second Chances has no such state
-        self._held = self.table.sc_states.index(held) if held in self.table.sc_states else 0
+        self._held = table.sc_states.index(held) if held in table.sc_states else 0
         self._obs: Observation | None = None
         self._round = -1
         self._base_sc = 0
         self._base_numbers = 0
 
-    def hit(self, obs: Observation) -> bool:
+    def _in_table(self, obs: Observation) -> bool:
+        """Whether the table covers this hand (no 13, no "With a Vengeance" card)."""
+        return not (obs.mask[obs.seat] >> _N13 or getattr(obs, "variant", 0))
+
+    def _hand(self, obs: Observation, solo_count: bool) -> tuple[int, int, int, int]:
+        """The seat's hand as the table indexes it: (number mask, modifier bits, Second Chance
+        state, Flip Threes held); the Second Chance state read from the round's discards when
+        `solo_count` (alone at the table, every discard is ours)."""
         me = obs.seat
-        mask = obs.mask[me]
-        if mask >> _N13 or getattr(obs, "variant", 0):
-            return self.fallback.hit(obs)
         mods = 0
         t = 0
         for c in obs.line[me]:
@@ -70,10 +80,13 @@ class DPPolicy(Policy):
             elif c == _FLIP_THREE:
                 t += 1
         held = bool(obs.has_sc[me])
-        sc = self._held if held else self._none
-        if obs.n_players == 1:
-            sc = self._solo_sc(obs, held)
-        return self.table.hit(mask, mods, sc, min(t, self._n_t - 1))
+        sc = self._solo_sc(obs, held) if solo_count else self._held if held else self._none
+        return obs.mask[me], mods, sc, min(t, self._n_t - 1)
+
+    def hit(self, obs: Observation) -> bool:
+        if not self._in_table(obs):
+            return self.fallback.hit(obs)
+        return self.table.hit(*self._hand(obs, obs.n_players == 1))
 
     def _solo_sc(self, obs: Observation, held: bool) -> int:
         """Second Chance state from this round's discards (all our own when alone)."""

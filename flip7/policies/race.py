@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 
 from flip7.observation import Observation
 from flip7.policies import PolicySpecError
-from flip7.policies.dp import _FLIP_THREE, _MOD_HI, _MOD_LO, _N13, DPPolicy
-from flip7.policies.ev import EVPolicy
+from flip7.policies.dp import DPPolicy
 
 if TYPE_CHECKING:
     from flip7.solver.model import Model
@@ -48,17 +47,8 @@ class RacePolicy(DPPolicy):
             model = get_model(model)
         self.model = model
         self.cache_dir = cache_dir
-        self.fallback = EVPolicy()
         self._tables: dict[int, object] = {}
-        self.table = self.table_for(target)
-        self._n_t = self.table.n_t
-        self._none = self.table.sc_index(0, 0, 0)
-        held = (1, 1, 0)
-        self._held = self.table.sc_states.index(held) if held in self.table.sc_states else 0
-        self._obs: Observation | None = None
-        self._round = -1
-        self._base_sc = 0
-        self._base_numbers = 0
+        self._use(self.table_for(target))
 
     def table_for(self, target: int):  # type: ignore[no-untyped-def]
         """The race table for `target` (loaded, or solved and cached, on first use)."""
@@ -71,20 +61,7 @@ class RacePolicy(DPPolicy):
         return table
 
     def hit(self, obs: Observation) -> bool:
-        me = obs.seat
-        mask = obs.mask[me]
-        if mask >> _N13 or getattr(obs, "variant", 0):
+        if not self._in_table(obs):
             return self.fallback.hit(obs)
         table = self.table if obs.target == self.table.target else self.table_for(obs.target)
-        mods = 0
-        t = 0
-        for c in obs.line[me]:
-            if _MOD_LO <= c <= _MOD_HI:
-                mods |= 1 << (c - _MOD_LO)
-            elif c == _FLIP_THREE:
-                t += 1
-        held = bool(obs.has_sc[me])
-        sc = self._held if held else self._none
-        if obs.n_players == 1:
-            sc = self._solo_sc(obs, held)
-        return table.hit(obs.totals[me], mask, mods, sc, min(t, self._n_t - 1))
+        return table.hit(obs.totals[obs.seat], *self._hand(obs, obs.n_players == 1))

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING
 
 from flip7.observation import Observation
 from flip7.policies import PolicySpecError
-from flip7.policies.dp import _FLIP_THREE, _MOD_HI, _MOD_LO, _N13, DPPolicy
-from flip7.policies.ev import EVPolicy
+from flip7.policies.dp import DPPolicy
 
 if TYPE_CHECKING:
     from flip7.solver.model import Model
@@ -45,18 +44,9 @@ class WinPolicy(DPPolicy):
             model = get_model(model)
         self.model = model
         self.cache_dir = cache_dir
-        self.fallback = EVPolicy()
         self._tables: dict[int, object] = {}
         self._solo: object | None = None
-        self.table = self.table_for(target)
-        self._n_t = self.table.n_t
-        self._none = self.table.sc_index(0, 0, 0)
-        held = (1, 1, 0)
-        self._held = self.table.sc_states.index(held) if held in self.table.sc_states else 0
-        self._obs: Observation | None = None
-        self._round = -1
-        self._base_sc = 0
-        self._base_numbers = 0
+        self._use(self.table_for(target))
 
     def table_for(self, target: int):  # type: ignore[no-untyped-def]
         """The win tables for `target` (loaded, or solved and cached, on first use)."""
@@ -70,8 +60,7 @@ class WinPolicy(DPPolicy):
 
     def hit(self, obs: Observation) -> bool:
         me = obs.seat
-        mask = obs.mask[me]
-        if mask >> _N13 or getattr(obs, "variant", 0):
+        if not self._in_table(obs):
             return self.fallback.hit(obs)
         if obs.n_players == 1:
             if self._solo is None:
@@ -89,17 +78,5 @@ class WinPolicy(DPPolicy):
         """The table's answer for a field of n at these totals, from this observation's hand
         (`solo_count`: read the Second Chance state from the round's discards, as when
         alone)."""
-        me = obs.seat
-        mask = obs.mask[me]
         table = self.table if obs.target == self.table.target else self.table_for(obs.target)
-        m = table.policy(n, mine, leader)
-        mods = 0
-        t = 0
-        for c in obs.line[me]:
-            if _MOD_LO <= c <= _MOD_HI:
-                mods |= 1 << (c - _MOD_LO)
-            elif c == _FLIP_THREE:
-                t += 1
-        held = bool(obs.has_sc[me])
-        sc = self._solo_sc(obs, held) if solo_count else self._held if held else self._none
-        return table.hit(m, mask, mods, sc, min(t, self._n_t - 1))
+        return table.hit(table.policy(n, mine, leader), *self._hand(obs, solo_count))
