@@ -38,7 +38,7 @@ class Card(enum.IntEnum):
     FREEZE = 20
     FLIP_THREE = 21
     SECOND_CHANCE = 22
-    # "With a Vengeance" (seeds/004). Its plain numbers reuse N0..N13; N0 is The Zero there.
+    # "With a Vengeance" (its rulebook). Its plain numbers reuse N0..N13; N0 is The Zero there.
     UNLUCKY_7 = 23
     LUCKY_13 = 24
     DIV2 = 25

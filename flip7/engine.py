@@ -4,7 +4,7 @@ The engine drives a game and stops at explicit decision points, which it hands t
 policy: hit or stay (`Policy.hit`), the receiver of a Freeze or Flip Three
 (`Policy.choose_target`), the receiver of a spare Second Chance (`Policy.choose_recipient`). It
 never asks which policy a seat has. Every rule follows Ruleset Edition 3.1 and the FAQ
-(shared/seeds/000, 003); the `Ruleset` names the few points where texts disagree.
+(the rulebook and the publisher's FAQ); the `Ruleset` names the few points where texts disagree.
 
 The only randomness is the `CardRng` shuffle, so `(ruleset, policies, seed)` fixes the game and
 the event stream. Events go into one flat int list (see `flip7.events`); pass `capture=False`

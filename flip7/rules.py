@@ -1,14 +1,14 @@
 """Rulesets: every rule choice people disagree about, as one frozen value with a short name.
 
 The default, `3.1`, is the publisher's Ruleset Edition 3.1 plus every ruling of the official FAQ
-(shared/seeds/003). The others differ only in how a Freeze or Flip Three flipped *during* a Flip
+(the publisher's FAQ). The others differ only in how a Freeze or Flip Three flipped *during* a Flip
 Three resolves:
 
 - `3.1`: set aside until all three cards are flipped, dropped if the player busted (FAQ).
 - `immediate`: resolved the moment it is flipped, then the remaining flips continue (the
-  behaviour of the simulator in seeds/002).
+  behaviour of Murch's Flip 7 simulator).
 - `legacy`: set aside, and still played after a bust by the busted player (older rulebook text,
-  seeds/001).
+  the older rulebook text).
 
 A ruleset prints and parses as `3.1` or `3.1(target=150,bonus=15)`.
 """
@@ -77,7 +77,7 @@ BASE_RULESETS: dict[str, Ruleset] = {
 
 RULESET_DESCRIPTIONS: dict[str, str] = {
     "3.1": "Ruleset Edition 3.1 + official FAQ: actions flipped in a Flip Three wait, dropped on a bust",
-    "immediate": "actions flipped in a Flip Three resolve at once (the simulator in seeds/002)",
+    "immediate": "actions flipped in a Flip Three resolve at once (Murch's Flip 7 simulator)",
     "legacy": "actions flipped in a Flip Three wait and are still played after a bust (older text)",
 }
 

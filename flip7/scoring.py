@@ -1,7 +1,7 @@
 """Round scoring rules, one function per variant, shared by engines and policies.
 
-Classic (seeds/000): numbers, doubled by x2 (numbers only), plus +N modifiers, plus the Flip 7
-bonus. "With a Vengeance" (seeds/004): numbers (0 with The Zero unless you Flip 7), halved
+Classic (the rulebook): numbers, doubled by x2 (numbers only), plus +N modifiers, plus the Flip 7
+bonus. "With a Vengeance" (its rulebook): numbers (0 with The Zero unless you Flip 7), halved
 (rounded down) per /2, minus the -N cards, not below 0 unless Brutal, plus the bonus.
 """
 

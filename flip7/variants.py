@@ -1,7 +1,7 @@
-"""Game variants: the classic game and "With a Vengeance" (seeds/004), each with its decks.
+"""Game variants: the classic game and "With a Vengeance" (its rulebook), each with its decks.
 
 A variant prints and parses as `classic`, `vengeance`, `vengeance(deck=alt)` or
-`vengeance(brutal=1)`. Decks are declarations (`flip7.cards.Deck`); seeds/004 gives no per-card
+`vengeance(brutal=1)`. Decks are declarations (`flip7.cards.Deck`); the "With a Vengeance" rulebook gives no per-card
 counts, so two published splits are named here and a user may declare their own
 (`deck_from_counts`, e.g. from a tournament spec's `[deck]` table).
 """

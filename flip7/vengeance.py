@@ -1,4 +1,4 @@
-"""The "With a Vengeance" engine (seeds/004; where another source disagrees, 004 wins).
+"""The "With a Vengeance" engine (its rulebook; where another source disagrees, that rulebook wins).
 
 It reuses the classic engine's deal, turn order, deck handling, events and game end, and
 replaces what a card does:

@@ -14,7 +14,7 @@ def _model_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
         default="basic",
-        help="basic (default: seeds/002's 88-card model, the saved duplicate stays in the deck), "
+        help="basic (default: Murch's 88-card model, the saved duplicate stays in the deck), "
         "real (the saved duplicate is discarded), full (all 94 cards; Freeze and Flip Three "
         "played on yourself)",
     )
@@ -163,7 +163,7 @@ def cmd_solve(args: argparse.Namespace, out: Output) -> int:
         carried = evaluate(solution.space, carry_policy(base, solution.space))
         result.data["basic_table_here"] = _moments(carried)
         result.line(
-            f"seeds/002's optimal table (model basic) played under these rules: EV "
+            f"Murch's optimal table (model basic) played under these rules: EV "
             f"{carried.ev:.3f} (this model's optimum: {m.ev - carried.ev:+.4f} more)"
         )
     result.line(

@@ -3,7 +3,7 @@
 A policy answers the engine's decision points from an `Observation`, never from the engine's
 state. Built-in policies are deterministic given their observation; ties go to the lowest seat.
 
-Shared targeting (the heuristics of the simulator in seeds/002):
+Shared targeting (the heuristics of Murch's Flip 7 simulator):
 - Freeze: yourself when you sit on at least `FREEZE_SELF_POINTS` points and the next card busts
   you with probability at least `DANGER`; otherwise whoever is closest to Flip 7 (most distinct
   numbers, then most points).

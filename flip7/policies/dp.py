@@ -2,7 +2,7 @@
 
 The table (flip7.solver.cache) is built on first use into the cache directory ($FLIP7_CACHE or
 ~/.cache/flip7) and read from there afterwards; a decision is one bit test, deterministic.
-MODEL is `basic` (default: seeds/002's model), `real` or `full` (see `flip7 solve --model`).
+MODEL is `basic` (default: Murch's model), `real` or `full` (see `flip7 solve --model`).
 
 The policy plays from its own line, as if alone with a full deck minus its own cards:
 - numbers and modifiers shown are read from the observation, Flip Threes from its line;

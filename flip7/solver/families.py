@@ -27,7 +27,7 @@ from flip7.solver.model import MODELS, Space
 from flip7.solver.solve import FLOAT32_ABOVE, Moments, Solution, Sweeper
 
 _RISKS = tuple(round(0.05 * i, 2) for i in range(1, 14))
-#: The grids `flip7 solve --all` evaluates; they hold the rows seeds/002 printed
+#: The grids `flip7 solve --all` evaluates; they hold the rows Murch's simulator printed
 #: (sum 16, 20, 24; count 3, 4, 5; its "bust risk" 0.25, 0.35, 0.45, our dup family).
 GRIDS: dict[str, tuple[float, ...]] = {
     "sum": tuple(float(n) for n in range(10, 36)),
@@ -147,7 +147,7 @@ def policy_rows(solution: Solution, grids: dict[str, Iterable[float]] | None = N
 
 
 def format_rows(rows: list[Row]) -> list[str]:
-    """The table as seeds/002 prints it, a star on the best of each family."""
+    """The table as Murch's simulator prints it, a star on the best of each family."""
     best: dict[str, float] = {}
     for r in rows:
         best[r.family] = max(best.get(r.family, -1.0), r.moments.ev)

@@ -1,7 +1,7 @@
 """Solo-round models and the state encoding the exact solver runs over.
 
 A `Model` is a deck declaration plus the two rule choices the models differ in: whether a
-Second Chance that saves you leaves the duplicate in the deck (seeds/002's simplification) or
+Second Chance that saves you leaves the duplicate in the deck (Murch's simplification) or
 discards it (the real rule), and whether the deck holds Freeze and Flip Three (played on
 yourself, since you are alone). `MODELS` names the three the CLI offers.
 
@@ -87,7 +87,7 @@ class Model:
         """The model's assumptions, in one paragraph for the CLI."""
         c = self.deck.counts
         dup = (
-            "a Second Chance that saves you leaves the duplicate in the deck (seeds/002)"
+            "a Second Chance that saves you leaves the duplicate in the deck (Murch's Flip 7 simulator)"
             if self.keep_duplicate
             else "a Second Chance that saves you is discarded with the duplicate (the real rule)"
         )
@@ -130,7 +130,7 @@ MODELS: dict[str, Model] = {
             "basic",
             _DECK88,
             keep_duplicate=True,
-            description="seeds/002's model: 88 cards, saved duplicate stays in the deck",
+            description="Murch's model: 88 cards, saved duplicate stays in the deck",
         ),
         Model(
             "real",

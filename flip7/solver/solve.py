@@ -59,7 +59,7 @@ class Moments:
     flip7: float
 
     def row(self) -> str:
-        """EV, sd, bust, Flip 7 to the precision seeds/002 prints."""
+        """EV, sd, bust, Flip 7 to the precision Murch's simulator prints."""
         return f"{self.ev:>8.3f}{self.sd:>8.2f}{self.bust:>8.1%}{self.flip7:>8.2%}"
 
 
