@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from pipeline.init import register_init
 from pipeline.lake import Lake, check_run_name, default_root, normalize_root, run_status
 from pipeline.plan import Plan, cell_engines, make_plan
 from pipeline.replay import compare, describe_event, load_logged_game, resimulate
@@ -104,6 +105,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     rp.set_defaults(func=cmd_replay, tee=False)
 
     register_plan_games(sub)  # flip7 plan-games: size a comparison before running it
+    register_init(sub)  # flip7 init: copy the shipped specs out for editing
 
 
 def allow_policy_option(p: argparse.ArgumentParser) -> None:
