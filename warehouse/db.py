@@ -38,6 +38,7 @@ from warehouse.build import build
 from warehouse.lake import (
     TABLES,
     EmptyLakeError,
+    Shard,
     Snapshot,
     data_root,
     screen,
@@ -128,15 +129,21 @@ def connect(
     return con
 
 
-def attach(con: duckdb.DuckDBPyConnection, snap: Snapshot, footers: bool = True) -> str:
+def attach(
+    con: duckdb.DuckDBPyConnection, snap: Snapshot, footers: bool = True, load: bool = False
+) -> str:
     """Hand the snapshot's files to DuckDB as pyarrow datasets (`lake_events`, `lake_rounds`,
     `lake_games`) and, with `footers`, their row counts (`lake_footers`); the SQL that points
     the lake macros at them (run it after macros/lake.sql: `build(..., lake_table=...)`).
-    Re-attaching another snapshot re-points the views (verify does, batch by batch)."""
+    Re-attaching another snapshot re-points the views (verify does, batch by batch).
+
+    With `load`, the files are read whole, once, into memory tables instead (verify's small
+    batches of a remote lake: its queries scan each table several times, and one GET per file
+    beats a footer and column-range requests per scan)."""
     for table in TABLES:
-        dataset = arrow_dataset(snap, table)
-        if dataset is not None:
-            con.register(f"lake_{table}", dataset)
+        data = arrow_table(snap, table) if load else arrow_dataset(snap, table)
+        if data is not None:
+            con.register(f"lake_{table}", data)
     if not footers:  # verify's shard batches: their tests read no footer
         return ARROW_LAKE_TABLE + ";\n" + NO_FOOTERS
     con.register("lake_footers", footer_table(snap))
@@ -195,6 +202,35 @@ def arrow_dataset(snap: Snapshot, table: str) -> ds.Dataset | None:
         filesystem=snap.fs,
         partitions=partitions,
     )
+
+
+def arrow_table(snap: Snapshot, table: str) -> pa.Table | None:
+    """`arrow_dataset`'s rows read into memory: each file fetched whole (in parallel)."""
+    shards = [s for s in snap.shards if snap.exists(s.files[table])]
+    if not shards:
+        return None
+
+    def read(shard: Shard) -> pa.Table:
+        try:
+            with snap.fs.open_input_stream(shard.files[table]) as f:
+                data = f.read()
+        except OSError as exc:
+            if snap.local:
+                raise
+            raise store_error(snap.root, exc) from None
+        t = pq.read_table(pa.BufferReader(data))
+        n = t.num_rows
+        run = pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), [shard.run])
+        return (
+            t.select([c for c in t.column_names if c not in ("run", "players", "shard")])
+            .add_column(0, "run", run)
+            .add_column(1, "players", pa.array([shard.players] * n, pa.int32()))
+            .add_column(2, "shard", pa.array([shard.shard] * n, pa.int32()))
+        )
+
+    with ThreadPoolExecutor(max_workers=1 if snap.local else FOOTER_THREADS) as pool:
+        parts = list(pool.map(read, shards))
+    return pa.concat_tables(parts, promote_options="permissive")
 
 
 def footer_table(snap: Snapshot) -> pa.Table:

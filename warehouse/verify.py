@@ -156,12 +156,12 @@ def _shard_worker(
             con = local.con = duckdb.connect(":memory:")
             con.execute("SET threads = 1")
             con.execute("SET parquet_metadata_cache = true")
-            arrow = None if snap.local else attach(con, snap, footers=False)
+            arrow = None if snap.local else attach(con, snap, footers=False, load=True)
             build(con, snap, layers=("staging",), lake_table=arrow)
             local.made = {}
         else:
             if not snap.local:
-                attach(con, snap, footers=False)
+                attach(con, snap, footers=False, load=True)
             bind_files(con, snap)
         made: dict[str, str] = local.made  # name -> how it is made now
         # The games table's summary first (it says whether the batch holds a Vengeance game),

@@ -252,3 +252,18 @@ def test_the_pipeline_and_the_warehouse_say_the_same() -> None:
         b = plake.store_error("s3://b/x", OSError(text))
         assert str(a) == str(b)
     assert LakeUnreachable is not plake.LakeUnreachable  # two classes, one wording
+
+
+def test_verify_on_s3_finds_damage(bucket: str) -> None:
+    """verify of a bucket's lake checks what it reads: one shard's rounds file swapped for
+    another's fails, named as on a local lake."""
+    uri = f"s3://{bucket}/lake"
+    run_inline(small_plan(), uri)
+    shards = snapshot(uri).shards
+    fs, _ = wlake.resolve(uri)
+    a, b = [s for s in shards if s.players == shards[0].players][:2]
+    fs.copy_file(b.files["rounds"], a.files["rounds"])
+    result = verify(uri, keep_record=True)
+    failed = {c.name for c in result.checks if c.failed}
+    assert not result.ok and "assert_rounds_match_events" in failed, failed
+    assert fs.get_file_info(f"{bucket}/lake/runs/t/verified.json").type == pafs.FileType.NotFound
