@@ -181,12 +181,14 @@ def error_line(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 
 def test_a_bucket_that_does_not_exist(capsys: pytest.CaptureFixture[str]) -> None:
+    """Readers and a tournament (before Ray starts) name the bucket and the URI."""
     uri = "s3://no-such-bucket-here/lake"
     for argv in (
         ("sql", "SELECT 1", "--data", uri),
         ("report", "t", "--data", uri, "--no-file"),
         ("warehouse", "verify", "--data", uri),
         ("tournament", "list", "--data", uri),
+        ("tournament", "run", "demo", "--scale", "0.001", "--out", uri, "--no-file"),
     ):
         line = error_line(capsys, *argv)
         assert "bucket 'no-such-bucket-here'" in line and "does not exist" in line, line
