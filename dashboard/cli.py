@@ -31,7 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Serve the dashboard (win rates by field size, card counting, policy "
         "comparison, game replay, runs) over a lake with Streamlit.",
     )
-    p.add_argument("--data", metavar="DIR", help="data root (default: $FLIP7_DATA, else ./data)")
+    p.add_argument(
+        "--data",
+        metavar="DIR|URI",
+        help="data root: a directory or a URI such as s3://bucket/prefix (default: "
+        "$FLIP7_DATA, else ./data)",
+    )
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument(
         "--address",

@@ -120,7 +120,12 @@ def allow_policy_option(p: argparse.ArgumentParser) -> None:
 
 
 def _data_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", metavar="URI", help="data root (default: $FLIP7_DATA, else ./data)")
+    p.add_argument(
+        "--data",
+        metavar="DIR|URI",
+        help="data root: a directory or a URI such as s3://bucket/prefix (default: "
+        "$FLIP7_DATA, else ./data)",
+    )
 
 
 def cmd_run(args: argparse.Namespace, out: Output) -> int:

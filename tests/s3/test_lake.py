@@ -167,6 +167,9 @@ def test_sql_on_s3_stays_read_only(
     con = connect(uri)
     with pytest.raises(Exception, match="disabled|Cannot access"):
         con.execute("SELECT * FROM read_csv('/etc/hostname')").fetchall()
+    # --write lifts the sandbox; the bucket's files still reach DuckDB through pyarrow.
+    writable = connect(uri, read_only=False)
+    assert writable.execute("SELECT count(DISTINCT game) FROM stg_games").fetchall() == [(480,)]
 
 
 # -- errors: one line naming the URI and what to fix ----------------------------------------------
