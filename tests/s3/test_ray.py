@@ -16,6 +16,7 @@ import pytest
 from pipeline.run import run_tournament
 from tests.pipeline.helpers import small_plan, write_spec
 from tests.s3.server import S3Server
+from tests.s3.test_lake import rounded
 from warehouse.db import connect
 from warehouse.report import report
 from warehouse.verify import verify
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def figures(root: str) -> tuple[list[str], list[tuple[object, ...]]]:
     con = connect(root)
-    rates = con.execute("SELECT * FROM win_rates ORDER BY ALL").fetchall()
+    rates = rounded(con.execute("SELECT * FROM win_rates ORDER BY ALL").fetchall())
     return report(con, "t"), rates
 
 
