@@ -31,7 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Serve the dashboard (win rates by field size, card counting, policy "
         "comparison, game replay, runs) over a lake with Streamlit.",
     )
-    p.add_argument("--data", metavar="DIR", help="data root (default: $FLIP7_DATA, else ./data)")
+    p.add_argument(
+        "--data",
+        metavar="DIR|URI",
+        help="data root: a directory or a URI such as s3://bucket/prefix (default: "
+        "$FLIP7_DATA, else ./data)",
+    )
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument(
         "--address",
@@ -42,13 +47,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def data_dir(data: str | None) -> str:
-    """The data root as an absolute path: --data, else $FLIP7_DATA, else ./data."""
+    """The data root: --data, else $FLIP7_DATA, else ./data; a path made absolute, a URI
+    (s3://bucket/prefix, ...) as given once its store answers (else a one-line error)."""
     root = data or os.environ.get(DATA_ENV) or "data"
     if "://" in root:
-        raise ValueError(
-            f"--data {root!r}: the dashboard reads a local directory; copy or mount the lake "
-            "and pass its path"
-        )
+        from warehouse.lake import check_bucket, resolve
+
+        fs, base = resolve(root)
+        check_bucket(fs, base, root)
+        return root.rstrip("/")
     return os.path.abspath(os.path.expanduser(root))
 
 
@@ -98,7 +105,7 @@ def cmd_dashboard(args: argparse.Namespace, out: Output) -> int:
     root = data_dir(args.data)
     port = check_port(args.port)
     address = check_address(args.address)
-    if not os.path.isdir(root):
+    if "://" not in root and not os.path.isdir(root):
         out.print(
             f"note: {root} does not exist yet; the dashboard will show how to fill it "
             "(flip7 tournament run SPEC)"

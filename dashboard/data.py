@@ -34,8 +34,10 @@ TTL_S = 3600  # a snapshot does not change; "Reload the lake" clears everything 
 
 
 def data_root() -> str:
-    """The lake this server shows: $FLIP7_DATA (set by `flip7 dashboard --data`), else ./data."""
-    return os.path.abspath(os.environ.get(DATA_ENV) or "data")
+    """The lake this server shows: $FLIP7_DATA (set by `flip7 dashboard --data`), else ./data;
+    a URI (s3://bucket/prefix) as it is, a path made absolute."""
+    root = os.environ.get(DATA_ENV) or "data"
+    return root if "://" in root else os.path.abspath(root)
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,8 @@ def warehouse(root: str) -> Warehouse:
         con = connect(root, materialize=False)
     except EmptyLakeError as exc:
         return Warehouse(None, threading.Lock(), str(exc))
-    except (ValueError, duckdb.Error) as exc:  # e.g. a damaged manifest: say so, do not crash
+    except (ValueError, OSError, duckdb.Error) as exc:  # a damaged manifest, a store that
+        # refuses (no bucket, no credentials): say so, do not crash
         return Warehouse(None, threading.Lock(), f"{exc.__class__.__name__}: {exc}", broken=True)
     return Warehouse(con, threading.Lock())
 

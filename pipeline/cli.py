@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from flip7 import format as fmt
 from flip7.format import Column, Result, Table
+from pipeline.init import register_init
 from pipeline.lake import Lake, check_run_name, default_root, normalize_root, run_status
 from pipeline.plan import Plan, cell_engines, make_plan
 from pipeline.replay import compare, describe_event, load_logged_game, resimulate
@@ -108,6 +109,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     rp.set_defaults(func=cmd_replay, tee=False)
 
     register_plan_games(sub)  # flip7 plan-games: size a comparison before running it
+    register_init(sub)  # flip7 init: copy the shipped specs out for editing
 
 
 def allow_policy_option(p: argparse.ArgumentParser) -> None:
@@ -122,7 +124,12 @@ def allow_policy_option(p: argparse.ArgumentParser) -> None:
 
 
 def _data_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", metavar="URI", help="data root (default: $FLIP7_DATA, else ./data)")
+    p.add_argument(
+        "--data",
+        metavar="DIR|URI",
+        help="data root: a directory or a URI such as s3://bucket/prefix (default: "
+        "$FLIP7_DATA, else ./data)",
+    )
 
 
 def cmd_run(args: argparse.Namespace, out: Output) -> int:

@@ -108,6 +108,8 @@ class Lake:
             fs, base = pafs.FileSystem.from_uri(uri)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
             raise ValueError(f"cannot open data location {root!r}: {exc}") from None
+        except OSError as exc:
+            raise store_error(uri, exc) from None
         if (
             isinstance(fs, pafs.LocalFileSystem)
             and os.path.exists(base)
@@ -117,6 +119,7 @@ class Lake:
                 f"data location {root!r} is a file, not a directory; give a directory "
                 "(it is created if missing) or a URI such as s3://bucket/prefix"
             )
+        check_bucket(fs, base, uri)
         return cls(uri, fs, base.rstrip("/"))
 
     # -- paths --------------------------------------------------------------------------------
@@ -243,6 +246,88 @@ class Lake:
                     self.fs.delete_file(info.path)
                     removed += 1
         return removed
+
+
+# -- errors of object stores ---------------------------------------------------------------------
+# The warehouse says the same things in the same words (warehouse/lake.py; the warehouse does
+# not import the pipeline, and a test keeps the two in step).
+
+
+class LakeUnreachable(OSError):
+    """The lake's store refused or did not answer (no bucket, no credentials, no server)."""
+
+
+def has_credentials() -> bool:
+    """Whether the standard AWS environment names credentials (keys, a profile, a web identity,
+    a container's, or a credentials file); an instance role cannot be seen from here."""
+    names = (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_PROFILE",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    )
+    if any(os.environ.get(n) for n in names):
+        return True
+    config = os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or os.path.expanduser(
+        "~/.aws/credentials"
+    )
+    return os.path.isfile(config)
+
+
+def store_error(root: str, exc: BaseException) -> LakeUnreachable:
+    """An error from the lake's store as one line naming the URI and what to fix."""
+    text = " ".join(str(exc).split())
+    endpoint = os.environ.get("AWS_ENDPOINT_URL") or os.environ.get("AWS_ENDPOINT_URL_S3")
+    if "NETWORK_CONNECTION" in text or "Could not connect" in text or "curlCode" in text:
+        where = f"endpoint {endpoint}" if endpoint else "its endpoint"
+        why = (
+            f"cannot reach the store of {root} ({where} does not answer); check that the server "
+            "runs and AWS_ENDPOINT_URL (or the URI's endpoint_override) points at it"
+        )
+    elif "NO_SUCH_BUCKET" in text or "bucket does not exist" in text.lower():
+        bucket = root.split("://", 1)[-1].split("/", 1)[0]
+        why = (
+            f"bucket {bucket!r} of {root} does not exist; create it, or point --data / "
+            "$FLIP7_DATA at an existing bucket"
+        )
+    elif not has_credentials():
+        why = (
+            f"no AWS credentials found to read {root}; set AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), or run where an instance role gives them"
+        )
+    elif any(
+        k in text
+        for k in (
+            "ACCESS_DENIED",
+            "AccessDenied",
+            "InvalidAccessKeyId",
+            "SignatureDoesNotMatch",
+            "INVALID_ACCESS_KEY_ID",
+            "credentials",
+            "HTTP response code: 403",
+        )
+    ):
+        why = (
+            f"access to {root} denied (missing or wrong credentials); set AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) for a user that may read it"
+        )
+    else:
+        why = f"cannot read {root}: {text}"
+    return LakeUnreachable(why)
+
+
+def check_bucket(fs: pafs.FileSystem, base: str, root: str) -> None:
+    """On S3, a LakeUnreachable unless the root's bucket exists and answers."""
+    if not isinstance(fs, pafs.S3FileSystem):
+        return
+    bucket = base.split("/", 1)[0]
+    try:
+        info = fs.get_file_info(bucket)
+    except OSError as exc:
+        raise store_error(root, exc) from None
+    if info.type == pafs.FileType.NotFound:
+        raise store_error(root, OSError("NO_SUCH_BUCKET"))
 
 
 #: Fields every manifest has, with their JSON types (what `status`, `list` and resume read).

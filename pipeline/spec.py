@@ -131,12 +131,28 @@ class Spec:
 
 
 def load_spec(path: str | Path) -> Spec:
-    """Read and validate a spec file; errors start with the file name."""
+    """Read and validate a spec file; errors start with the file name.
+
+    A bare name that is no file here (`demo`, `demo.toml`) names a spec shipped with the
+    package (pipeline/specs: the checkout's experiments/), so it works without a checkout.
+    """
+    from pipeline import specs
+
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"tournament spec {str(path)!r} is a directory; give a .toml file")
+    shipped = specs.shipped()
+    if not path.is_file() and path.parent == Path(".") and path.stem in shipped:
+        source = shipped[path.stem]
+        try:
+            return parse_spec(source.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ValueError(f"{path.stem} (shipped spec): {exc}") from None
     if not path.is_file():
-        raise FileNotFoundError(f"tournament spec {str(path)!r} not found")
+        raise FileNotFoundError(
+            f"tournament spec {str(path)!r} not found; give a .toml file or a shipped spec "
+            f"name ({', '.join(shipped)}; `flip7 init` copies them out for editing)"
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

@@ -86,7 +86,7 @@ def bind_files(con: duckdb.DuckDBPyConnection, snap: Snapshot) -> set[str]:
     manifests = []
     for run, path in snap.manifests.items():
         try:
-            manifests.append(json.loads(path.read_text()))
+            manifests.append(json.loads(snap.read_text(path)))
         except json.JSONDecodeError as exc:
             raise ValueError(
                 f"manifest of run {run!r} at {path} is not valid JSON ({exc})"

@@ -54,8 +54,9 @@ def _share(text: str) -> float:
 def _add_data(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data",
-        metavar="DIR",
-        help="the lake to read (default: $FLIP7_DATA, else ./data, where tournaments write)",
+        metavar="DIR|URI",
+        help="the lake to read: a directory or a URI such as s3://bucket/prefix (default: "
+        "$FLIP7_DATA, else ./data, where tournaments write)",
     )
 
 

@@ -9,8 +9,8 @@ in-memory tables, which pays when many queries follow (the report, the dashboard
 Read-only (the default) is DuckDB's own sandbox, not a list of forbidden statements: DuckDB
 never opens a file itself. The staging views read the committed shards through pyarrow datasets
 handed to DuckDB (`lake_events`, `lake_rounds`, `lake_games`: pyarrow opens the files for
-reading only), the few relations that need Parquet footers are computed before the sandbox
-closes, and then `enable_external_access` goes off (no COPY TO, ATTACH, read_csv, read_text,
+reading only, on whatever filesystem the lake lies: a local disk, S3, ...), the Parquet footers'
+row counts are read by pyarrow too (`lake_footers`), and then `enable_external_access` goes off (no COPY TO, ATTACH, read_csv, read_text,
 glob, INSTALL or LOAD of any file), extensions never autoload or autoinstall, spilling to a
 temporary directory is off (a query gets `memory_limit`, then fails), and `lock_configuration`
 refuses any SET that would give some of it back (log_query_path, profiling_output, ...).
@@ -18,30 +18,37 @@ Each connection also holds `runs_with_problems` (run, problem): the runs left ou
 manifest cannot be read, and the runs `verify` has not passed as they are now (see
 warehouse.record); `problems()` gives them as lines for a reader.
 `read_only=False` (`flip7 sql --write`) builds the same views with DuckDB reading the files
-itself and leaves DuckDB's file access as it is.
+itself (a local lake; a lake on an object store is read through pyarrow all the same) and
+leaves DuckDB's file access as it is.
 """
 
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
-import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from warehouse import record
 from warehouse.build import build
-from warehouse.lake import TABLES, EmptyLakeError, Snapshot, data_root, screen, snapshot
+from warehouse.lake import (
+    TABLES,
+    EmptyLakeError,
+    Shard,
+    Snapshot,
+    data_root,
+    screen,
+    snapshot,
+    store_error,
+)
 
 #: The default memory limit of a read-only warehouse: DuckDB's own default is 80% of the
 #: machine; half leaves room for the rest of it (the dashboard's server, a tournament).
 MEMORY_LIMIT = "50%"
-#: Relations computed into tables before the sandbox closes: they read Parquet footers
-#: (parquet_file_metadata), which needs DuckDB's own file access.
-PINNED = frozenset({"stg_parquet_files"})
 #: Replaces macros/lake.sql's `lake_table` in a read-only warehouse: the same columns (run,
 #: players, shard, then the file's), read from the pyarrow dataset of the files' table
 #: (`lake_<table>`, the table named by the files' path; the lists hold one table's files).
@@ -51,6 +58,18 @@ create or replace macro lake_table(files) as table
         'lake_' || regexp_extract(files[1], '([a-z]+)/run=[^/]+/players=\d+/shard-\d+\.parquet$', 1)
     )
 """
+#: Replaces macros/lake.sql's `parquet_footers`: the row counts pyarrow read from the footers.
+ARROW_FOOTERS = """
+create or replace macro parquet_footers(files) as table
+    select file_name, num_rows from lake_footers
+"""
+#: `parquet_footers` where nothing reads the footers (typed, empty).
+NO_FOOTERS = """
+create or replace macro parquet_footers(files) as table
+    select cast(null as varchar) as file_name, cast(null as bigint) as num_rows where false
+"""
+#: Footers read at once from a remote store (each is a request or two).
+FOOTER_THREADS = 16
 
 
 def connect(
@@ -101,16 +120,34 @@ def connect(
     con.execute("CREATE TABLE runs_with_problems (run VARCHAR, problem VARCHAR)")
     if notes:
         con.executemany("INSERT INTO runs_with_problems VALUES (?, ?)", [list(n) for n in notes])
-    if not read_only:
+    if not read_only and snap.local:
         build(con, snap, materialize=materialize)
         return con
-    for table in TABLES:
-        dataset = arrow_dataset(snap, table)
-        if dataset is not None:
-            con.register(f"lake_{table}", dataset)
-    build(con, snap, materialize=materialize, lake_table=ARROW_LAKE_TABLE, pinned=PINNED)
-    seal(con)
+    build(con, snap, materialize=materialize, lake_table=attach(con, snap))
+    if read_only:
+        seal(con)
     return con
+
+
+def attach(
+    con: duckdb.DuckDBPyConnection, snap: Snapshot, footers: bool = True, load: bool = False
+) -> str:
+    """Hand the snapshot's files to DuckDB as pyarrow datasets (`lake_events`, `lake_rounds`,
+    `lake_games`) and, with `footers`, their row counts (`lake_footers`); the SQL that points
+    the lake macros at them (run it after macros/lake.sql: `build(..., lake_table=...)`).
+    Re-attaching another snapshot re-points the views (verify does, batch by batch).
+
+    With `load`, the files are read whole, once, into memory tables instead (verify's small
+    batches of a remote lake: its queries scan each table several times, and one GET per file
+    beats a footer and column-range requests per scan)."""
+    for table in TABLES:
+        data = arrow_table(snap, table) if load else arrow_dataset(snap, table)
+        if data is not None:
+            con.register(f"lake_{table}", data)
+    if not footers:  # verify's shard batches: their tests read no footer
+        return ARROW_LAKE_TABLE + ";\n" + NO_FOOTERS
+    con.register("lake_footers", footer_table(snap))
+    return ARROW_LAKE_TABLE + ";\n" + ARROW_FOOTERS
 
 
 def problems(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None) -> list[str]:
@@ -134,16 +171,22 @@ def arrow_dataset(snap: Snapshot, table: str) -> ds.Dataset | None:
     pyarrow fills partition columns in every row: `run` is dictionary-encoded so that it costs
     an index per row, not a string (a GROUP BY run over 63M events: 1.7 -> 0.33 s of CPU).
     """
-    shards = [s for s in snap.shards if s.files[table].exists()]
+    shards = [s for s in snap.shards if snap.exists(s.files[table])]
     if not shards:
         return None
-    paths = [str(s.files[table].absolute()) for s in shards]
+    paths = [s.files[table] for s in shards]
+    try:
+        file_schema = pq.read_schema(paths[0], filesystem=snap.fs)
+    except OSError as exc:
+        if snap.local:
+            raise
+        raise store_error(snap.root, exc) from None
     schema = pa.schema(
         [
             pa.field("run", pa.dictionary(pa.int32(), pa.string())),
             pa.field("players", pa.int32()),
             pa.field("shard", pa.int32()),
-            *pq.read_schema(paths[0]),
+            *file_schema,
         ]
     )
     partitions = [
@@ -156,6 +199,56 @@ def arrow_dataset(snap: Snapshot, table: str) -> ds.Dataset | None:
         paths,
         schema=schema,
         format=ds.ParquetFileFormat(),
-        filesystem=pafs.LocalFileSystem(),
+        filesystem=snap.fs,
         partitions=partitions,
+    )
+
+
+def arrow_table(snap: Snapshot, table: str) -> pa.Table | None:
+    """`arrow_dataset`'s rows read into memory: each file fetched whole (in parallel)."""
+    shards = [s for s in snap.shards if snap.exists(s.files[table])]
+    if not shards:
+        return None
+
+    def read(shard: Shard) -> pa.Table:
+        try:
+            with snap.fs.open_input_stream(shard.files[table]) as f:
+                data = f.read()
+        except OSError as exc:
+            if snap.local:
+                raise
+            raise store_error(snap.root, exc) from None
+        t = pq.read_table(pa.BufferReader(data))
+        n = t.num_rows
+        run = pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), [shard.run])
+        return (
+            t.select([c for c in t.column_names if c not in ("run", "players", "shard")])
+            .add_column(0, "run", run)
+            .add_column(1, "players", pa.array([shard.players] * n, pa.int32()))
+            .add_column(2, "shard", pa.array([shard.shard] * n, pa.int32()))
+        )
+
+    with ThreadPoolExecutor(max_workers=1 if snap.local else FOOTER_THREADS) as pool:
+        parts = list(pool.map(read, shards))
+    return pa.concat_tables(parts, promote_options="permissive")
+
+
+def footer_table(snap: Snapshot) -> pa.Table:
+    """(file_name, num_rows) of every committed file, from the Parquet footers (no scan), as
+    DuckDB's parquet_file_metadata gives them; read in parallel from a remote store."""
+    paths = snap.files("events") + snap.files("rounds") + snap.files("games")
+
+    def rows(path: str) -> int:
+        try:
+            return int(pq.read_metadata(path, filesystem=snap.fs).num_rows)
+        except OSError as exc:
+            if snap.local:
+                raise
+            raise store_error(snap.root, exc) from None
+
+    threads = 1 if snap.local else FOOTER_THREADS
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        counts = list(pool.map(rows, paths))
+    return pa.table(
+        {"file_name": pa.array(paths, pa.string()), "num_rows": pa.array(counts, pa.int64())}
     )

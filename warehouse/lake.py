@@ -1,11 +1,17 @@
 """Where the lake is, and which of its files a reader may see (a snapshot of committed shards).
 
-The data root is `--data DIR`, else `$FLIP7_DATA`, else `./data` (the lake contract). A shard is
-visible only once its `games` file exists: the pipeline renames events first, rounds second and
-games last, so listing the games files first and then looking up their siblings gives a set of
-whole shards even while a tournament writes. Temporary files (`shard-00012.parquet.tmp-<x>`)
-never match the shard file name, so they are never read. A snapshot is what every query of one
-connection sees; reconnect to see shards committed later.
+The data root is `--data`, else `$FLIP7_DATA`, else `./data` (the lake contract): a local path,
+a `file://` URI, `s3://bucket/prefix` (with the standard AWS environment: credentials, region,
+`AWS_ENDPOINT_URL` for an S3-compatible store) or any other URI pyarrow's filesystems resolve.
+Every read of the lake goes through that pyarrow filesystem: listings, manifests, verify's
+records, and (through pyarrow datasets, see warehouse.db) the Parquet files themselves.
+
+A shard is visible only once its `games` file exists: the pipeline renames events first, rounds
+second and games last, so listing the games files first and then the siblings gives a set of
+whole shards even while a tournament writes (on an object store a rename is a copy then a
+delete: the games key appears only once whole). Temporary files
+(`shard-00012.parquet.tmp-<x>`) never match the shard file name, so they are never read. A
+snapshot is what every query of one connection sees; reconnect to see shards committed later.
 """
 
 from __future__ import annotations
@@ -14,93 +20,283 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.fs as pafs
 
 TABLES = ("events", "rounds", "games")
 #: The version of the pipeline's Parquet schema (pipeline.schema.SCHEMA_VERSION) these views
 #: read; a run whose manifest names another is refused by name (tests keep the two equal).
 SCHEMA_VERSION = 3
 SHARD_FILE = re.compile(r"^shard-(\d+)\.parquet$")
+_SHARD_PATH = re.compile(r"/run=([^/]+)/players=([^/]+)/(shard-(\d+)\.parquet)$")
 
 
 class EmptyLakeError(FileNotFoundError):
     """The data root holds no committed shard (or none of the runs asked for)."""
 
 
-def data_root(data_dir: str | os.PathLike[str] | None = None) -> Path:
-    """The lake root: the argument, else $FLIP7_DATA, else ./data."""
+class LakeUnreachable(OSError):
+    """The lake's store refused or did not answer (no bucket, no credentials, no server)."""
+
+
+def data_root(data_dir: str | os.PathLike[str] | None = None) -> str:
+    """The lake root as given: the argument, else $FLIP7_DATA, else ./data."""
     if data_dir is not None:
-        return Path(data_dir)
-    return Path(os.environ.get("FLIP7_DATA") or "data")
+        return os.fspath(data_dir)
+    return os.environ.get("FLIP7_DATA") or "data"
+
+
+def is_uri(root: str) -> bool:
+    """True for `scheme://...` roots (s3://, file://, gs://, ...), False for plain paths."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", root) is not None
+
+
+def store_error(root: str, exc: BaseException) -> LakeUnreachable:
+    """An error from the lake's store as one line naming the URI and what to fix."""
+    text = " ".join(str(exc).split())
+    endpoint = os.environ.get("AWS_ENDPOINT_URL") or os.environ.get("AWS_ENDPOINT_URL_S3")
+    if "NETWORK_CONNECTION" in text or "Could not connect" in text or "curlCode" in text:
+        where = f"endpoint {endpoint}" if endpoint else "its endpoint"
+        why = (
+            f"cannot reach the store of {root} ({where} does not answer); check that the server "
+            "runs and AWS_ENDPOINT_URL (or the URI's endpoint_override) points at it"
+        )
+    elif "NO_SUCH_BUCKET" in text or "bucket does not exist" in text.lower():
+        bucket = root.split("://", 1)[-1].split("/", 1)[0]
+        why = (
+            f"bucket {bucket!r} of {root} does not exist; create it, or point --data / "
+            "$FLIP7_DATA at an existing bucket"
+        )
+    elif not has_credentials():
+        why = (
+            f"no AWS credentials found to read {root}; set AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), or run where an instance role gives them"
+        )
+    elif any(
+        k in text
+        for k in (
+            "ACCESS_DENIED",
+            "AccessDenied",
+            "InvalidAccessKeyId",
+            "SignatureDoesNotMatch",
+            "INVALID_ACCESS_KEY_ID",
+            "credentials",
+            "HTTP response code: 403",
+        )
+    ):
+        why = (
+            f"access to {root} denied (missing or wrong credentials); set AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) for a user that may read it"
+        )
+    else:
+        why = f"cannot read {root}: {text}"
+    return LakeUnreachable(why)
+
+
+def has_credentials() -> bool:
+    """Whether the standard AWS environment names credentials (keys, a profile, a web identity,
+    a container's, or a credentials file); an instance role cannot be seen from here."""
+    names = (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_PROFILE",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    )
+    if any(os.environ.get(n) for n in names):
+        return True
+    config = os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or os.path.expanduser(
+        "~/.aws/credentials"
+    )
+    return os.path.isfile(config)
+
+
+def check_bucket(fs: pafs.FileSystem, base: str, root: str) -> None:
+    """On S3, a LakeUnreachable unless the root's bucket exists (a listing of a missing
+    bucket is merely empty)."""
+    if not isinstance(fs, pafs.S3FileSystem):
+        return
+    bucket = base.split("/", 1)[0]
+    try:
+        info = fs.get_file_info(bucket)
+    except OSError as exc:
+        raise store_error(root, exc) from None
+    if info.type == pafs.FileType.NotFound:
+        raise store_error(root, OSError("NO_SUCH_BUCKET"))
+
+
+def resolve(root: str) -> tuple[pafs.FileSystem, str]:
+    """The pyarrow filesystem of a lake root and the root's path on it (absolute for a local
+    path). A ValueError names a URI pyarrow does not resolve."""
+    if not is_uri(root):
+        return pafs.LocalFileSystem(), os.path.abspath(os.path.expanduser(root))
+    try:
+        fs, base = pafs.FileSystem.from_uri(root.rstrip("/"))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise ValueError(
+            f"cannot open data location {root!r} ({exc}); give a directory, file://PATH or a "
+            "URI such as s3://bucket/prefix"
+        ) from None
+    except OSError as exc:
+        raise store_error(root, exc) from None
+    return fs, base.rstrip("/")
 
 
 @dataclass(frozen=True)
 class Shard:
-    """One committed shard: its run, field size, number and the three file paths."""
+    """One committed shard: its run, field size, number and its three files' paths (on the
+    snapshot's filesystem)."""
 
     run: str
     players: int
     shard: int
-    files: dict[str, Path]
+    files: dict[str, str]
 
 
 @dataclass
 class Snapshot:
-    """The committed shards of the runs asked for, plus the run manifests found."""
+    """The committed shards of the runs asked for, plus the run manifests found.
 
-    root: Path
+    `root` is the lake as given (for messages); `fs` and `base` where it lies; `infos` the
+    listed file of every path seen (size, modification time), so that checking a file costs
+    no request to the store.
+    """
+
+    root: str
     shards: list[Shard] = field(default_factory=list)
-    manifests: dict[str, Path] = field(default_factory=dict)
+    manifests: dict[str, str] = field(default_factory=dict)
     #: Events/rounds files missing beside a committed games file (a damaged lake).
-    missing: list[Path] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    fs: pafs.FileSystem = field(default_factory=pafs.LocalFileSystem)
+    base: str = ""
+    infos: dict[str, pafs.FileInfo] = field(default_factory=dict)
 
     @property
     def runs(self) -> list[str]:
         """Every run with a manifest or a committed shard, sorted."""
         return sorted({s.run for s in self.shards} | set(self.manifests))
 
+    @property
+    def local(self) -> bool:
+        """True when the lake is on this machine's filesystem (DuckDB can open its files)."""
+        return isinstance(self.fs, pafs.LocalFileSystem)
+
+    def exists(self, path: str) -> bool:
+        """Whether `path` was listed (or, for a path never listed, exists now)."""
+        if path in self.infos:
+            return True
+        if self.infos:
+            return False
+        return bool(self.fs.get_file_info(path).type == pafs.FileType.File)
+
     def files(self, table: str) -> list[str]:
         """Paths of `table` for every committed shard (absent files left out)."""
-        return [str(s.files[table]) for s in self.shards if s.files[table].exists()]
+        return [s.files[table] for s in self.shards if self.exists(s.files[table])]
+
+    def read_bytes(self, path: str) -> bytes:
+        """A file of the lake, read through its filesystem."""
+        try:
+            with self.fs.open_input_stream(path) as f:
+                data: bytes = f.read()
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            if self.local or "does not exist" in str(exc).lower():
+                raise FileNotFoundError(f"{path} not found") from None
+            raise store_error(self.root, exc) from None
+        return data
+
+    def read_text(self, path: str) -> str:
+        return self.read_bytes(path).decode("utf-8")
+
+    def read_json(self, path: str) -> object:
+        """A JSON file of the lake (ValueError when it is not JSON)."""
+        return json.loads(self.read_text(path))
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        """Write a file of the lake via a temporary name, then rename (verify's record only)."""
+        tmp = f"{path}.tmp"
+        try:
+            with self.fs.open_output_stream(tmp) as f:
+                f.write(data)
+            self.fs.move(tmp, path)
+        except OSError as exc:
+            if self.local:
+                raise
+            raise store_error(self.root, exc) from None
+
+    def delete(self, path: str) -> None:
+        """Remove a file of the lake if it is there."""
+        if self.fs.get_file_info(path).type == pafs.FileType.File:
+            self.fs.delete_file(path)
+
+    def subset(self, shards: list[Shard]) -> Snapshot:
+        """The same lake with only these shards (verify's batches)."""
+        return Snapshot(self.root, shards, {}, [], self.fs, self.base, self.infos)
+
+    def table_of(self, path: str) -> str:
+        """The table a shard file belongs to (events, rounds or games)."""
+        return path[len(self.base) + 1 :].split("/", 1)[0]
 
 
-def _partitions(table_dir: Path, key: str) -> list[tuple[str, Path]]:
-    if not table_dir.is_dir():
-        return []
-    out = []
-    for entry in sorted(os.scandir(table_dir), key=lambda e: e.name):
-        if entry.is_dir() and entry.name.startswith(f"{key}="):
-            out.append((entry.name[len(key) + 1 :], Path(entry.path)))
-    return out
+def _listing(fs: pafs.FileSystem, path: str, root: str) -> list[pafs.FileInfo]:
+    """Every file under `path` (recursively); [] when there is none."""
+    try:
+        infos = fs.get_file_info(pafs.FileSelector(path, recursive=True, allow_not_found=True))
+    except OSError as exc:
+        if isinstance(fs, pafs.LocalFileSystem):
+            raise
+        raise store_error(root, exc) from None
+    return [i for i in infos if i.type == pafs.FileType.File]
 
 
-def snapshot(root: Path, runs: list[str] | None = None) -> Snapshot:
+def snapshot(root: str | os.PathLike[str], runs: list[str] | None = None) -> Snapshot:
     """List the committed shards (and manifests) under root, optionally for some runs only.
 
-    Raises EmptyLakeError when a run asked for does not exist, naming the runs that do.
+    Raises EmptyLakeError when a run asked for does not exist, naming the runs that do;
+    LakeUnreachable when the store refuses or does not answer.
     """
-    snap = Snapshot(root)
+    root = os.fspath(root)
+    fs, base = resolve(root)
+    if isinstance(fs, pafs.LocalFileSystem) and os.path.isfile(base):
+        raise ValueError(f"data location {root!r} is a file, not a lake directory")
+    check_bucket(fs, base, root)
+    snap = Snapshot(root, fs=fs, base=base)
     wanted = set(runs) if runs else None
-    runs_dir = root / "runs"
-    if runs_dir.is_dir():
-        for entry in sorted(os.scandir(runs_dir), key=lambda e: e.name):
-            manifest = Path(entry.path) / "manifest.json"
-            if (wanted is None or entry.name in wanted) and manifest.is_file():
-                snap.manifests[entry.name] = manifest
-    for run, run_dir in _partitions(root / "games", "run"):
-        if wanted is not None and run not in wanted:
-            continue
-        for players, part in _partitions(run_dir, "players"):
-            if not players.isdigit():
-                continue
-            for entry in sorted(os.scandir(part), key=lambda e: e.name):
-                m = SHARD_FILE.match(entry.name)
-                if not m:
-                    continue  # a temporary file of a shard being written, or a stranger
-                rel = Path(f"run={run}") / f"players={players}" / entry.name
-                files = {t: root / t / rel for t in TABLES}
-                snap.shards.append(Shard(run, int(players), int(m.group(1)), files))
-                snap.missing += [p for t, p in files.items() if t != "games" and not p.exists()]
+    infos = snap.infos
+    for info in _listing(fs, f"{base}/runs", root):
+        infos[info.path] = info
+        parts = info.path[len(base) + 1 :].split("/")
+        if len(parts) == 3 and parts[2] == "manifest.json":
+            if wanted is None or parts[1] in wanted:
+                snap.manifests[parts[1]] = info.path
+    snap.manifests = dict(sorted(snap.manifests.items()))
+
+    def listed(table: str) -> list[pafs.FileInfo]:
+        if wanted is None:
+            return _listing(fs, f"{base}/{table}", root)
+        return [i for r in sorted(wanted) for i in _listing(fs, f"{base}/{table}/run={r}", root)]
+
+    # The games files first (the commit markers), then their siblings: whole shards only.
+    found = []
+    for info in listed("games"):
+        m = _SHARD_PATH.search(info.path)
+        if (
+            m is None
+            or not m.group(2).isdigit()
+            or info.path != (f"{base}/games/run={m.group(1)}/players={m.group(2)}/{m.group(3)}")
+        ):
+            continue  # a temporary file of a shard being written, or a stranger
+        infos[info.path] = info
+        found.append((m.group(1), m.group(2), m.group(3), int(m.group(4))))
+    for table in ("events", "rounds"):
+        for info in listed(table):
+            infos[info.path] = info
+    for run, players, name, number in sorted(found):
+        files = {t: f"{base}/{t}/run={run}/players={players}/{name}" for t in TABLES}
+        snap.shards.append(Shard(run, int(players), number, files))
+        snap.missing += [p for t, p in files.items() if t != "games" and p not in infos]
     if wanted is not None:
         unknown = sorted(wanted - set(snap.runs))
         if unknown:
@@ -156,7 +352,9 @@ def screen(snap: Snapshot) -> tuple[Snapshot, dict[str, str]]:
     problems: dict[str, str] = {}
     for run, path in snap.manifests.items():
         try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
+            manifest = snap.read_json(path)
+        except LakeUnreachable:
+            raise
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             problems[run] = f"manifest {path} is not readable JSON ({exc})"
             continue
@@ -169,6 +367,9 @@ def screen(snap: Snapshot) -> tuple[Snapshot, dict[str, str]]:
         snap.root,
         [s for s in snap.shards if s.run not in problems],
         {r: p for r, p in snap.manifests.items() if r not in problems},
-        [p for p in snap.missing if not any(f"/run={r}/" in str(p) for r in problems)],
+        [p for p in snap.missing if not any(f"/run={r}/" in p for r in problems)],
+        snap.fs,
+        snap.base,
+        snap.infos,
     )
     return kept, problems

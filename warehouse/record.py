@@ -15,10 +15,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 from typing import Any
 
-from warehouse.lake import Snapshot
+from warehouse.lake import LakeUnreachable, Snapshot
 
 RECORD = "verified.json"
 
@@ -27,46 +26,45 @@ def fingerprint(snap: Snapshot, run: str) -> str:
     """A hash of the run's manifest bytes and of every committed file's name, size and mtime."""
     h = hashlib.sha256()
     manifest = snap.manifests.get(run)
-    h.update(manifest.read_bytes() if manifest is not None else b"no manifest")
+    h.update(snap.read_bytes(manifest) if manifest is not None else b"no manifest")
     for shard in sorted((s for s in snap.shards if s.run == run), key=lambda s: s.shard):
         for table, path in sorted(shard.files.items()):
-            try:
-                st = os.stat(path)
-            except FileNotFoundError:
+            info = snap.infos.get(path)
+            if info is None:
                 h.update(f"{table} {shard.players} {shard.shard} missing\n".encode())
                 continue
             h.update(
-                f"{table} {shard.players} {shard.shard} {st.st_size} {st.st_mtime_ns}\n".encode()
+                f"{table} {shard.players} {shard.shard} {info.size} {info.mtime_ns}\n".encode()
             )
     return h.hexdigest()
 
 
 def write(snap: Snapshot, run: str, details: dict[str, Any]) -> None:
     """Record that verify passed `run` as it is now (atomically: temporary name, rename)."""
-    path = snap.root / "runs" / run / RECORD
+    path = f"{snap.base}/runs/{run}/{RECORD}"
     record = {
         "run": run,
         "verified": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
         "fingerprint": fingerprint(snap, run),
         **details,
     }
-    tmp = path.with_name(RECORD + ".tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    snap.write_bytes(path, (json.dumps(record, indent=1) + "\n").encode("utf-8"))
 
 
 def clear(snap: Snapshot, run: str) -> None:
     """Forget that verify ever passed `run` (it has just failed)."""
-    (snap.root / "runs" / run / RECORD).unlink(missing_ok=True)
+    snap.delete(f"{snap.base}/runs/{run}/{RECORD}")
 
 
 def unverified(snap: Snapshot, run: str) -> str | None:
     """Why `run` is not verified as it is now, or None when it is."""
-    path = snap.root / "runs" / run / RECORD
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    path = f"{snap.base}/runs/{run}/{RECORD}"
+    if not snap.exists(path):
         return "not verified since it was written"
+    try:
+        record = snap.read_json(path)
+    except LakeUnreachable:
+        raise
     except (OSError, ValueError):
         return f"its verify record {path} is unreadable"
     if not isinstance(record, dict) or record.get("fingerprint") != fingerprint(snap, run):
@@ -81,7 +79,10 @@ def stray_shards(snap: Snapshot, run: str) -> list[int]:
     if path is None:
         return []
     try:
-        recorded = set((json.loads(path.read_text(encoding="utf-8")).get("shards") or {}).keys())
+        manifest: Any = snap.read_json(path)
+        recorded = set((manifest.get("shards") or {}).keys())
+    except LakeUnreachable:
+        raise
     except (OSError, ValueError, AttributeError):
         return []
     return sorted(s.shard for s in snap.shards if s.run == run and str(s.shard) not in recorded)

@@ -38,6 +38,7 @@ import duckdb
 from warehouse import record as records
 from warehouse.bind import SAMPLE, Replayer, bind, find_replayer
 from warehouse.build import bind_files, build, is_view_only, ordered, scope, sql_files
+from warehouse.db import attach
 from warehouse.lake import EmptyLakeError, Shard, Snapshot, data_root, screen, snapshot
 
 EXAMPLES = 5
@@ -137,9 +138,12 @@ def _made_as(name: str, sql: str, vengeance: bool) -> str:
 
 
 def _shard_worker(
-    root: str, shard_tests: dict[str, str]
+    lake: Snapshot | str, shard_tests: dict[str, str]
 ) -> Callable[[list[Shard]], dict[str, list[dict[str, object]]]]:
-    """A function checking a batch of shards, with one DuckDB connection per thread."""
+    """A function checking a batch of shards of `lake` (a snapshot, or a root to list), with
+    one DuckDB connection per thread. A local lake's files are read by DuckDB itself; a lake
+    on another filesystem (S3, ...) through pyarrow datasets attached batch by batch."""
+    whole = lake if isinstance(lake, Snapshot) else snapshot(lake)
     local = threading.local()
     files = sql_files("intermediate")
     names = sorted(ordered(files), key=lambda name: name != TABLES_SUMMARY)  # stable
@@ -147,14 +151,17 @@ def _shard_worker(
 
     def check(shards: list[Shard]) -> dict[str, list[dict[str, object]]]:
         con = getattr(local, "con", None)
-        snap = Snapshot(root=data_root(root), shards=shards)
+        snap = whole.subset(shards)
         if con is None:
             con = local.con = duckdb.connect(":memory:")
             con.execute("SET threads = 1")
             con.execute("SET parquet_metadata_cache = true")
-            build(con, snap, layers=("staging",))
+            arrow = None if snap.local else attach(con, snap, footers=False, load=True)
+            build(con, snap, layers=("staging",), lake_table=arrow)
             local.made = {}
         else:
+            if not snap.local:
+                attach(con, snap, footers=False, load=True)
             bind_files(con, snap)
         made: dict[str, str] = local.made  # name -> how it is made now
         # The games table's summary first (it says whether the batch holds a Vengeance game),
@@ -200,7 +207,7 @@ def _shard_worker(
 def _recorded_shards(snap: Snapshot) -> dict[str, int]:
     """How many finished shards each manifest records."""
     return {
-        run: len(json.loads(path.read_text()).get("shards") or {})
+        run: len(json.loads(snap.read_text(path)).get("shards") or {})
         for run, path in snap.manifests.items()
     }
 
@@ -238,7 +245,7 @@ def verify(
         checks.setdefault(name, Check(name, about(sql))).add(rows)
 
     missing: list[dict[str, object]] = [
-        {"path": str(p), "problem": f"the {p.parts[-4]} file of a committed shard is missing"}
+        {"path": p, "problem": f"the {snap.table_of(p)} file of a committed shard is missing"}
         for p in snap.missing
     ]
     record("committed_files", "-- every committed shard has its events and rounds files", missing)
@@ -252,7 +259,7 @@ def verify(
     binding = None
     if snap.shards:
         con = duckdb.connect(":memory:")
-        build(con, snap, layers=("staging",))
+        build(con, snap, layers=("staging",), lake_table=None if snap.local else attach(con, snap))
         for name, sql in tests("lake").items():
             record(name, sql, failing_rows(con, sql))
         events = int(
@@ -260,7 +267,7 @@ def verify(
                 "SELECT coalesce(sum(num_rows), 0) FROM stg_parquet_files WHERE table_name = 'events'"
             ).fetchall()[0][0]
         )
-        manifests = {r: json.loads(p.read_text()) for r, p in snap.manifests.items()}
+        manifests = {r: json.loads(snap.read_text(p)) for r, p in snap.manifests.items()}
         binding = bind(con, manifests, replayer, replay)
         con.close()
         record(
@@ -285,9 +292,9 @@ def verify(
     shard_tests = tests("shard")
     for name, sql in shard_tests.items():
         checks.setdefault(name, Check(name, about(sql)))
-    whole = [s for s in snap.shards if all(p.exists() for p in s.files.values())]
+    whole = [s for s in snap.shards if all(snap.exists(p) for p in s.files.values())]
     batches = [whole[i : i + batch] for i in range(0, len(whole), batch)]
-    check = _shard_worker(str(root), shard_tests)
+    check = _shard_worker(snap, shard_tests)
     done = 0
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for shards, result in zip(batches, pool.map(check, batches), strict=True):

@@ -18,6 +18,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TextIO
@@ -211,6 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="flip7",
         description="Flip 7: rules engine, policies, exact solver, and tournaments at scale.",
     )
+    parser.add_argument(
+        "--version", action="version", version=f"flip7 {version()}", help="print the version"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in CORE_MODULES:
         try:
@@ -229,6 +233,14 @@ def build_parser() -> argparse.ArgumentParser:
         register(sub)
     _finish_help(parser, "")
     return parser
+
+
+def version() -> str:
+    """The installed package's version (what every run's manifest records), else 'unknown'."""
+    try:
+        return metadata.version("flip7")
+    except metadata.PackageNotFoundError:  # a source checkout that is not installed
+        return "unknown"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -41,7 +41,7 @@ def test_data_dir_defaults_to_the_lake_contract(monkeypatch, tmp_path):
     [
         (["--port", "70000"], "--port must be between 1 and 65535"),
         (["--address", "my laptop"], "is not an IP address"),
-        (["--data", "s3://bucket/lake"], "reads a local directory"),
+        (["--data", "gopher://host/lake"], "cannot open data location"),
     ],
 )
 def test_bad_options_are_one_line_errors(capsys, argv, message):

@@ -129,10 +129,11 @@ def test_missing_runs_and_empty_lakes_are_clear_errors(lake: Lake, tmp_path: Pat
 def test_data_root_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--data wins, then $FLIP7_DATA, then ./data."""
     monkeypatch.delenv("FLIP7_DATA", raising=False)
-    assert data_root() == Path("data")
+    assert data_root() == "data"
     monkeypatch.setenv("FLIP7_DATA", str(tmp_path))
-    assert data_root() == tmp_path
-    assert data_root("elsewhere") == Path("elsewhere")
+    assert data_root() == str(tmp_path)
+    assert data_root("elsewhere") == "elsewhere"
+    assert data_root("s3://bucket/lake") == "s3://bucket/lake"
 
 
 def test_snapshot_ignores_strangers(lake: Lake) -> None:

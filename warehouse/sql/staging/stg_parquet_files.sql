@@ -1,8 +1,9 @@
 -- One row per Parquet file of a committed shard with its row count from the file footer (no
--- scan): what the manifest's counts are checked against.
+-- scan): what the manifest's counts are checked against. parquet_footers (macros/lake.sql) is
+-- DuckDB's parquet_file_metadata, or the footers pyarrow read where DuckDB reads no file.
 with source as (
     select file_name, num_rows
-    from parquet_file_metadata(all_files())
+    from parquet_footers(all_files())
 ),
 
 final as (
