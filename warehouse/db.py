@@ -157,6 +157,21 @@ def problems(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None) -> l
     return [f"run {r}: {p}" for r, p in rows if runs is None or r in runs]
 
 
+def scratch(memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
+    """A private in-memory DuckDB for the warehouse's own SQL (`verify`): the readers' memory
+    limit, no extension loading itself, and nothing spilled (DuckDB's in-memory default spills
+    into .tmp/ of whatever directory the user runs it from)."""
+    return duckdb.connect(
+        ":memory:",
+        config={
+            "autoload_known_extensions": False,
+            "autoinstall_known_extensions": False,
+            "temp_directory": "",
+            "memory_limit": memory_limit,
+        },
+    )
+
+
 def seal(con: duckdb.DuckDBPyConnection) -> None:
     """Close DuckDB's sandbox on a connection: no file access, no spilling, settings locked."""
     con.execute("SET temp_directory = ''")  # already so from the start; said again before the lock

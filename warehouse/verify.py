@@ -38,7 +38,7 @@ import duckdb
 from warehouse import record as records
 from warehouse.bind import SAMPLE, Replayer, bind, find_replayer
 from warehouse.build import bind_files, build, is_view_only, ordered, scope, sql_files
-from warehouse.db import attach
+from warehouse.db import attach, scratch
 from warehouse.lake import EmptyLakeError, Shard, Snapshot, data_root, screen, snapshot
 
 EXAMPLES = 5
@@ -153,7 +153,7 @@ def _shard_worker(
         con = getattr(local, "con", None)
         snap = whole.subset(shards)
         if con is None:
-            con = local.con = duckdb.connect(":memory:")
+            con = local.con = scratch()
             con.execute("SET threads = 1")
             con.execute("SET parquet_metadata_cache = true")
             arrow = None if snap.local else attach(con, snap, footers=False, load=True)
@@ -258,7 +258,7 @@ def verify(
     events = 0
     binding = None
     if snap.shards:
-        con = duckdb.connect(":memory:")
+        con = scratch()
         build(con, snap, layers=("staging",), lake_table=None if snap.local else attach(con, snap))
         for name, sql in tests("lake").items():
             record(name, sql, failing_rows(con, sql))

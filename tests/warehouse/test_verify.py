@@ -170,3 +170,21 @@ def test_verify_on_a_lake_with_nothing_in_it(tmp_path: Path) -> None:
     """An empty directory is an error that says so, not a traceback."""
     with pytest.raises(FileNotFoundError, match="nothing to verify"):
         verify(tmp_path)
+
+
+def test_verify_scratch_database_spills_nothing_into_the_working_directory(tmp_path, monkeypatch):
+    """verify's own DuckDB (warehouse.db.scratch) keeps the readers' memory limit and never
+    spills into .tmp/ of the directory it is run from: a query over the limit fails instead."""
+    import duckdb as _duckdb
+    import pytest as _pytest
+
+    from warehouse.db import scratch
+
+    monkeypatch.chdir(tmp_path)
+    con = scratch("64MB")
+    assert con.execute("SELECT current_setting('temp_directory')").fetchall() == [("",)]
+    with _pytest.raises(_duckdb.Error):
+        con.execute(
+            "SELECT a.i, b.i FROM range(20000) a(i), range(5000) b(i) ORDER BY hash(a.i * b.i)"
+        ).fetchall()
+    assert list(tmp_path.iterdir()) == []
