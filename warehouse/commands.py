@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import re
 import sys
 import threading
@@ -30,7 +31,7 @@ import pandas as pd
 
 from warehouse import schema
 from warehouse.db import connect, problems
-from warehouse.lake import data_root
+from warehouse.lake import data_root, is_uri
 from warehouse.report import report_result
 from warehouse.text import frame
 from warehouse.verify import Verification, verify
@@ -50,6 +51,12 @@ PROMPT_HELP = (
 
 class Out(Protocol):
     def print(self, text: str = "") -> None: ...
+
+
+def _shown_root(data: str | None) -> str:
+    """The lake as the prompt names it: a URI as given, a local path made absolute."""
+    root = data_root(data)
+    return root if is_uri(root) else os.path.abspath(root)
 
 
 def one_line(exc: BaseException) -> str:
@@ -216,7 +223,7 @@ def prompt(con: duckdb.DuckDBPyConnection, args: argparse.Namespace, out: Out) -
         pass
     runs = [r for (r,) in con.execute("SELECT run FROM runs ORDER BY run").fetchall()]
     out.print(
-        f"flip7 sql over the lake at {data_root(args.data).absolute()} (runs: "
+        f"flip7 sql over the lake at {_shown_root(args.data)} (runs: "
         f"{', '.join(runs) or 'none'}; {'--write' if args.write else 'read-only'}). {PROMPT_HELP}"
     )
     buffer: list[str] = []
