@@ -174,6 +174,7 @@ EXAMPLES = {
     "replay": "flip7 replay demo 0",
     "report": "flip7 report demo --format markdown -o report.md",
     "compare": "flip7 compare demo demo-rerun --figure points_per_round",
+    "init": "flip7 init my-specs   (then: flip7 tournament run my-specs/demo.toml)",
     "sql": 'flip7 sql "SELECT * FROM win_rates LIMIT 5"',
     "plan-games": "flip7 plan-games --difference 0.01   (games to tell 1 point of win rate apart)",
     "dashboard": "flip7 dashboard --data ./data --port 8501",
@@ -191,7 +192,8 @@ GLOSSARY = {
 def _finish_help(parser: argparse.ArgumentParser, name: str) -> None:
     """Add the example and the glossary of the placeholders it uses to a parser's epilog,
     for it and its subcommands."""
-    words = {str(a.metavar) for a in parser._actions if a.metavar}
+    # A metavar may offer alternatives ("DIR|URI"): each one is a placeholder.
+    words = {w for a in parser._actions if a.metavar for w in str(a.metavar).split("|")}
     notes = [GLOSSARY[w] for w in GLOSSARY if w in words]
     extra = []
     if name in EXAMPLES:
