@@ -23,8 +23,10 @@ import json
 import os
 import struct
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -135,6 +137,28 @@ def read_table(path: Path) -> Table:
     return Table(header, bits, n_sc, n_t, states)  # type: ignore[arg-type]
 
 
+def load_cached(
+    path: Path,
+    build: Callable[[Path], None],
+    read: Callable[[Path], Any],
+    key: str,
+    target: int | None = None,
+    rebuild: bool = False,
+) -> tuple[Any, Path, bool]:
+    """A table from the cache: `build(path)` solves and writes it first when it is missing (or
+    `rebuild`), then `read(path)`; a file holding another model's (or target's) table is refused.
+    Returns (table, path, whether it was built now)."""
+    built = False
+    if rebuild or not path.exists():
+        build(path)
+        built = True
+    table = read(path)
+    if table.header.get("key") != key or (target is not None and table.target != target):
+        what = "model" if target is None else "model or target"
+        raise ValueError(f"{path} holds a table for another {what}; delete it to rebuild")
+    return table, path, built
+
+
 def load_table(
     model: Model,
     directory: str | os.PathLike[str] | None = None,
@@ -142,15 +166,11 @@ def load_table(
 ) -> tuple[Table, Path, bool]:
     """The model's table from the cache, solving and writing it first if it is missing (or
     `rebuild`). Returns (table, path, whether it was built now)."""
-    path = table_path(model, directory)
-    built = False
-    if rebuild or not path.exists():
+
+    def build(path: Path) -> None:
         from flip7.solver.solve import solve
 
         solution = solve(model)
         write_table(path, solution.space, solution.hit, {"ev": solution.moments.ev})
-        built = True
-    table = read_table(path)
-    if table.header.get("key") != model.key:
-        raise ValueError(f"{path} holds a table for another model; delete it to rebuild")
-    return table, path, built
+
+    return load_cached(table_path(model, directory), build, read_table, model.key, None, rebuild)

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flip7.solver.cache import cache_dir, dense_bits
+from flip7.solver.cache import cache_dir, dense_bits, load_cached
 from flip7.solver.kernels import HIST, forward_fast
 from flip7.solver.model import Model, Space, build_space
 from flip7.solver.race_kernel import race_backward
@@ -369,15 +369,14 @@ def load_race(
     rebuild: bool = False,
 ) -> tuple[RaceTable, Path, bool]:
     """The model's race table for `target` from the cache, solving it first if missing."""
-    path = race_path(model, target, directory)
-    built = False
-    if rebuild or not path.exists():
-        write_race(path, solve_race(model, target))
-        built = True
-    table = read_race(path)
-    if table.header.get("key") != model.key or table.target != target:
-        raise ValueError(f"{path} holds a table for another model or target; delete it")
-    return table, path, built
+    return load_cached(
+        race_path(model, target, directory),
+        lambda path: write_race(path, solve_race(model, target)),
+        read_race,
+        model.key,
+        target,
+        rebuild,
+    )
 
 
 # -- fixed round policies in the race ---------------------------------------------------------

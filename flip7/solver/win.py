@@ -43,7 +43,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from flip7.solver.cache import cache_dir, dense_bits
+from flip7.solver.cache import cache_dir, dense_bits, load_cached
 from flip7.solver.kernels import HIST
 from flip7.solver.model import Model
 from flip7.solver.race import RaceSolution, _Sweeps, solve_race
@@ -437,12 +437,11 @@ def load_win(
     rebuild: bool = False,
 ) -> tuple[WinTable, Path, bool]:
     """The win tables from the cache, solving them first if missing."""
-    path = win_path(model, target, directory)
-    built = False
-    if rebuild or not path.exists():
-        write_win(path, solve_win(model, target))
-        built = True
-    table = read_win(path)
-    if table.header.get("key") != model.key or table.target != target:
-        raise ValueError(f"{path} holds a table for another model or target; delete it")
-    return table, path, built
+    return load_cached(
+        win_path(model, target, directory),
+        lambda path: write_win(path, solve_win(model, target)),
+        read_win,
+        model.key,
+        target,
+        rebuild,
+    )
