@@ -2,9 +2,10 @@
 
 Pure functions over a game's timeline (`warehouse.queries.game_timeline`: one row per event in
 `seq` order with `round`, `kind_name`, `player`, `player_policy`, `card`, `card_label`,
-`target`, `value`, `draw_how`). A step is one card leaving the deck plus everything that follows
-it up to the next card (decisions, actions and their targets, busts, scores), so stepping goes
-card by card. The board replays those events into each seat's line of cards: display
+`target`, `value`, `draw_how`). Event texts are flip7's own (`flip7.events.Event.describe`,
+what `flip7 watch` prints), so the dashboard and the CLI tell a game in the same words. A step
+is one card leaving the deck plus everything that follows it up to the next card (decisions,
+actions and their targets, busts, scores), so stepping goes card by card. The board replays those events into each seat's line of cards: display
 bookkeeping of who holds what, not a new statistic (scores and totals are the logged ones).
 """
 
@@ -14,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+
+from flip7.events import Event, EventKind
 
 Row = dict[str, Any]
 STATUS = {"stay": "stayed", "forced_stay": "stayed", "freeze": "frozen", "bust": "busted"}
@@ -55,46 +58,28 @@ def _card(row: Row) -> str:
     return f"card #{int(card)}" if card is not None and not pd.isna(card) else "a card"
 
 
-def describe(row: Row) -> str:
-    """One line of English for an event row, e.g. 'seat 2 (ev) draws 7 (hit)'."""
-    k = row["kind_name"]
-    who = _who(row.get("player"), row.get("player_policy"))
-    to = _who(row.get("target"), row.get("target_policy"))
-    v = int(row["value"]) if row.get("value") is not None and not pd.isna(row["value"]) else 0
-    card = _card(row)
-    texts = {
-        "round_start": f"round {v} begins; {who} deals",
-        "draw": f"{who} draws {card}" + (f" ({row['draw_how']})" if row.get("draw_how") else ""),
-        "hit": f"{who} hits"
-        + {1: " (must: no cards yet)", 2: " (must: holds The Zero)"}.get(v, ""),
-        "stay": f"{who} stays with {v} points",
-        "action_played": f"{who} plays {card}" + (f" on {to}" if to != "?" else ""),
-        "action_deferred": f"{who} sets {card} aside until the Flip Three is done",
-        "action_dropped": f"{card} of {who} is dropped",
-        "freeze": f"{who} is frozen with {v} points",
-        "sc_kept": f"{who} keeps a Second Chance",
-        "sc_passed": f"{who} passes a spare Second Chance to {to}",
-        "sc_discarded": f"{who} discards a Second Chance",
-        "sc_used": f"{who} uses a Second Chance on a duplicate {card}",
-        "bust": f"{who} BUSTS on a duplicate {card}",
-        "flip7": f"{who} FLIPS 7 (+{v} bonus)",
-        "reshuffle": f"the discard pile ({v} cards) is shuffled into a new deck",
-        "round_score": f"{who} scores {v} this round",
-        "round_end": "round over: "
-        + {0: "nobody active", 1: "Flip 7", 2: "no cards left", 3: "reshuffle safety cap"}.get(
-            v, str(v)
-        ),
-        "round_cap": f"game stopped after {v} rounds (round cap)",
-        "game_end": f"{who} WINS with {v} points",
-        "modifier_given": f"{who} gives {card} to {to}",
-        "card_moved": f"{card} moves from {who} to {to} ({'swap' if v == 1 else 'steal'})",
-        "card_discarded": f"{who} loses {card} ("
-        + ("Unlucky 7" if v == 1 else f"discarded by {to}")
-        + ")",
-        "forced_stay": f"{who} must stay with {v} points",
-        "flip7_penalty": f"{who} takes {v} points from {to}",
+def _int(value: Any, missing: int = -1) -> int:
+    """A timeline cell as an int; NULL (NaN in pandas) as `missing` (the log's "not used")."""
+    return missing if value is None or pd.isna(value) else int(value)
+
+
+def is_vengeance(game: Row) -> bool:
+    """Whether a `games` row is a With a Vengeance game (its variant, e.g. 'vengeance(brutal=1)')."""
+    return str(game.get("variant", "classic")).startswith("vengeance")
+
+
+def describe(row: Row, vengeance: bool = False) -> str:
+    """One line of English for an event row, e.g. 'seat 2 (ev) draws 7 (hit)': the text the
+    `flip7 watch` transcript prints (flip7.events.Event.describe), seats named with their
+    policy. `vengeance`: the row is from a With a Vengeance game (The Zero, Flip Four)."""
+    kind = EventKind[str(row["kind_name"]).upper()]
+    player, target = _int(row.get("player")), _int(row.get("target"))
+    names = {
+        player: _who(player, row.get("player_policy")),
+        target: _who(target, row.get("target_policy")),
     }
-    return texts.get(k, f"{k} ({who})")
+    event = Event(kind, player, _int(row.get("card")), target, _int(row.get("value"), 0))
+    return event.describe(names, vengeance=vengeance)
 
 
 @dataclass
@@ -253,14 +238,14 @@ def table_height(rows: int, cap: int = 320) -> int:
     return min(cap, ROW_PX * (rows + 1) + 3)
 
 
-def log_frame(timeline: pd.DataFrame) -> pd.DataFrame:
+def log_frame(timeline: pd.DataFrame, vengeance: bool = False) -> pd.DataFrame:
     """The events as a readable log, newest first: round, sequence number and a sentence."""
     rows = timeline.to_dict("records")[::-1]
     return pd.DataFrame(
         {
             "round": [int(r["round"]) for r in rows],
             "seq": [int(r["seq"]) for r in rows],
-            "event": [describe(r) for r in rows],
+            "event": [describe(r, vengeance) for r in rows],
         }
     )
 
