@@ -58,7 +58,7 @@ def test_empty_lake_explains_how_to_run_a_tournament(empty_lake, monkeypatch):
     at = open_app(empty_lake, monkeypatch, run="")
     assert at.title[0].value == "No tournament results yet"
     # A shipped spec's name: the command works for a pip-installed flip7, without a checkout.
-    assert f"flip7 tournament run demo --out {empty_lake}" in at.code[0].value
+    assert f"flip7 tournament run demo --data {empty_lake}" in at.code[0].value
     assert not at.get("vega_lite_chart")
 
 
