@@ -301,8 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Output(io.StringIO()) if target is not None else Output()
     tee = target is None and getattr(args, "tee", False) and not args.no_file
     try:
-        if target is not None:
-            check_output_path(target)
+        if getattr(args, "output", None):  # every -o, sql's and compare's too
+            check_output_path(Path(args.output))
         code = int(args.func(args, out) or 0)
     except BrokenPipeError:
         return 0

@@ -286,3 +286,11 @@ def test_o_on_a_command_without_a_results_copy(capsys, tmp_path, monkeypatch):
     assert code == 0 and out == ""
     assert json.loads(path.read_text())["runs"] == []
     assert not (tmp_path / "results").exists()
+
+
+def test_a_bad_o_path_is_refused_before_any_command_runs(capsys, tmp_path):
+    """-o at a directory: a one-line error (exit 2) from sim and from sql alike, nothing run."""
+    for argv in (["sim", "-n", "5"], ["sql", "SELECT 1", "--data", str(tmp_path / "none")]):
+        code, out, err = run(capsys, *argv, "-o", str(tmp_path))
+        assert code == 2 and out == ""
+        assert f"-o {tmp_path}: is a directory" in err and len(err.strip().splitlines()) == 1
