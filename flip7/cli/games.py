@@ -573,7 +573,7 @@ def _emit_game(
             winner = e.player
     data.update(totals=totals, winner=winner, events=records)
     lines = _transcript(events, names, vengeance)
-    if args.format == "table" and getattr(args, "delay", 0):  # paced: print as cards come
+    if args.format == "table" and getattr(args, "delay", 0) and not args.output:  # paced
         out.print(head)
         for line, draw in lines:
             out.print(line)

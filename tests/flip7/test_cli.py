@@ -294,3 +294,19 @@ def test_a_bad_o_path_is_refused_before_any_command_runs(capsys, tmp_path):
         code, out, err = run(capsys, *argv, "-o", str(tmp_path))
         assert code == 2 and out == ""
         assert f"-o {tmp_path}: is a directory" in err and len(err.strip().splitlines()) == 1
+
+
+def test_watch_formats_and_the_paced_transcript_agree(capsys):
+    """watch --delay (paced, card by card) prints the transcript the table format prints at
+    once; --format json holds one record per transcript event, each with that line's text."""
+    argv = ["watch", "-p", "ev,sum:20", "--seed", "6", "--no-file"]
+    _, table, _ = run(capsys, *argv)
+    _, paced, _ = run(capsys, *argv, "--delay", "0.0001")
+    assert paced == table
+    _, out, _ = run(capsys, *argv, "--format", "json")
+    doc = json.loads(out)
+    events = table.splitlines()[1:-1]  # between the head line and the final line
+    assert len(doc["events"]) == len(events)
+    pairs = zip(events, doc["events"], strict=True)
+    assert all(line.strip().startswith(r["text"]) for line, r in pairs)
+    assert doc["winner"] == doc["events"][-1]["player"] and doc["lineup"] == ["ev", "sum:20"]
