@@ -67,19 +67,29 @@ def test_describe_names_seats_policies_and_targets():
     rows = timeline().to_dict("records")
     assert replay.describe(rows[6]) == "seat 0 (ev) draws 5 (hit)"
     assert replay.describe(rows[7]) == "seat 0 (ev) busts on a duplicate 5"
-    played = dict(rows[6], kind_name="action_played", card=20, target=1, target_policy="bust:0.25")
+    played = dict(
+        rows[6],
+        kind_name="action_played",
+        card=20,
+        card_label="Freeze",
+        target=1,
+        target_policy="bust:0.25",
+    )
     assert replay.describe(played) == "seat 0 (ev) plays Freeze on seat 1 (bust:0.25)"
 
 
 def _row(e, vengeance: bool) -> dict:
-    """An event as a game_timeline row (NULL where the log says -1, as the mart's joins give)."""
+    """An event as a game_timeline row: kind and card by the warehouse's names (labels.sql),
+    policies NULL where the log says -1, as the mart's joins give them."""
+    from flip7.cards import card_label
+
     policies = ["ev", "bust:0.25"]
     return {
         "kind_name": e.kind.name.lower(),
         "player": e.player,
         "player_policy": policies[e.player] if e.player >= 0 else None,
         "card": e.card,
-        "card_label": None,
+        "card_label": card_label(e.card) if e.card >= 0 else None,
         "target": e.target,
         "target_policy": policies[e.target] if e.target >= 0 else None,
         "value": e.value,
