@@ -145,7 +145,7 @@ def test_killed_driver_then_resume(reference: tuple[Path, Plan], tmp_path: Path)
     env = {**os.environ, FAULT_ENV: "delay:0.5"}  # slow shards, so the kill lands midway
     flip7 = "import sys; from flip7.cli import main; sys.exit(main())"
     cmd = [sys.executable, "-c", flip7, "tournament", "run", str(spec)]
-    cmd += ["--out", str(root), "--num-cpus", "1", "--no-progress", "--no-file"]
+    cmd += ["--data", str(root), "--num-cpus", "1", "--no-progress", "--no-file"]
     # Its own session, so that the kill takes the driver and the local Ray it started together
     # (a crashed machine), and nothing of it outlives the test.
     proc = subprocess.Popen(
