@@ -3,7 +3,7 @@
 Usage: python benchmarks/driver_memory.py [--games 200000 2000000] [--repo PATH] [--num-cpus 2]
 
 For each size, a spec of four `sum:20` seats in 10,000-game shards is run with
-`flip7 tournament run SPEC --out TMP --no-progress` in a child process (the driver; Ray's
+`flip7 tournament run SPEC --data TMP --no-progress` in a child process (the driver; Ray's
 workers, raylet and GCS are other processes). The driver's peak resident set (VmHWM) is read
 from /proc/PID/status twice: sampled every 20 ms from here, and read by the driver itself
 after `main()` returns (the exact peak; the sampled figure can only be lower). Also printed:
@@ -62,7 +62,7 @@ def measure(games: int, shard_size: int, repo: Path, num_cpus: int | None) -> di
         spec = Path(tmp, "spec.toml")
         spec.write_text(SPEC.format(name=name, games=games, shard_size=shard_size))
         lake = Path(tmp, "lake")
-        cmd = [sys.executable, "-c", DRIVER, "tournament", "run", str(spec), "--out", str(lake)]
+        cmd = [sys.executable, "-c", DRIVER, "tournament", "run", str(spec), "--data", str(lake)]
         cmd += ["--no-progress", "--no-file"]
         if num_cpus:
             cmd += ["--num-cpus", str(num_cpus)]

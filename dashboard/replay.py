@@ -2,9 +2,10 @@
 
 Pure functions over a game's timeline (`warehouse.queries.game_timeline`: one row per event in
 `seq` order with `round`, `kind_name`, `player`, `player_policy`, `card`, `card_label`,
-`target`, `value`, `draw_how`). A step is one card leaving the deck plus everything that follows
-it up to the next card (decisions, actions and their targets, busts, scores), so stepping goes
-card by card. The board replays those events into each seat's line of cards: display
+`target`, `value`, `draw_how`). Event texts are word for word what `flip7 watch` prints
+(`flip7.events.Event.describe`), so the dashboard and the CLI tell a game alike. A step
+is one card leaving the deck plus everything that follows it up to the next card (decisions,
+actions and their targets, busts, scores), so stepping goes card by card. The board replays those events into each seat's line of cards: display
 bookkeeping of who holds what, not a new statistic (scores and totals are the logged ones).
 """
 
@@ -55,44 +56,78 @@ def _card(row: Row) -> str:
     return f"card #{int(card)}" if card is not None and not pd.isna(card) else "a card"
 
 
-def describe(row: Row) -> str:
-    """One line of English for an event row, e.g. 'seat 2 (ev) draws 7 (hit)'."""
-    k = row["kind_name"]
-    who = _who(row.get("player"), row.get("player_policy"))
-    to = _who(row.get("target"), row.get("target_policy"))
-    v = int(row["value"]) if row.get("value") is not None and not pd.isna(row["value"]) else 0
-    card = _card(row)
+def _int(value: Any, missing: int = -1) -> int:
+    """A timeline cell as an int; NULL (NaN in pandas) as `missing` (the log's "not used")."""
+    return missing if value is None or pd.isna(value) else int(value)
+
+
+def is_vengeance(game: Row) -> bool:
+    """Whether a `games` row is a With a Vengeance game (its variant, e.g. 'vengeance(brutal=1)')."""
+    return str(game.get("variant", "classic")).startswith("vengeance")
+
+
+#: How a card was drawn, by a draw's value (flip7.events.DrawHow), named as the CLI names it.
+DRAW_HOW = ("deal", "hit", "Flip Three", "Just One More", "Flip Four")
+ROUND_ENDS = (
+    "nobody active",
+    "Flip 7",
+    "no cards left",
+    "stopped by the reshuffle safety cap",
+)
+FIRST_VENGEANCE_CARD = 23  # flip7.cards.Card.UNLUCKY_7: Vengeance's own card ids start here
+
+
+def describe(row: Row, vengeance: bool = False) -> str:
+    """One line of English for an event row, e.g. 'seat 2 (ev) draws 7 (hit)': word for word
+    the text `flip7 watch` prints (flip7.events.Event.describe; a test holds the two to the
+    same words for every kind in both variants), with seats named with their policy. Written
+    out here because the dashboard imports nothing of the rules core (a lake's policy names
+    stay text to it). `vengeance`: the row is from a With a Vengeance game."""
+    k = str(row["kind_name"])
+    p, t = _int(row.get("player")), _int(row.get("target"))
+    who, to = _who(p, row.get("player_policy")), _who(t, row.get("target_policy"))
+    c, v = _int(row.get("card")), _int(row.get("value"), 0)
+    card = "The Zero" if vengeance and c == 0 else _card(row)
+    if k == "round_start":
+        return f"-- round {v}, dealer {who} --"
+    if k == "draw":
+        return f"{who} draws {card} ({DRAW_HOW[v]})"
+    if k == "hit":
+        return who + " hits" + ["", " (no cards, must hit)", " (holds The Zero, must hit)"][v]
+    if k == "action_deferred":
+        flip = "Flip Four" if vengeance or c >= FIRST_VENGEANCE_CARD else "Flip Three"
+        return f"{who} sets {card} aside until the {flip} is done"
+    if k == "bust" and c < 0:  # Vengeance: a Steal or Swap left two of a number in the row
+        return f"{who} busts: a card moved in duplicates a number"
+    if k == "modifier_given" and t == p:
+        return f"{who} keeps {card}"
+    if k == "card_moved":
+        if v == 0:  # Steal: the receiver chose
+            return f"{to} steals {card} from {who}"
+        return f"{card} goes from {who} to {to} (Swap)"
+    sc_why = "unused at round end" if v else "nobody can take it"
     texts = {
-        "round_start": f"round {v} begins; {who} deals",
-        "draw": f"{who} draws {card}" + (f" ({row['draw_how']})" if row.get("draw_how") else ""),
-        "hit": f"{who} hits"
-        + {1: " (must: no cards yet)", 2: " (must: holds The Zero)"}.get(v, ""),
-        "stay": f"{who} stays with {v} points",
-        "action_played": f"{who} plays {card}" + (f" on {to}" if to != "?" else ""),
-        "action_deferred": f"{who} sets {card} aside until the Flip Three is done",
-        "action_dropped": f"{card} of {who} is dropped",
-        "freeze": f"{who} is frozen with {v} points",
+        "stay": f"{who} stays with {v}",
+        "action_played": f"{who} plays {card}" + (f" on {to}" if t >= 0 else ""),
+        "action_dropped": f"{who}'s {card} is dropped",
+        "freeze": f"{who} is frozen with {v}",
         "sc_kept": f"{who} keeps a Second Chance",
         "sc_passed": f"{who} passes a spare Second Chance to {to}",
-        "sc_discarded": f"{who} discards a Second Chance",
+        "sc_discarded": f"{who} discards a Second Chance ({sc_why})",
         "sc_used": f"{who} uses a Second Chance on a duplicate {card}",
-        "bust": f"{who} BUSTS on a duplicate {card}",
-        "flip7": f"{who} FLIPS 7 (+{v} bonus)",
-        "reshuffle": f"the discard pile ({v} cards) is shuffled into a new deck",
-        "round_score": f"{who} scores {v} this round",
-        "round_end": "round over: "
-        + {0: "nobody active", 1: "Flip 7", 2: "no cards left", 3: "reshuffle safety cap"}.get(
-            v, str(v)
-        ),
-        "round_cap": f"game stopped after {v} rounds (round cap)",
-        "game_end": f"{who} WINS with {v} points",
+        "bust": f"{who} busts on a duplicate {card}",
+        "flip7": f"{who} FLIPS 7!" + (f" (+{v})" if v else ""),
+        "reshuffle": f"the discard pile ({v} cards) is reshuffled into a new deck",
+        "round_score": f"{who} scores {v}",
+        "round_end": "round over: " + (ROUND_ENDS[v] if 0 <= v < len(ROUND_ENDS) else str(v)),
+        "round_cap": f"game stopped after {v} rounds (max_rounds)",
+        "game_end": f"{who} wins with {v}",
         "modifier_given": f"{who} gives {card} to {to}",
-        "card_moved": f"{card} moves from {who} to {to} ({'swap' if v == 1 else 'steal'})",
         "card_discarded": f"{who} loses {card} ("
-        + ("Unlucky 7" if v == 1 else f"discarded by {to}")
+        + ("Unlucky 7" if v else f"Discard by {to}")
         + ")",
-        "forced_stay": f"{who} must stay with {v} points",
-        "flip7_penalty": f"{who} takes {v} points from {to}",
+        "forced_stay": f"{who} must stay with {v} (Just One More)",
+        "flip7_penalty": f"{who} gives -{v} to {to} instead of taking the bonus",
     }
     return texts.get(k, f"{k} ({who})")
 
@@ -253,14 +288,14 @@ def table_height(rows: int, cap: int = 320) -> int:
     return min(cap, ROW_PX * (rows + 1) + 3)
 
 
-def log_frame(timeline: pd.DataFrame) -> pd.DataFrame:
+def log_frame(timeline: pd.DataFrame, vengeance: bool = False) -> pd.DataFrame:
     """The events as a readable log, newest first: round, sequence number and a sentence."""
     rows = timeline.to_dict("records")[::-1]
     return pd.DataFrame(
         {
             "round": [int(r["round"]) for r in rows],
             "seq": [int(r["seq"]) for r in rows],
-            "event": [describe(r) for r in rows],
+            "event": [describe(r, vengeance) for r in rows],
         }
     )
 

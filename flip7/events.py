@@ -40,7 +40,7 @@ receiver is -1 for Steal, Swap and Discard (the moves say who was affected).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from flip7.cards import PLUS_VALUE, Card, card_label, face_value, is_number
@@ -131,10 +131,17 @@ class Event:
     value: int
 
     def describe(
-        self, names: Sequence[str] | None = None, *, you: int = -1, vengeance: bool = False
+        self,
+        names: Sequence[str] | Mapping[int, str] | None = None,
+        *,
+        you: int = -1,
+        vengeance: bool = False,
     ) -> str:
-        """One line of English, e.g. 'P2 draws 7 (hit)'. Seat `you` reads in the second person
-        ('you draw 7 (hit)', 'you are frozen with 12'); `vengeance` names the 0 The Zero."""
+        """One line of English, e.g. 'P2 draws 7 (hit)': the one text of an event that `watch`,
+        `play`, `replay` and the dashboard's replay all print. `names[seat]` names a seat
+        (default `P<seat>`); seat `you` reads in the second person ('you draw 7 (hit)', 'you
+        are frozen with 12'); `vengeance` (a With a Vengeance game) names the 0 The Zero and
+        the draw that sets cards aside a Flip Four."""
 
         def who(p: int) -> str:
             if p == you:
@@ -164,7 +171,9 @@ class Event:
             on = "" if t < 0 else " on yourself" if t == p == you else f" on {who(t)}"
             return f"{does(p, 'plays', 'play')} {card(c)}{on}"
         if k == EventKind.ACTION_DEFERRED:
-            flip = "Flip Four" if c >= Card.UNLUCKY_7 else "Flip Three"
+            # Vengeance has no Flip Three; its own cards (ids from the Unlucky 7 on) say so
+            # even where the caller does not.
+            flip = "Flip Four" if vengeance or c >= Card.UNLUCKY_7 else "Flip Three"
             return f"{does(p, 'sets', 'set')} {card(c)} aside until the {flip} is done"
         if k == EventKind.ACTION_DROPPED:
             return f"{whose(p)} {card(c)} is dropped"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from argparse import SUPPRESS
 from typing import TYPE_CHECKING, Any
 
 from flip7 import format as fmt
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from flip7.cli import add_format_option, add_output_options
+    from flip7.cli import DeprecatedAlias, add_format_option, add_output_options
 
     p = sub.add_parser("tournament", help="run tournaments on Ray; list and inspect runs")
     tsub = p.add_subparsers(dest="tournament_command", metavar="ACTION", required=True)
@@ -40,11 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "(default: start a local Ray just for this run)",
     )
     r.add_argument(
-        "--out",
-        metavar="URI",
-        help="data root: a directory or any pyarrow filesystem URI such as s3://bucket/prefix "
-        "(default: the spec's `out`, else $FLIP7_DATA, else ./data)",
+        "--data",
+        metavar="DIR|URI",
+        help="the lake to write: a directory or any pyarrow filesystem URI such as "
+        "s3://bucket/prefix (default: the spec's `out`, else $FLIP7_DATA, else ./data)",
     )
+    # The lake was `--out` before: -o/--output is the output file in every command.
+    r.add_argument("--out", dest="data", action=DeprecatedAlias, new="--data", help=SUPPRESS)
     r.add_argument("--resume", action="store_true", help="finish a run: only missing shards run")
     r.add_argument(
         "--scale",
@@ -92,12 +95,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("run", metavar="RUN")
     _data_option(s)
     add_format_option(s)
-    s.set_defaults(func=cmd_status, tee=False)
+    add_output_options(s, results_copy=False)
+    s.set_defaults(func=cmd_status)
 
     ls = tsub.add_parser("list", help="the runs in the data root")
     _data_option(ls)
     add_format_option(ls)
-    ls.set_defaults(func=cmd_list, tee=False)
+    add_output_options(ls, results_copy=False)
+    ls.set_defaults(func=cmd_list)
 
     rp = sub.add_parser(
         "replay", help="re-simulate a logged game from its seed and compare it event by event"
@@ -106,7 +111,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     rp.add_argument("game", metavar="GAME", type=int, help="game id within the run")
     _data_option(rp)
     allow_policy_option(rp)
-    rp.set_defaults(func=cmd_replay, tee=False)
+    add_format_option(rp)
+    add_output_options(rp, results_copy=False)
+    rp.set_defaults(func=cmd_replay)
 
     register_plan_games(sub)  # flip7 plan-games: size a comparison before running it
     register_init(sub)  # flip7 init: copy the shipped specs out for editing
@@ -136,7 +143,7 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     spec = load_spec(args.spec)  # every spec error surfaces here, before Ray starts
     plan = make_plan(spec, run=args.run, scale=args.scale, engine=args.engine)
     timeout = args.policy_timeout if args.policy_timeout is not None else spec.policy_timeout
-    root = args.out or spec.out or default_root()
+    root = args.data or spec.out or default_root()
     sizes = sorted({c.players for c in plan.cells})
     out.print(
         f"tournament {plan.run}: {len(plan.cells)} cells, {len(plan.shards)} shards, "
@@ -152,7 +159,7 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     if args.address and "://" not in normalize_root(root):
         out.print(
             "(a local path: every node of the cluster must see it, e.g. a shared mount; "
-            "otherwise use --out s3://... or another shared filesystem URI)"
+            "otherwise use --data s3://... or another shared filesystem URI)"
         )
     report = run_tournament(
         plan,
@@ -217,8 +224,8 @@ def engine_line(plan: Plan) -> str:
 
 def _resume_flags(args: argparse.Namespace, run: str) -> str:
     flags = ""
-    if args.out:
-        flags += f" --out {args.out}"
+    if args.data:
+        flags += f" --data {args.data}"
     if args.scale != 1.0:
         flags += f" --scale {args.scale:g}"
     if args.run:
@@ -300,7 +307,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
             flags += f" --scale {m['scale']:g}"
         result.line(
             "  (if no driver is running any more, finish it with: "
-            f"flip7 tournament run {spec} --resume --out {lake.uri}{flags})"
+            f"flip7 tournament run {spec} --resume --data {lake.uri}{flags})"
         )
     result.line("  cells:")
     cells = Table(
@@ -397,22 +404,47 @@ def _done_of_fields(name: str, pair: tuple[int, int] | None) -> dict[str, int | 
 
 
 def cmd_replay(args: argparse.Namespace, out: Output) -> int:
+    from flip7.cli.games import event_records, events_table
+    from flip7.events import EventLog
+
     check_run_name(args.run, "RUN")
     game = load_logged_game(args.run, args.game, args.data)
     replayed = resimulate(game, allow=args.allow_policy)
     result = compare(game["events"], replayed)
     names = [f"P{s}:{spec}" for s, spec in enumerate(game["policies"])]
+    vengeance = str(game["variant"]).startswith("vengeance")
+    records = event_records(EventLog(game["events"]), names, vengeance)
+    data: dict[str, Any] = {
+        "command": "replay",
+        "run": args.run,
+        "game": args.game,
+        "shard": game["shard"],
+        "lineup": list(game["policies"]),
+        "ruleset": game["ruleset"],
+        "variant": game["variant"],
+        "seed": game["seed"],
+        "matches": result.equal,
+        "logged": result.logged,
+        "replayed": result.replayed,
+        "first_difference": result.first_difference,
+        "events": records,
+    }
     head = (
         f"run {args.run}, game {args.game} (shard {game['shard']}, seed {game['seed']}, "
         f"ruleset {game['ruleset']}, seats {', '.join(game['policies'])})"
     )
+    report = Result(data)
     if result.equal:
-        out.print(f"{head}: replay matches the log, all {result.logged} events")
-        return 0
-    i = result.first_difference
-    assert i is not None
-    out.print(f"{head}: replay DIFFERS from the log at event {i}")
-    out.print(f"  logged:   {describe_event(game['events'], i, names)}")
-    out.print(f"  replayed: {describe_event(replayed, i, names)}")
-    out.print(f"  ({result.logged} events logged, {result.replayed} replayed)")
-    return 1
+        report.line(f"{head}: replay matches the log, all {result.logged} events")
+    else:
+        i = result.first_difference
+        assert i is not None
+        report.line(f"{head}: replay DIFFERS from the log at event {i}")
+        report.line(f"  logged:   {describe_event(game['events'], i, names, vengeance)}")
+        report.line(f"  replayed: {describe_event(replayed, i, names, vengeance)}")
+        report.line(f"  ({result.logged} events logged, {result.replayed} replayed)")
+    # the logged events: csv rows and a markdown table; the table format shows the comparison
+    table = events_table(records, [])
+    report.table(table)
+    out.emit(report, args.format)
+    return 0 if result.equal else 1

@@ -161,13 +161,14 @@ def resimulate(game: dict[str, Any], allow: Sequence[str] = ()) -> list[int]:
     return engine.run().events
 
 
-def describe_event(flat: list[int], i: int, names: list[str]) -> str:
-    """Event i of a flat buffer as `#i (k,p,c,t,v) English`, or `(none)` past the end."""
+def describe_event(flat: list[int], i: int, names: list[str], vengeance: bool = False) -> str:
+    """Event i of a flat buffer as `(k, p, c, t, v)  English`, or `(none ...)` past the end;
+    `vengeance`: a With a Vengeance game (its cards and draws by their names)."""
     if (i + 1) * WIDTH > len(flat):
         return "(none: the stream ended)"
     k, p, c, t, v = flat[i * WIDTH : (i + 1) * WIDTH]
     try:
-        text = Event(EventKind(k), p, c, t, v).describe(names)
+        text = Event(EventKind(k), p, c, t, v).describe(names, vengeance=vengeance)
     except (ValueError, IndexError, KeyError):
         text = "(not a valid event)"
     return f"({k}, {p}, {c}, {t}, {v})  {text}"

@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from flip7.cli import add_format_option, add_output_options
+from flip7.cli import add_format_option, add_output_option, add_output_options
 
 FORMATS = ("table", "csv", "json", "parquet")
 
@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--run", action="append", metavar="RUN", help="only this run (repeat for several)"
     )
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the result here, not stdout")
+    add_output_option(p)  # written by warehouse.commands.emit (parquet too)
     p.add_argument("--max-rows", type=int, default=200, help="rows shown in table format")
     p.add_argument(
         "--write",
@@ -133,7 +133,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="what to compare (default: win_rate)",
     )
     c.add_argument("--format", choices=FORMATS, default="table", help="output format")
-    c.add_argument("-o", "--output", metavar="FILE", help="write the result here, not stdout")
+    add_output_option(c)
     c.set_defaults(func=run_compare, tee=False, max_rows=None)
 
     r = sub.add_parser(

@@ -96,7 +96,7 @@ def connect(
         raise EmptyLakeError(
             f"no committed shards of {which} under {root} (runs there: "
             f"{', '.join(snap.runs) or 'none'}{left_out}); write one with `flip7 tournament run "
-            f"SPEC --out {root}`, or point --data / $FLIP7_DATA at a lake"
+            f"SPEC --data {root}`, or point --data / $FLIP7_DATA at a lake"
         )
     # Read-only: no extension loads itself, and nothing spills to disk, even while the marts
     # are computed (DuckDB's in-memory default spills to .tmp/ in the working directory).

@@ -22,9 +22,9 @@ st.markdown(
     "**Check again**:"
 )
 st.code(
-    f"flip7 tournament run demo --out {ROOT}\n"
+    f"flip7 tournament run demo --data {ROOT}\n"
     f"# or a quick look at a tenth of the games:\n"
-    f"flip7 tournament run demo --out {ROOT} --scale 0.1",
+    f"flip7 tournament run demo --data {ROOT} --scale 0.1",
     language="bash",
 )
 st.markdown(

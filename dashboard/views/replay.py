@@ -64,6 +64,7 @@ if row is None:
     row = found.to_dict("records")[0]
 st.caption(replay.game_label(row))
 seats = replay.lineup(row)
+vengeance = replay.is_vengeance(row)
 timeline = data.game_timeline(f.root, f.run, game)
 ends = replay.steps(timeline)
 starts = replay.round_starts(timeline, ends)
@@ -121,7 +122,7 @@ current_round = int(timeline.iloc[end]["round"])
 
 st.subheader(f"Round {current_round} · card {step} of {last}")
 for event in timeline.iloc[first : end + 1].to_dict("records"):
-    st.markdown(f"- {replay.describe(event)}")
+    st.markdown(f"- {replay.describe(event, vengeance)}")
 with st.container(border=True):
     for seat in replay.board(timeline, seats, end):
         st.markdown(replay.seat_line(seat))
@@ -135,7 +136,7 @@ st.caption(
     "Points after each round, from the logged round scores; the big dots mark the round on screen."
 )
 st.subheader("Every event so far (newest first)")
-log = replay.log_frame(timeline.iloc[: end + 1])
+log = replay.log_frame(timeline.iloc[: end + 1], vengeance)
 # As tall as its rows up to 320 px: no blank filler rows under a short log.
 st.dataframe(
     log,

@@ -6,8 +6,10 @@ report, warehouse, dashboard) register through the `flip7.commands` entry-point 
 rules core never imports them. Each module exposes `register(subparsers)`, adding parsers whose
 `func(args, out) -> int` runs the command.
 
-Every command's printed output also goes to `results/<command>-<timestamp>.txt` unless the
-command opts out (`tee=False`), `-o PATH` picks the file, or `--no-file` skips it.
+`-o PATH` means one thing in every command that takes it: write the command's output to PATH
+(replacing it) instead of the terminal. Without it, a command whose output is worth keeping
+prints it and also keeps a copy, `results/<command>-<timestamp>.txt` (never one an earlier run
+wrote; `--no-file` skips it).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -81,17 +84,52 @@ def check_output_path(path: Path) -> None:
             path.unlink()
 
 
+#: What -o means, in every command that takes it (flip7 sql and compare too).
+OUTPUT_HELP = (
+    "write the output to PATH instead of the terminal (replacing PATH), in the chosen --format"
+)
+#: The results copy of a command whose output is worth keeping.
 RESULTS_HELP = (
-    "also write the output to PATH (default: a new file results/<command>-<timestamp>.txt, "
-    "never one an earlier run wrote: a second run in the same second gets -2, -3, ...)"
+    "do not keep the results copy (by default the output is also saved to a new file "
+    "results/<command>-<timestamp>.txt, never one an earlier run wrote: a second run in the "
+    "same second gets -2, -3, ...)"
 )
 
 
-def add_output_options(parser: argparse.ArgumentParser) -> None:
-    """-o PATH / --no-file, for commands whose output is worth keeping."""
-    parser.add_argument("-o", "--output", metavar="PATH", help=RESULTS_HELP)
-    parser.add_argument("--no-file", action="store_true", help="do not write a results file")
-    parser.set_defaults(tee=True)
+def add_output_option(parser: argparse.ArgumentParser, metavar: str = "PATH") -> None:
+    """-o/--output PATH alone, for a command that writes PATH itself (flip7 sql, compare)."""
+    parser.add_argument("-o", "--output", metavar=metavar, help=OUTPUT_HELP)
+
+
+def add_output_options(parser: argparse.ArgumentParser, results_copy: bool = True) -> None:
+    """-o PATH (main writes the output there instead of the terminal) and, for a command whose
+    output is worth keeping, --no-file (no results copy)."""
+    add_output_option(parser)
+    if results_copy:
+        parser.add_argument("--no-file", action="store_true", help=RESULTS_HELP)
+    parser.set_defaults(tee=results_copy, redirect=True)
+
+
+class DeprecatedAlias(argparse.Action):
+    """An old spelling of an option: still works, with one line on stderr naming the new one."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, new: str, **kwargs: object):
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(
+            f"{parser.prog}: warning: {option_string} is deprecated and will go; use {self.new} "
+            "(the same meaning)",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, values)
 
 
 def add_format_option(parser: argparse.ArgumentParser) -> None:
@@ -257,10 +295,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from flip7.engine import PolicyError
 
-    out = Output()
-    tee = getattr(args, "tee", False) and not args.no_file
+    # -o PATH: the output goes to PATH instead of the terminal (commands marked `redirect`;
+    # sql and compare write their -o file themselves).
+    target = Path(args.output) if getattr(args, "redirect", False) and args.output else None
+    out = Output(io.StringIO()) if target is not None else Output()
+    tee = target is None and getattr(args, "tee", False) and not args.no_file
     try:
-        if tee and args.output:
+        if getattr(args, "output", None):  # every -o, sql's and compare's too
             check_output_path(Path(args.output))
         code = int(args.func(args, out) or 0)
     except BrokenPipeError:
@@ -276,16 +317,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The machine refused (a read-only or full disk, an unreachable Ray): one line.
         print(f"flip7 {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 1
-    if tee and out.lines:
-        path = Path(args.output) if args.output else Path("results") / f"{args.command}-..."
+    if target is not None or (tee and out.lines):
+        path = target or Path("results") / f"{args.command}-..."
         try:
-            if not args.output:
+            if target is None:
                 path = results_path(str(args.command))
             out.write_file(path)
         except OSError as exc:
             print(
                 f"flip7 {args.command}: error: cannot save the output to {path} "
-                f"({exc.strerror or exc}); it was printed above",
+                f"({exc.strerror or exc})" + ("" if target else "; it was printed above"),
                 file=sys.stderr,
             )
             return 1

@@ -8,6 +8,7 @@ import shlex
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,9 @@ if TYPE_CHECKING:
     from flip7.cli import Output
 
 
-def _common(p: argparse.ArgumentParser, policies: str | None, seed: int = 1) -> None:
+def _common(
+    p: argparse.ArgumentParser, policies: str | None, seed: int = 1, output: bool = True
+) -> None:
     from flip7.cli import add_output_options
 
     if policies is not None:
@@ -61,12 +64,14 @@ def _common(p: argparse.ArgumentParser, policies: str | None, seed: int = 1) -> 
         type=int,
         help="table size; the policy list is repeated to fill it (default: one seat per policy)",
     )
-    add_output_options(p)
+    if output:
+        add_output_options(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("play", help="play against bots at the terminal")
-    _common(p, "ev,bust:0.25,sum:20", seed=int(time.time()))
+    # Interactive: the game is played at the terminal, so no -o and no results copy.
+    _common(p, "ev,bust:0.25,sum:20", seed=int(time.time()), output=False)
     p.set_defaults(func=cmd_play, tee=False)
 
     p = sub.add_parser("sim", help="simulate games: win rate and points per round per policy")
@@ -92,7 +97,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--run", help="show a game logged by a tournament run instead")
     p.add_argument("--game", type=int, help="game id within --run (default 0)")
     p.add_argument("--data", help="tournament data directory (with --run)")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds to pause between cards")
+    p.add_argument(
+        "--delay", type=float, default=0.0, help="seconds to pause between cards (table format)"
+    )
+    _format_option(p)
     p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("rules", help="deck, scoring, policies and rulesets")
@@ -478,16 +486,126 @@ def cmd_watch(args: argparse.Namespace, out: Output) -> int:
             result = play_game(ruleset, lineup, args.seed, variant=variant)
         else:
             result = variant.new_engine(ruleset, lineup, args.seed).run()
-    out.print(
-        f"one game: {', '.join(names)}; ruleset {ruleset}; seed {args.seed}; "
-        + _engine_line(engine_name, note)
+    data: dict[str, object] = {
+        "command": "watch",
+        "lineup": [p.spec for p in lineup],
+        "ruleset": str(ruleset),
+        "variant": str(variant),
+        "seed": args.seed,
+        "engine": engine_name,
+    }
+    head = f"one game: {', '.join(names)}; ruleset {ruleset}; seed {args.seed}; " + _engine_line(
+        engine_name, note
     )
-    _print_events(EventLog(result.events), names, out, args.delay, variant.name == "vengeance")
-    out.print(
+    final = (
         f"final: {', '.join(f'{n} {t}' for n, t in zip(names, result.totals, strict=True))}"
         f"; seed {args.seed}"
     )
+    events = EventLog(result.events)
+    _emit_game(out, args, data, head, events, names, variant.name == "vengeance", final)
     return 0
+
+
+def event_records(
+    events: EventLog, names: Sequence[str], vengeance: bool = False
+) -> list[dict[str, object]]:
+    """A game's events as records for scripts (`--format json|csv` of watch and replay): seq,
+    round, kind (as the warehouse names it), player, card, card_label, target, value (-1 and
+    null where the kind does not use a field; docs/output.md) and the text watch prints."""
+    records: list[dict[str, object]] = []
+    round_no = 0
+    for seq, e in enumerate(events):
+        if e.kind == EventKind.ROUND_START:
+            round_no = e.value
+        label = None
+        if e.card >= 0:
+            label = "The Zero" if vengeance and e.card == Card.N0 else card_label(e.card)
+        records.append(
+            {
+                "seq": seq,
+                "round": round_no,
+                "kind": e.kind.name.lower(),
+                "player": e.player,
+                "card": e.card,
+                "card_label": label,
+                "target": e.target,
+                "value": e.value,
+                "text": e.describe(names, vengeance=vengeance),
+            }
+        )
+    return records
+
+
+def _transcript(events: EventLog, names: Sequence[str], vengeance: bool) -> list[tuple[str, bool]]:
+    """watch's lines, one per event, each with whether it is a card drawn (--delay paces those):
+    events indented under their round, each round score with the seat's running total."""
+    totals = [0] * len(names)
+    lines = []
+    for e in events:
+        line = e.describe(names, vengeance=vengeance)
+        if e.kind == EventKind.ROUND_SCORE:
+            totals[e.player] += e.value
+            line += f" (total {totals[e.player]})"
+        indent = "" if e.kind in (EventKind.ROUND_START, EventKind.GAME_END) else "    "
+        lines.append((indent + line, e.kind == EventKind.DRAW))
+    return lines
+
+
+def _emit_game(
+    out: Output,
+    args: argparse.Namespace,
+    data: dict[str, object],
+    head: str,
+    events: EventLog,
+    names: Sequence[str],
+    vengeance: bool,
+    final: str | None = None,
+) -> None:
+    """One game in --format: the transcript (table), its events as records (json, csv), or a
+    table of round and event (markdown). JSON adds the seats' totals and the winner."""
+    records = event_records(events, names, vengeance)
+    totals = [0] * len(names)
+    winner = None
+    for e in events:
+        if e.kind == EventKind.ROUND_SCORE:
+            totals[e.player] += e.value
+        elif e.kind == EventKind.GAME_END:
+            winner = e.player
+    data.update(totals=totals, winner=winner, events=records)
+    lines = _transcript(events, names, vengeance)
+    if args.format == "table" and getattr(args, "delay", 0) and not args.output:  # paced
+        out.print(head)
+        for line, draw in lines:
+            out.print(line)
+            if draw:
+                time.sleep(args.delay)
+        if final is not None:
+            out.print(final)
+        return
+    result = fmt.Result(data, [head])
+    result.table(events_table(records, [line for line, _ in lines]))
+    if final is not None:
+        result.line(final)
+    out.emit(result, args.format)
+
+
+def events_table(records: list[dict[str, object]], transcript: list[str]) -> fmt.Table:
+    """The events as a table: round and text (markdown), every field of a record (csv), the
+    transcript's own lines (table format)."""
+    return fmt.Table(
+        [
+            fmt.Column("round"),
+            fmt.Column(
+                "event",
+                lambda rec: str(rec["text"]),
+                right=False,
+                split=lambda _, rec: dict(rec),
+            ),
+        ],
+        [[rec["round"], rec] for rec in records],
+        title="events",
+        text=lambda colour: transcript,
+    )
 
 
 def _choose_engine(
@@ -501,22 +619,6 @@ def _choose_engine(
     return choose_engine(requested, lineup, ruleset, variant)
 
 
-def _print_events(
-    events: EventLog, names: list[str], out: Output, delay: float, vengeance: bool = False
-) -> None:
-    totals = [0] * len(names)
-    for e in events:
-        line = e.describe(names, vengeance=vengeance)
-        if e.kind == EventKind.ROUND_SCORE:
-            totals[e.player] += e.value
-            line += f" (total {totals[e.player]})"
-        out.print(
-            ("    " if e.kind not in (EventKind.ROUND_START, EventKind.GAME_END) else "") + line
-        )
-        if delay and e.kind == EventKind.DRAW:
-            time.sleep(delay)
-
-
 def _watch_logged(args: argparse.Namespace, out: Output) -> int:
     """A logged game, through whichever package registered a `flip7.logged_games` loader."""
     loaders = list(entry_points(group="flip7.logged_games"))
@@ -525,12 +627,21 @@ def _watch_logged(args: argparse.Namespace, out: Output) -> int:
     number = 0 if args.game is None else args.game
     game = loaders[0].load()(args.run, number, args.data)
     names = [f"P{s}:{spec}" for s, spec in enumerate(game["policies"])]
-    out.print(
+    head = (
         f"run {args.run}, game {number}: {', '.join(names)}; ruleset {game['ruleset']}; "
         f"seed {game['seed']}"
     )
+    data: dict[str, object] = {
+        "command": "watch",
+        "run": args.run,
+        "game": number,
+        "lineup": list(game["policies"]),
+        "ruleset": str(game["ruleset"]),
+        "variant": str(game.get("variant", "classic")),
+        "seed": game["seed"],
+    }
     vengeance = str(game.get("variant", "classic")).startswith("vengeance")
-    _print_events(EventLog(game["events"]), names, out, args.delay, vengeance)
+    _emit_game(out, args, data, head, EventLog(game["events"]), names, vengeance)
     return 0
 
 
@@ -586,7 +697,8 @@ def cmd_play(args: argparse.Namespace, out: Output) -> int:
 def totals_table(names: list[str], totals: list[int]) -> list[str]:
     """One line per seat, names padded to the longest so the totals line up."""
     width = max(len(n) for n in names)
-    return [f"{n:<{width}} {t:>4}" for n, t in zip(names, totals, strict=True)]
+    tw = max(4, *(len(str(t)) for t in totals))
+    return [f"{n:<{width}} {t:>{tw}}" for n, t in zip(names, totals, strict=True)]
 
 
 def _replay_lines(args: argparse.Namespace, bots: list[Policy], out: Output) -> None:

@@ -6,6 +6,7 @@ import argparse
 import io
 import textwrap
 import time
+from typing import Any
 
 from flip7.cli import Output
 
@@ -55,6 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     p = sub.add_parser("advice", help="the optimal policy as a bust-risk rule a person can use")
     _model_option(p)
+    add_format_option(p)
     add_output_options(p)
     p.set_defaults(func=cmd_advice)
 
@@ -308,12 +310,103 @@ def cmd_advice(args: argparse.Namespace, out: Output) -> int:
     from flip7.solver.solve import solve
 
     start = time.perf_counter()
-    model, _ = _header(out, args.model)
-    out.print("")
-    for line in report(advise(solve(model))):  # type: ignore[arg-type]
-        out.print(line)
-    out.print(f"(total {time.perf_counter() - start:.2f} s)")
+    head = Output(io.StringIO())
+    model, _ = _header(head, args.model)
+    result = advice_result(advise(solve(model)), model.assumptions(), report)  # type: ignore[arg-type, attr-defined]
+    result.blocks[:0] = [*head.lines, ""]
+    result.line(f"(total {time.perf_counter() - start:.2f} s)")
+    out.emit(result, args.format)
     return 0
+
+
+def advice_result(advice: Any, assumptions: str, report: Any) -> Any:
+    """`flip7 advice` as a Result: the printed report (table format), its two tables (csv,
+    markdown) and their figures (json; docs/output.md)."""
+    from flip7 import format as fmt
+
+    lines: list[str] = report(advice)
+    # The report's two tables: the cut-offs (two header lines, one row per count 1..6) and
+    # the policies' values (a header, then five rows); the prose around them stays text.
+    cut = next(i for i, line in enumerate(lines) if "ours: no Second Chance" in line)
+    val = next(i for i, line in enumerate(lines) if line.startswith("policy "))
+    by = {(c.k, c.held): c for c in advice.cells}
+    murch = {c.k: c for c in advice.murch_cells}
+    counts = range(1, 7)
+    cutoffs = fmt.Table(
+        [
+            fmt.Column("numbers"),
+            fmt.Column("Murch's form: hit under", fmt.rate, key="murch_cutoff"),
+            fmt.Column("share", fmt.rate, key="murch_share"),
+            fmt.Column("no Second Chance: hit under", fmt.rate, key="cutoff"),
+            fmt.Column("share", fmt.rate, key="share"),
+            fmt.Column("holding one: hit under", fmt.rate, key="cutoff_second_chance"),
+            fmt.Column("share", fmt.rate, key="share_second_chance"),
+        ],
+        [
+            [
+                k,
+                murch[k].cutoff,
+                murch[k].share,
+                by[(k, 0)].cutoff,
+                by[(k, 0)].share,
+                by[(k, 1)].cutoff,
+                by[(k, 1)].share,
+            ]
+            for k in counts
+        ],
+        title="cut-offs: hit while the bust risk is under",
+        text=lambda colour: lines[cut : cut + 8],
+    )
+    opt = advice.optimum
+    rules = [opt, advice.rule, advice.murch_rule, advice.single_value, advice.best_sum[1]]
+    # each rule by the name the report gives it (its first 38 characters)
+    named = [(line[:38].strip(), m) for line, m in zip(lines[val + 1 :], rules, strict=False)]
+    values = fmt.Table(
+        [
+            fmt.Column("policy", right=False),
+            fmt.Column("EV", lambda x: f"{x:.3f}", key="ev"),
+            fmt.Column("sd", fmt.points),
+            fmt.Column("bust", fmt.rate),
+            fmt.Column("flip7", lambda x: fmt.rate(x, 2)),
+            fmt.Column("vs optimal", lambda x: f"{x:+.3f}", key="gap"),
+        ],
+        [
+            [name, m.ev, m.sd, m.bust, m.flip7, None if m is opt else m.ev - opt.ev]
+            for name, m in named
+        ],
+        title="each rule's exact value",
+        text=lambda colour: lines[val : val + 6],
+    )
+
+    def cell(c: Any) -> dict[str, float]:
+        return {"cutoff": c.cutoff, "share": c.share, "agree": c.agree}
+
+    data = {
+        "command": "advice",
+        "model": advice.model_name,
+        "assumptions": assumptions,
+        "cutoffs": [
+            {
+                "numbers": k,
+                "murch": cell(murch[k]),
+                "no_second_chance": cell(by[(k, 0)]),
+                "second_chance": cell(by[(k, 1)]),
+            }
+            for k in counts
+        ],
+        "empty_hand_share": advice.empty_share,
+        "agreement": {
+            "ours": sum(c.share * c.agree for c in advice.cells),
+            "murch": sum(c.share * c.agree for c in advice.murch_cells),
+        },
+        "policies": [{"policy": name, **_moments(m)} for name, m in named],
+    }
+    result = fmt.Result(data, list(lines[:cut]))
+    result.table(cutoffs)
+    result.blocks += lines[cut + 8 : val]
+    result.table(values)
+    result.blocks += lines[val + 6 :]
+    return result
 
 
 def cmd_odds(args: argparse.Namespace, out: Output) -> int:

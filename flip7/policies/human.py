@@ -37,15 +37,20 @@ def label(obs: Observation, c: int) -> str:
 def render_table(obs: Observation, names: Sequence[str] | None = None) -> str:
     """The table as a person sees it: every row, status and score, aligned however long the
     names are."""
-    who = [names[p] if names else f"P{p}" for p in range(obs.n_players)]
+    seats = range(obs.n_players)
+    who = [names[p] if names else f"P{p}" for p in seats]
     width = max(len(w) for w in who)
+    showing = [points(obs, p) for p in seats]
+    # numbers as wide as the widest at the table (a target of 1000, Brutal's negative totals)
+    tw = max(3, *(len(str(obs.totals[p])) for p in seats))
+    sw = max(3, *(len(str(x)) for x in showing))
     lines = []
-    for p in range(obs.n_players):
+    for p in seats:
         cards = " ".join(label(obs, c) for c in obs.line[p]) or "-"
         mark = "*" if p == obs.seat else " "
         lines.append(
-            f"{mark}{who[p]:<{width}} [{STATUS_NAMES[obs.status[p]]:>6}] total {obs.totals[p]:>3}"
-            f"  showing {points(obs, p):>3}: {cards}"
+            f"{mark}{who[p]:<{width}} [{STATUS_NAMES[obs.status[p]]:>6}] total "
+            f"{obs.totals[p]:>{tw}}  showing {showing[p]:>{sw}}: {cards}"
         )
     return "\n".join(lines)
 

@@ -66,11 +66,56 @@ def test_describe_names_seats_policies_and_targets():
     """Sentences name the seat and its policy, the card and how it was drawn."""
     rows = timeline().to_dict("records")
     assert replay.describe(rows[6]) == "seat 0 (ev) draws 5 (hit)"
-    assert replay.describe(rows[7]) == "seat 0 (ev) BUSTS on a duplicate 5"
+    assert replay.describe(rows[7]) == "seat 0 (ev) busts on a duplicate 5"
     played = dict(
-        rows[6], kind_name="action_played", card_label="Freeze", target=1, target_policy="bust:0.25"
+        rows[6],
+        kind_name="action_played",
+        card=20,
+        card_label="Freeze",
+        target=1,
+        target_policy="bust:0.25",
     )
     assert replay.describe(played) == "seat 0 (ev) plays Freeze on seat 1 (bust:0.25)"
+
+
+def _row(e, vengeance: bool) -> dict:
+    """An event as a game_timeline row: kind and card by the warehouse's names (labels.sql),
+    policies NULL where the log says -1, as the mart's joins give them."""
+    from flip7.cards import card_label
+
+    policies = ["ev", "bust:0.25"]
+    return {
+        "kind_name": e.kind.name.lower(),
+        "player": e.player,
+        "player_policy": policies[e.player] if e.player >= 0 else None,
+        "card": e.card,
+        "card_label": card_label(e.card) if e.card >= 0 else None,
+        "target": e.target,
+        "target_policy": policies[e.target] if e.target >= 0 else None,
+        "value": e.value,
+    }
+
+
+def test_describe_is_the_cli_text_for_every_kind_in_both_variants():
+    """The dashboard's sentence of every event kind is flip7's (what `flip7 watch` prints), in
+    the classic game and in With a Vengeance (The Zero, Flip Four, no -1 after a move)."""
+    from tests.flip7.test_event_texts import CLASSIC, VENGEANCE
+
+    names = ["seat 0 (ev)", "seat 1 (bust:0.25)"]
+    for events, vengeance in ((CLASSIC, False), (VENGEANCE, True)):
+        for e in events:
+            want = e.describe(names, vengeance=vengeance)
+            assert replay.describe(_row(e, vengeance), vengeance) == want
+    zero = _row(VENGEANCE[1], True)  # The Zero drawn by a Flip Four
+    assert replay.describe(zero, True) == "seat 0 (ev) draws The Zero (Flip Four)"
+    moved = _row(VENGEANCE[13], True)  # a bust after a move: no card
+    assert replay.describe(moved, True) == "seat 0 (ev) busts: a card moved in duplicates a number"
+
+
+def test_vengeance_comes_from_the_game_row():
+    """A games row's variant says whether the game is a With a Vengeance one."""
+    assert replay.is_vengeance({"variant": "vengeance(deck=alt,brutal=1)"})
+    assert not replay.is_vengeance({"variant": "classic"}) and not replay.is_vengeance({})
 
 
 def test_totals_by_round_start_at_zero_and_mark_the_current_round():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import re
 import subprocess
@@ -115,12 +117,64 @@ def test_rules_lists_deck_policies_and_rulesets(capsys):
     assert "bust:P and dup:P differ only while you hold a Second Chance" in text
 
 
-def test_output_is_teed_to_a_results_file(capsys, tmp_path):
-    """-o PATH writes what was printed."""
-    path = tmp_path / "sim.txt"
-    code, out, _ = run(capsys, "sim", "-n", "5", "-p", "ev,ev", "-o", str(path))
+def test_o_writes_the_output_to_path_instead_of_the_terminal(capsys, tmp_path, monkeypatch):
+    """-o PATH: PATH holds what the command would have printed, the terminal gets nothing but
+    the line on stderr naming PATH, and no results copy is kept."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["sim", "-n", "5", "-p", "ev,ev", "--format", "json"]
+    code, printed, _ = run(capsys, *argv, "--no-file")
     assert code == 0
-    assert path.read_text().strip() == out.strip()
+    path = tmp_path / "sim.json"
+    path.write_text("an older file, replaced\n")
+    code, out, err = run(capsys, *argv, "-o", str(path))
+    assert code == 0 and out == ""
+    assert err.strip() == f"(output saved to {path})"
+    saved, shown = json.loads(path.read_text()), json.loads(printed)
+    saved.pop("games_per_second"), shown.pop("games_per_second")
+    assert saved == shown
+    assert not (tmp_path / "results").exists()
+
+
+def _subparsers(parser, name=""):
+    """(command name, parser) for every command and subcommand of the flip7 CLI."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub_name, sub in action.choices.items():
+                yield f"{name} {sub_name}".strip(), sub
+                yield from _subparsers(sub, f"{name} {sub_name}".strip())
+
+
+def test_o_means_the_same_thing_in_every_command():
+    """Every command that takes -o gives it one meaning and one help text (the output file),
+    --out is no command's other option any more, and play (interactive) takes no -o."""
+    from flip7.cli import OUTPUT_HELP, build_parser
+
+    with_o = {}
+    for name, sub in _subparsers(build_parser()):
+        opts = {o: a for a in sub._actions for o in a.option_strings}
+        if "-o" in opts:
+            with_o[name] = opts["-o"]
+            assert opts["-o"].option_strings == ["-o", "--output"], name
+            assert opts["-o"].help == OUTPUT_HELP, name
+        if "--out" in opts:  # only as the hidden, deprecated spelling of --data
+            assert opts["--out"].help == argparse.SUPPRESS and opts["--out"].dest == "data", name
+    assert {"sim", "round", "watch", "solve", "advice", "odds", "sql", "compare", "report"} <= set(
+        with_o
+    )
+    assert {"tournament run", "tournament status", "tournament list", "replay"} <= set(with_o)
+    assert "play" not in with_o
+
+
+def test_tournament_run_out_still_works_with_a_deprecation_line(capsys):
+    """`tournament run --out DIR` (the lake's old flag) sets --data and says so on stderr."""
+    from flip7.cli import build_parser
+
+    args = build_parser().parse_args(["tournament", "run", "demo", "--out", "lake"])
+    assert args.data == "lake"
+    err = capsys.readouterr().err
+    assert "--out is deprecated" in err and "use --data" in err
+    assert build_parser().parse_args(["tournament", "run", "demo", "--data", "x"]).data == "x"
+    assert capsys.readouterr().err == ""
 
 
 def test_default_results_file(capsys, tmp_path, monkeypatch):
@@ -221,3 +275,38 @@ def test_round_interval_is_clustered_by_deal(capsys):
     row = next(x for x in out.splitlines() if x.startswith("ev "))
     assert row.split()[1:4] == ["240", f"{est.value:.2f}", f"{est.half_width:.2f}"]
     assert "clustered by deal" in out
+
+
+def test_o_on_a_command_without_a_results_copy(capsys, tmp_path, monkeypatch):
+    """tournament list (prints only, no results copy) writes its output to -o PATH too."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "runs.json"
+    argv = ["tournament", "list", "--data", str(tmp_path / "lake"), "--format", "json"]
+    code, out, _ = run(capsys, *argv, "-o", str(path))
+    assert code == 0 and out == ""
+    assert json.loads(path.read_text())["runs"] == []
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_bad_o_path_is_refused_before_any_command_runs(capsys, tmp_path):
+    """-o at a directory: a one-line error (exit 2) from sim and from sql alike, nothing run."""
+    for argv in (["sim", "-n", "5"], ["sql", "SELECT 1", "--data", str(tmp_path / "none")]):
+        code, out, err = run(capsys, *argv, "-o", str(tmp_path))
+        assert code == 2 and out == ""
+        assert f"-o {tmp_path}: is a directory" in err and len(err.strip().splitlines()) == 1
+
+
+def test_watch_formats_and_the_paced_transcript_agree(capsys):
+    """watch --delay (paced, card by card) prints the transcript the table format prints at
+    once; --format json holds one record per transcript event, each with that line's text."""
+    argv = ["watch", "-p", "ev,sum:20", "--seed", "6", "--no-file"]
+    _, table, _ = run(capsys, *argv)
+    _, paced, _ = run(capsys, *argv, "--delay", "0.0001")
+    assert paced == table
+    _, out, _ = run(capsys, *argv, "--format", "json")
+    doc = json.loads(out)
+    events = table.splitlines()[1:-1]  # between the head line and the final line
+    assert len(doc["events"]) == len(events)
+    pairs = zip(events, doc["events"], strict=True)
+    assert all(line.strip().startswith(r["text"]) for line, r in pairs)
+    assert doc["winner"] == doc["events"][-1]["player"] and doc["lineup"] == ["ev", "sum:20"]

@@ -244,3 +244,44 @@ def test_human_answers_every_decision_the_engines_ask():
     with pytest.raises(LeftGame) as left:
         HumanPolicy(ask=eof, say=said.append).hit(obs)
     assert left.value.eof
+
+
+def test_tables_stay_aligned_with_user_policies_of_long_names(capsys, monkeypatch, tmp_path):
+    """Three opponents, one a user policy by a long import path (`pkg.module:LongClassName`):
+    every row of the table and of the totals lines up, whatever the name lengths."""
+    pkg = tmp_path / "longpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "table_policies.py").write_text(
+        "from flip7.policies import Policy\n"
+        "class AVeryLongPolicyClassNameForTheTable(Policy):\n"
+        "    def hit(self, obs):\n"
+        "        return obs.nsum[obs.seat] < 15\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    long = "longpkg.table_policies:AVeryLongPolicyClassNameForTheTable"
+    argv = ["--seed", "4", "--ruleset", "3.1(target=60)", "-p", f"bust:0.25,sum:24,{long}"]
+    code, out = play(capsys, monkeypatch, "1\ns\nh\n" * 300, *argv)
+    assert code == 0
+    rows = [x for x in out.splitlines() if re.match(r"^[* ](you|P\d)", x) and "[" in x]
+    assert len(rows) >= 8 and any(long in r for r in rows) and any("sum:24" in r for r in rows)
+    for column in ("[", " total ", " showing "):
+        assert len({r.index(column) for r in rows}) == 1, column
+    totals = [x for x in out.splitlines() if re.match(r"^ +(you|P\d:\S+) +-?\d+$", x)]
+    assert len(totals) >= 8 and any(long in x for x in totals)
+    assert len({len(x.strip()) for x in totals}) == 1  # round totals and final: each aligned
+
+
+def test_render_table_and_totals_align_totals_of_any_width():
+    """A total of 1,000 or more (a high target) or below zero (Brutal) keeps the columns."""
+    from flip7.cli.games import totals_table
+
+    engine = parse_variant("classic").new_engine(
+        parse_ruleset("3.1"), parse_policies(["ev", "ev", "ev"]), 1
+    )
+    engine.play_round()
+    obs = engine.obs[0]
+    obs.totals = [1234, 5, -15]
+    lines = render_table(obs, ["you", "P1:ev", "P2:ev"]).splitlines()
+    assert len({line.index(" showing ") for line in lines}) == 1
+    assert len({len(x) for x in totals_table(["you", "P1", "P2:ev"], [12345, 7, -15])}) == 1

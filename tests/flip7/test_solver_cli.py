@@ -58,7 +58,7 @@ def test_solve_all_prints_every_family(capsys, tmp_path):
 
 
 def test_solve_tees_to_results(capsys, tmp_path, monkeypatch):
-    """Like every command worth keeping, solve writes what it printed to -o PATH."""
+    """Like every command, solve writes its output to -o PATH (instead of the terminal)."""
     target = tmp_path / "solve.txt"
     code, _, _ = run(capsys, "solve", "--cache-dir", str(tmp_path), "-o", str(target))
     assert code == 0 and "EV 22.232" in target.read_text()
@@ -77,6 +77,37 @@ def test_advice_prints_both_rules_and_their_values(capsys):
     assert ours and murch and optimum
     assert float(murch.group(1)) < float(ours.group(1)) <= float(optimum.group(1))
     assert "How they were fitted" in out
+
+
+def test_advice_json_and_csv_carry_the_report_figures(capsys):
+    """flip7 advice --format json: the cut-offs per count and the rules' exact values, the
+    optimum being the solver's own; csv: the report's two tables, one row per count and per
+    rule; markdown: the same tables."""
+    import csv
+    import io
+    import json
+
+    from flip7.solver.model import get_model
+    from flip7.solver.solve import solve
+
+    code, out, _ = run(capsys, "advice", "--format", "json", "--no-file")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["command"] == "advice" and doc["model"] == "basic"
+    assert [c["numbers"] for c in doc["cutoffs"]] == [1, 2, 3, 4, 5, 6]
+    optimum, ours, murch = (p["ev"] for p in doc["policies"][:3])
+    assert optimum == pytest.approx(solve(get_model("basic")).moments.ev, abs=1e-12)
+    assert murch < ours <= optimum and doc["policies"][1]["policy"].startswith("ours")
+    assert 0.5 < doc["agreement"]["murch"] < doc["agreement"]["ours"] <= 1.0
+    code, out, _ = run(capsys, "advice", "--format", "csv", "--no-file")
+    first, second = out.split("\n\n")
+    cutoffs = list(csv.DictReader(io.StringIO(first.split("\n", 1)[1])))
+    values = list(csv.DictReader(io.StringIO(second.split("\n", 1)[1])))
+    assert len(cutoffs) == 6 and len(values) == 5
+    assert float(cutoffs[1]["cutoff"]) == doc["cutoffs"][1]["no_second_chance"]["cutoff"]
+    assert float(values[1]["ev"]) == ours and values[0]["gap"] == ""
+    code, out, _ = run(capsys, "advice", "--format", "markdown", "--no-file")
+    assert "| numbers | Murch's form: hit under |" in out and "| optimal (model basic) |" in out
 
 
 def test_odds_with_a_hand(capsys):

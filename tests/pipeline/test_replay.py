@@ -92,3 +92,39 @@ def test_compare_counts_a_truncated_log() -> None:
     full = [0, 0, -1, -1, 1] * 3
     assert compare(full, full).equal
     assert compare(full[:10], full).first_difference == 2
+
+
+def test_replay_and_watch_json_are_the_logged_events_as_records(
+    lake: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--format json: the game's events as records, field for field the logged ones, each with
+    the text watch prints; watch --run gives the same records; csv one row per event; -o
+    writes the document to a file instead."""
+    import csv
+    import io
+    import json
+
+    game = load_logged_game("t", 17, str(lake))
+    assert main(["replay", "t", "17", "--data", str(lake), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["command"] == "replay" and doc["matches"] and doc["first_difference"] is None
+    assert doc["lineup"] == game["policies"] and doc["seed"] == game["seed"]
+    fields = ("kind", "player", "card", "target", "value")
+    flat = [
+        int(EventKind[r["kind"].upper()]) if f == "kind" else r[f]
+        for r in doc["events"]
+        for f in fields
+    ]
+    assert flat == game["events"]
+    assert [r["seq"] for r in doc["events"]] == list(range(len(game["events"]) // WIDTH))
+    assert doc["events"][0]["text"].startswith("-- round 1, dealer P")
+    watch = ["watch", "--run", "t", "--game", "17", "--data", str(lake)]
+    saved = tmp_path / "game.json"
+    assert main([*watch, "--format", "json", "-o", str(saved)]) == 0
+    assert capsys.readouterr().out == ""
+    watched = json.loads(saved.read_text())
+    assert watched["command"] == "watch" and watched["events"] == doc["events"]
+    assert sum(watched["totals"]) > 0 and watched["winner"] == doc["events"][-1]["player"]
+    assert main(["replay", "t", "17", "--data", str(lake), "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == len(doc["events"]) and rows[-1]["kind"] == "game_end"

@@ -145,7 +145,7 @@ def test_killed_driver_then_resume(reference: tuple[Path, Plan], tmp_path: Path)
     env = {**os.environ, FAULT_ENV: "delay:0.5"}  # slow shards, so the kill lands midway
     flip7 = "import sys; from flip7.cli import main; sys.exit(main())"
     cmd = [sys.executable, "-c", flip7, "tournament", "run", str(spec)]
-    cmd += ["--out", str(root), "--num-cpus", "1", "--no-progress", "--no-file"]
+    cmd += ["--data", str(root), "--num-cpus", "1", "--no-progress", "--no-file"]
     # Its own session, so that the kill takes the driver and the local Ray it started together
     # (a crashed machine), and nothing of it outlives the test.
     proc = subprocess.Popen(
@@ -226,7 +226,7 @@ def test_tournament_run_command_exit_codes_and_summary(
     plan = small_plan(shard_size=60)
     spec = write_spec(tmp_path / "t.toml", shard_size=60)
     root = tmp_path / "lake"
-    argv = ["tournament", "run", str(spec), "--out", str(root), "--no-progress", "--no-file"]
+    argv = ["tournament", "run", str(spec), "--data", str(root), "--no-progress", "--no-file"]
     monkeypatch.setenv(FAULT_ENV, "fail:1")
     assert main(argv) == 1
     out = capsys.readouterr().out
@@ -234,7 +234,7 @@ def test_tournament_run_command_exit_codes_and_summary(
     assert f"tournament t: {len(plan.cells)} cells, {n} shards, 480 games at 2, 3 players" in out
     assert f"ran {n - 1} shards (0 already done)" in out
     assert "FAILED: 1 shard(s); shard 1: " in out
-    assert f"flip7 tournament run {spec} --resume --out {root}" in out
+    assert f"flip7 tournament run {spec} --resume --data {root}" in out
     monkeypatch.delenv(FAULT_ENV)
     assert main([*argv, "--resume"]) == 0
     out = capsys.readouterr().out

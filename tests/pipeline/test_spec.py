@@ -166,7 +166,7 @@ def test_bad_spec_is_refused_before_ray_starts(
     spec = tmp_path / "bad.toml"
     spec.write_text(spec_with('[[lineups]]\nmix = ["ev", "nope:3"]\nplayers = [2]\n'))
     out = tmp_path / "data"
-    code = main(["tournament", "run", str(spec), "--out", str(out), "--no-file"])
+    code = main(["tournament", "run", str(spec), "--data", str(out), "--no-file"])
     err = capsys.readouterr().err
     assert code == 2
     assert "bad.toml: lineups[0].mix[1]: unknown policy 'nope:3'" in err

@@ -166,7 +166,7 @@ def test_status_prints_the_run_summary(
     monkeypatch.setattr(pipeline_cli, "run_tournament", inline)
     spec = write_spec(tmp_path / "t.toml", shard_size=50)
     data = str(tmp_path / "lake")
-    assert main(["tournament", "run", str(spec), "--out", data, "--no-progress", "--no-file"]) == 0
+    assert main(["tournament", "run", str(spec), "--data", data, "--no-progress", "--no-file"]) == 0
     ran = summary_block(capsys.readouterr().out)
     assert main(["tournament", "status", "t", "--data", data]) == 0
     status = summary_block(capsys.readouterr().out)

@@ -108,7 +108,7 @@ def test_the_wheel_runs_the_quick_start_without_a_checkout(tmp_path: Path) -> No
     assert sh(flip7, "--version", cwd=home, env=env).strip() == f"flip7 {version.strip()}"
 
     out = sh(
-        flip7, "tournament", "run", "demo", "--scale", "0.005", "--out", "lake",
+        flip7, "tournament", "run", "demo", "--scale", "0.005", "--data", "lake",
         "--num-cpus", "1", "--engine", "reference", "--no-progress", "--no-file",
         cwd=home, env=env,
     )  # fmt: skip

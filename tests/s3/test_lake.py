@@ -2,7 +2,7 @@
 place, with the same figures as the same run on local disk; its snapshot rule and its errors.
 
 Ray-free: the shards run in this process (tests/pipeline/helpers.py); test_ray.py runs the
-same chain through `flip7 tournament run --out s3://...` on a real local Ray.
+same chain through `flip7 tournament run --data s3://...` on a real local Ray.
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ def test_a_bucket_that_does_not_exist(capsys: pytest.CaptureFixture[str]) -> Non
         ("report", "t", "--data", uri, "--no-file"),
         ("warehouse", "verify", "--data", uri),
         ("tournament", "list", "--data", uri),
-        ("tournament", "run", "demo", "--scale", "0.001", "--out", uri, "--no-file"),
+        ("tournament", "run", "demo", "--scale", "0.001", "--data", uri, "--no-file"),
     ):
         line = error_line(capsys, *argv)
         assert "bucket 'no-such-bucket-here'" in line and "does not exist" in line, line

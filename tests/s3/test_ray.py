@@ -1,4 +1,4 @@
-"""Tournaments on a real Ray write to the bucket: `flip7 tournament run --out s3://...` on a
+"""Tournaments on a real Ray write to the bucket: `flip7 tournament run --data s3://...` on a
 local Ray, and a two-node `ray.cluster_utils` cluster; the bucket's rows and figures are those
 of the same run written locally."""
 
@@ -37,13 +37,13 @@ def figures(root: str) -> tuple[list[str], list[tuple[object, ...]]]:
 def test_tournament_run_writes_to_the_bucket(
     lakes: tuple[str, str], bucket: str, tmp_path: Path
 ) -> None:
-    """The CLI on a local Ray with --out s3://...: the run completes there, verify passes on
+    """The CLI on a local Ray with --data s3://...: the run completes there, verify passes on
     it, and its report and win rates are the local lake's (the same spec and seed)."""
     uri = f"s3://{bucket}/lake"
     spec = write_spec(tmp_path / "spec.toml")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "flip7", "tournament", "run", str(spec), "--out", uri]
+        [sys.executable, "-m", "flip7", "tournament", "run", str(spec), "--data", uri]
         + ["--num-cpus", "2", "--no-progress", "--no-file"],
         env=env,
         capture_output=True,

@@ -48,7 +48,7 @@ def test_scale_is_bounded(scale: str, tmp_path: Path, capsys: pytest.CaptureFixt
     """--scale must be finite and positive, and the scaled games per cell must fit the lake's
     int32 cell_game (inf was a traceback, 1e300 planned ~1e300 shards); nothing is written."""
     spec = write_spec(tmp_path / "s.toml")
-    argv = ["tournament", "run", str(spec), "--out", str(tmp_path / "lake"), f"--scale={scale}"]
+    argv = ["tournament", "run", str(spec), "--data", str(tmp_path / "lake"), f"--scale={scale}"]
     assert main([*argv, "--no-file"]) == 2
     one_line(capsys.readouterr().err, "--scale")
     assert not (tmp_path / "lake").exists()
@@ -107,7 +107,7 @@ def test_out_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     spec = write_spec(tmp_path / "s.toml")
     out = tmp_path / "data.txt"
     out.write_text("keep me")
-    assert main(["tournament", "run", str(spec), "--out", str(out), "--no-file"]) == 2
+    assert main(["tournament", "run", str(spec), "--data", str(out), "--no-file"]) == 2
     one_line(capsys.readouterr().err, str(out), "is a file, not a directory")
     assert out.read_text() == "keep me"
 

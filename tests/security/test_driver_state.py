@@ -29,7 +29,7 @@ def test_unreachable_address_writes_nothing(
     spec = write_spec(tmp_path / "s.toml")
     lake = tmp_path / "lake"
     t0 = time.monotonic()
-    argv = ["tournament", "run", str(spec), "--out", str(lake), "--address", "127.0.0.1:1"]
+    argv = ["tournament", "run", str(spec), "--data", str(lake), "--address", "127.0.0.1:1"]
     assert main([*argv, "--no-file"]) == 1
     one_line(capsys.readouterr().err, "127.0.0.1:1", "no Ray answers")
     assert time.monotonic() - t0 < 20

@@ -32,7 +32,7 @@ def test_os_system_in_a_spec_runs_nothing(
     mark = tmp_path / "pwned"
     spec = write_spec(tmp_path / "s.toml", seats=(f"os:system:touch {mark}", "ev"))
     before = tree(tmp_path)
-    code = main(["tournament", "run", str(spec), "--out", str(tmp_path / "lake")])
+    code = main(["tournament", "run", str(spec), "--data", str(tmp_path / "lake")])
     assert code == 2
     one_line(capsys.readouterr().err, "lineups[0].seats[0]", "os.system", "not a flip7 Policy")
     assert not mark.exists()

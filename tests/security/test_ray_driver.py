@@ -83,7 +83,7 @@ def start_run(tmp_path: Path, delay: str = "1") -> tuple[subprocess.Popen[bytes]
     root = tmp_path / "lake"
     env = {**os.environ, FAULT_ENV: f"delay:{delay}"}
     proc = subprocess.Popen(
-        [*FLIP7, str(spec), "--out", str(root), *FLAGS],
+        [*FLIP7, str(spec), "--data", str(root), *FLAGS],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -201,7 +201,7 @@ def test_lake_turning_read_only_mid_run(tmp_path: Path) -> None:
         "RC": str(tmp_path / "rc"),
     }
     cmd = ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"]
-    cmd += ["sh", "-c", READ_ONLY_SCRIPT, "sh", *FLIP7, str(spec), "--out", str(lake), *FLAGS]
+    cmd += ["sh", "-c", READ_ONLY_SCRIPT, "sh", *FLIP7, str(spec), "--data", str(lake), *FLAGS]
     done = subprocess.run(cmd, env=env, timeout=300)
     assert done.returncode == 0, done.returncode
     err = (tmp_path / "err").read_text()

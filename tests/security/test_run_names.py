@@ -35,7 +35,7 @@ def test_run_flag_cannot_write_outside_the_lake(
     spec = write_spec(tmp_path / "s.toml")
     root = tmp_path / "a" / "b" / "lake"
     before = tree(tmp_path)
-    code = main(["tournament", "run", str(spec), "--out", str(root), "--run", "../../escape"])
+    code = main(["tournament", "run", str(spec), "--data", str(root), "--run", "../../escape"])
     assert code == 2
     one_line(capsys.readouterr().err, "'../../escape'", "not a valid run name")
     assert tree(tmp_path) == before
@@ -51,7 +51,7 @@ def test_run_dotdot_overwrite_deletes_nothing(
     (lake / "manifest.json").write_text(json.dumps({**manifest, "run": ".."}))
     spec = write_spec(tmp_path / "s.toml")
     before = tree(lake)
-    code = main(["tournament", "run", str(spec), "--out", str(lake), "--run", "..", "--overwrite"])
+    code = main(["tournament", "run", str(spec), "--data", str(lake), "--run", "..", "--overwrite"])
     assert code == 2
     one_line(capsys.readouterr().err, "'..'", "not a valid run name")
     assert tree(lake) == before
@@ -71,8 +71,8 @@ def test_every_entry_point_applies_one_rule(
     data = ["--data", str(lake)]
     before = tree(tmp_path)
     commands = [
-        ["tournament", "run", str(spec), "--out", str(lake), "--no-file"],
-        ["tournament", "run", str(plain), "--out", str(lake), f"--run={name}", "--no-file"],
+        ["tournament", "run", str(spec), "--data", str(lake), "--no-file"],
+        ["tournament", "run", str(plain), "--data", str(lake), f"--run={name}", "--no-file"],
         ["tournament", "status", *data, "--", name],
         ["replay", *data, "--", name, "0"],
         ["watch", f"--run={name}", *data, "--no-file"],
@@ -109,7 +109,7 @@ def test_overwrite_refuses_a_manifest_naming_another_run(
         shutil.copytree(lake / table / "run=t", lake / table / "run=u")
     spec = write_spec(tmp_path / "s.toml", name="u")
     before = tree(lake)
-    code = main(["tournament", "run", str(spec), "--out", str(lake), "--overwrite", "--no-file"])
+    code = main(["tournament", "run", str(spec), "--data", str(lake), "--overwrite", "--no-file"])
     assert code == 2
     one_line(capsys.readouterr().err, "runs/u/manifest.json", "names run 't', not 'u'")
     assert tree(lake) == before
