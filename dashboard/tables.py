@@ -350,3 +350,43 @@ def show(df: pd.DataFrame, layout: tuple[list[str], Config], **kwargs: Any) -> N
         hide_index=True,
         **kwargs,
     )
+
+
+def cell_results() -> tuple[list[str], Config]:
+    """The rule-choices table: a row per cell (line-up, field size, ruleset), all seats pooled."""
+    cols = [
+        "lineup",
+        "players",
+        "ruleset",
+        "games",
+        "rounds_per_game",
+        "rounds_per_game_lo",
+        "rounds_per_game_hi",
+        "points_per_round",
+        "points_per_round_lo",
+        "points_per_round_hi",
+        "bust_rate",
+        "bust_rate_lo",
+        "bust_rate_hi",
+        "flip7_rate",
+        "flip7_rate_lo",
+        "flip7_rate_hi",
+    ]
+    return cols, {
+        "lineup": "line-up",
+        "players": st.column_config.NumberColumn("players", format="%d"),
+        "ruleset": "ruleset",
+        "games": count("games", "games in the cell (the clusters of the intervals)"),
+        "rounds_per_game": number("rounds / game", 2, "rounds ÷ games: how long a game lasts"),
+        "rounds_per_game_lo": number("95% low", 2, CI_HELP),
+        "rounds_per_game_hi": number("95% high", 2, CI_HELP),
+        "points_per_round": number("points / round", 2, "all seats' points ÷ seat-rounds"),
+        "points_per_round_lo": number("pts 95% low", 2, CI_HELP),
+        "points_per_round_hi": number("pts 95% high", 2, CI_HELP),
+        "bust_rate": percent("bust rate", "seat-rounds ending in a bust"),
+        "bust_rate_lo": percent("95% low", CI_HELP),
+        "bust_rate_hi": percent("95% high", CI_HELP),
+        "flip7_rate": percent("Flip 7 rate", "seat-rounds ending with a Flip 7"),
+        "flip7_rate_lo": percent("95% low", CI_HELP),
+        "flip7_rate_hi": percent("95% high", CI_HELP),
+    }
