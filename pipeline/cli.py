@@ -327,10 +327,12 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
             f"flip7 tournament run {spec} --resume --out {lake.uri}{flags})"
         )
     result.line("  cells:")
+    several = len(run_rulesets(m)) > 1  # then each cell's ruleset in a column of its own
     cells = Table(
         [
             Column("cell"),
             Column("players"),
+            *([Column("ruleset", right=False)] if several else []),
             Column("pair"),
             Column("games", fmt.count),
             Column("from id", fmt.count, key="game_offset"),
@@ -340,6 +342,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
             [
                 c["cell"],
                 c["players"],
+                *([cell_ruleset(m, c)] if several else []),
                 c["pair"],
                 c["games"],
                 c["game_offset"],
