@@ -269,7 +269,7 @@ def runs() -> tuple[list[str], Config]:
     cols = [
         "run",
         "status",
-        "ruleset",
+        "rulesets",
         "variant",
         "seed",
         "games",
@@ -296,17 +296,19 @@ def runs() -> tuple[list[str], Config]:
         "events": count("events"),
         "field_sizes": st.column_config.ListColumn("field sizes"),
         "policies": st.column_config.ListColumn("policies"),
+        "rulesets": st.column_config.ListColumn("rulesets"),
         "seed": st.column_config.NumberColumn("seed", format="%d"),
     }
 
 
 SPEC_FIELDS = {
     "ruleset": "ruleset",
+    "rulesets": "rulesets",  # shown for a run that plays several
     "variant": "variant",
     "seed": "root seed",
     "field_sizes": "field sizes",
     "policies": "policies",
-    "cells": "cells (field size x line-up)",
+    "cells": "cells (line-up x ruleset x field size)",
     "planned_games": "games planned",
     "planned_shards": "shards planned",
     "created": "created",
@@ -322,6 +324,8 @@ def spec_rows(run: dict[str, Any]) -> list[dict[str, str]]:
     for key, label in SPEC_FIELDS.items():
         value = run.get(key)
         if value is None or (isinstance(value, float) and value != value):
+            continue
+        if key == "rulesets" and len(value) < 2:
             continue
         if not isinstance(value, str) and hasattr(value, "__len__"):
             value = ", ".join(str(v) for v in value)
