@@ -23,7 +23,7 @@ import pandas as pd
 
 from flip7.format import Column, Result, Table
 from warehouse import queries
-from warehouse.text import interval, num, pp
+from warehouse.text import interval, num, pct, pp
 
 CI = "95% interval"
 
@@ -70,13 +70,27 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
     planned = f"/{int(r.planned_games):,}" if r.planned_games == r.planned_games else ""
     rulesets = [str(x) for x in _listed(r.get("rulesets"))] or [str(r.ruleset)]
     several = len(rulesets) > 1
-    fs = queries.field_size(con, runs=[run]).sort_values(
-        ["lineup", "players", "ruleset", "win_index"], ascending=[True, True, True, False]
+    order = {name: i for i, name in enumerate(rulesets)}  # rulesets in the spec's order
+
+    def by_rules(df: pd.DataFrame, keys: list[str], descending: str | None = None) -> pd.DataFrame:
+        df = df.assign(_rules=[order.get(str(x), len(order)) for x in df["ruleset"]])
+        keys = [("_rules" if k == "ruleset" else k) for k in keys]
+        up = [k != descending for k in keys]
+        return df.sort_values(keys, ascending=up, kind="stable").drop(columns="_rules")
+
+    fs = by_rules(
+        queries.field_size(con, runs=[run]),
+        ["lineup", "players", "ruleset", "win_index"],
+        "win_index",
     )
-    rates = queries.rates(con, runs=[run]).sort_values(["lineup", "players", "ruleset", "policy"])
-    cc = queries.card_counting(con, runs=[run]).sort_values(["players", "ruleset"], kind="stable")
-    lg = queries.league(con, runs=[run]).sort_values(["ruleset", "place"])
-    cells = queries.cell_results(con, runs=[run]) if several else None
+    rates = by_rules(queries.rates(con, runs=[run]), ["lineup", "players", "ruleset", "policy"])
+    cc = by_rules(queries.card_counting(con, runs=[run]), ["players", "ruleset"])
+    lg = by_rules(queries.league(con, runs=[run]), ["ruleset", "place"])
+    cells = (
+        by_rules(queries.cell_results(con, runs=[run]), ["lineup", "players", "ruleset"])
+        if several
+        else None
+    )
     data: dict[str, Any] = {
         "command": "report",
         "run": run,
@@ -307,8 +321,9 @@ def _rule_choices(result: Result, cells: pd.DataFrame) -> None:
                 _ci(CI, _points_ci, "points_per_round"),
                 Column("bust rate", fmt.rate, key="bust_rate"),
                 _ci(CI, _rate_ci, "bust_rate"),
-                Column("Flip 7 rate", fmt.rate, key="flip7_rate"),
-                _ci(CI, _rate_ci, "flip7_rate"),
+                # Flip 7s are rare (about 1 in 80 seat-rounds): two decimals tell rulesets apart
+                Column("Flip 7 rate", pct, key="flip7_rate"),
+                _ci(CI, lambda v: interval(*v, digits=2, scale=100), "flip7_rate"),
             ],
             [
                 [
