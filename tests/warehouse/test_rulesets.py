@@ -133,3 +133,20 @@ def test_report_compares_the_rulesets(root: Path) -> None:
     assert {r["ruleset"] for r in result.data["field_size"]} == set(RULESETS)
     header = next(line for line in lines if line.startswith("line-up") and "policy" in line)
     assert "ruleset" in header
+
+
+def test_compare_matches_cells_by_ruleset(root: Path, tmp_path: Path) -> None:
+    """`flip7 compare` between two runs of the spec matches each cell to the one with the same
+    line-up, field size and ruleset: one row per cell and policy, none half-empty."""
+    from warehouse.compare import compare
+
+    copy = tmp_path / "lake"
+    shutil.copytree(root, copy)
+    other = parse_spec(
+        SPEC.replace('name = "rr"', 'name = "rr2"').replace("seed = 17", "seed = 18")
+    )
+    run_inline(make_plan(other), str(copy))
+    df = compare(connect(str(copy)), "rr", "rr2")
+    assert len(df) == 2 * 2 + 2 * 3  # plain: ev, sum:20; counting: ev, evc, sum:20; x2 rulesets
+    assert sorted(set(df.ruleset)) == sorted(RULESETS)
+    assert df.games_a.notna().all() and df.games_b.notna().all()
