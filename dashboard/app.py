@@ -26,6 +26,7 @@ RUN_FILTERS = {
     "policies": True,
     "replay": True,
     "runs": False,
+    "rulesets": True,
 }
 
 ROOT = data.data_root()
@@ -64,6 +65,12 @@ else:
             title="Policy comparison",
             icon=":material/leaderboard:",
             url_path="policies",
+        ),
+        st.Page(
+            "views/rulesets.py",
+            title="Rule choices",
+            icon=":material/rule:",
+            url_path="rulesets",
         ),
         st.Page(
             "views/variants.py",

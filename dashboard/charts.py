@@ -496,3 +496,45 @@ def variant_round_scores(df: pd.DataFrame) -> AnyChart:
         )
         .properties(width=WIDTH, height=HEIGHT)
     )
+
+
+def by_ruleset(
+    df: pd.DataFrame, value: str, title: str, fmt: str, count: str, by: str | None = None
+) -> AnyChart:
+    """One measure under each ruleset, with 95% intervals: a bar per ruleset, or per `by`
+    (e.g. policy) a bar per ruleset side by side.
+
+    Columns: ruleset, <value>, its interval <value>_lo/_hi, the sample size named by `count`,
+    and `by` when given.
+    """
+    lo, hi = f"{value}_lo", f"{value}_hi"
+    rulesets = list(dict.fromkeys(str(r) for r in df["ruleset"]))
+    tooltip = [
+        *([alt.Tooltip(f"{by}:N")] if by else []),
+        alt.Tooltip("ruleset:N"),
+        *_lineup_tip(df),
+        alt.Tooltip(f"{value}:Q", title=title, format=fmt),
+        alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
+        alt.Tooltip(f"{hi}:Q", title="95% high", format=fmt),
+        alt.Tooltip(f"{count}:Q", title=count.replace("_", " "), format=","),
+    ]
+    if by:
+        names = sorted(str(x) for x in df[by].unique())
+        base = alt.Chart(df).encode(
+            y=alt.Y(f"{by}:N", sort=names, title=by),
+            yOffset=alt.YOffset("ruleset:N", sort=rulesets),
+        )
+        height = max(160, 22 * len(names) * max(1, len(rulesets)))
+    else:
+        base = alt.Chart(df).encode(y=alt.Y("ruleset:N", sort=rulesets, title="ruleset"))
+        height = max(120, 34 * len(rulesets))
+    axis = alt.Axis(format="%") if fmt.endswith("%") else alt.Axis()
+    bars = base.mark_bar(opacity=0.8).encode(
+        x=alt.X(f"{value}:Q", title=title, axis=axis),
+        color=alt.Color("ruleset:N", title="ruleset", scale=alt.Scale(domain=rulesets)),
+        tooltip=tooltip,
+    )
+    whisker = base.mark_rule(color="black", strokeWidth=1.2).encode(
+        x=f"{lo}:Q", x2=f"{hi}:Q", tooltip=tooltip
+    )
+    return alt.layer(bars, whisker).properties(width=WIDTH, height=height)

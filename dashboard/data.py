@@ -290,3 +290,10 @@ def game_ids(root: str, run: str) -> tuple[int, int, int] | None:
 def game(root: str, run: str, game: int) -> pd.DataFrame:
     """One logged game's row (empty when the run has no game of that id)."""
     return _query(queries.game, root, run, game)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def cell_results(root: str, run: str) -> pd.DataFrame:
+    """Per cell of the run, all seats pooled: rounds per game, points per round, bust and Flip 7
+    rates with their intervals (the Rule choices page)."""
+    return _query(queries.cell_results, root, runs=[run], marts=("cell_results",))

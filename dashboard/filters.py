@@ -4,7 +4,10 @@ The router (app.py) draws them once per rerun, before the page runs, so a choice
 switching pages (Streamlit keeps the state of widgets drawn by the entry point). Ruleset,
 variant and run are also bound to the URL (`?run=NAME`), so a link opens the same view. Pages
 read the choice with `current()`. The run list comes from `data.runs`; nothing here computes a
-number.
+number. A run may play its line-ups under several rulesets (one cell per line-up, field size
+and ruleset): the Ruleset filter then picks the rules the per-run pages show (or, at "all", a
+picker for the run's rulesets appears under the run), and pages keep those rows with
+`Filters.keep`, so no chart pools two rule choices.
 """
 
 from __future__ import annotations
@@ -30,6 +33,15 @@ class Filters:
     info: dict[str, Any]  # the run's row of `data.runs`
     policies: tuple[str, ...]  # selected policies (all of the run's by default)
     all_policies: tuple[str, ...]
+    ruleset: str | None = None  # the rules shown, when the run plays several; else None
+    rulesets: tuple[str, ...] = ()  # every ruleset the run plays
+
+    def keep(self, df: pd.DataFrame) -> pd.DataFrame:
+        """The rows of `df` (a per-cell query result) under the rules shown: all of them for a
+        run of one ruleset or a frame without a ruleset column."""
+        if self.ruleset is None or "ruleset" not in df.columns:
+            return df
+        return df[df["ruleset"] == self.ruleset].reset_index(drop=True)
 
     @property
     def policy_filter(self) -> tuple[str, ...]:
@@ -48,12 +60,26 @@ def _listed(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value)
 
 
+def run_rulesets(row: dict[str, Any]) -> tuple[str, ...]:
+    """The rulesets a run (its row of `data.runs`) plays: its `rulesets` list, else its one
+    `ruleset`."""
+    listed = _listed(row.get("rulesets"))
+    if listed:
+        return listed
+    one = row.get("ruleset")
+    return () if one is None or (isinstance(one, float) and pd.isna(one)) else (str(one),)
+
+
+def _all_rulesets(runs: pd.DataFrame) -> list[str]:
+    """Every ruleset any run of the lake plays."""
+    return sorted({r for row in runs.to_dict("records") for r in run_rulesets(row)})
+
+
 def run_label(row: dict[str, Any]) -> str:
     """A run's status and size, shown under the picker."""
-    return (
-        f"{row['status']}: {int(row['games']):,} games; ruleset {row['ruleset']}, "
-        f"variant {row['variant']}"
-    )
+    rulesets = run_rulesets(row)
+    what = f"rulesets {', '.join(rulesets)}" if len(rulesets) > 1 else f"ruleset {row['ruleset']}"
+    return f"{row['status']}: {int(row['games']):,} games; {what}, variant {row['variant']}"
 
 
 class UnknownInUrl(ValueError):
@@ -67,7 +93,10 @@ def check_url(runs: pd.DataFrame) -> None:
         wanted = st.query_params.get(key)
         if wanted is None or (key != "run" and wanted == ALL):
             continue
-        known = sorted({str(v) for v in runs[key].dropna()})
+        if key == "ruleset":
+            known = _all_rulesets(runs)
+        else:
+            known = sorted({str(v) for v in runs[key].dropna()})
         if wanted not in known:
             raise UnknownInUrl(
                 f"The link asks for {key} `{wanted}`, which this lake does not hold; "
@@ -95,7 +124,7 @@ def sidebar(root: str, *, policies: bool = True) -> Filters | None:
     # draw them, and the choice must still be there on the next page that does.
     ruleset = st.sidebar.selectbox(
         "Ruleset",
-        _choices(runs["ruleset"]),
+        [ALL, *_all_rulesets(runs)],
         key="ruleset",
         bind="query-params",
         persist_state="session",
@@ -109,7 +138,7 @@ def sidebar(root: str, *, policies: bool = True) -> Filters | None:
     )
     shown = runs
     if ruleset != ALL:
-        shown = shown[shown["ruleset"] == ruleset]
+        shown = shown[[ruleset in run_rulesets(r) for r in shown.to_dict("records")]]
     if variant != ALL:
         shown = shown[shown["variant"] == variant]
     rows = {str(r["run"]): r for r in shown.to_dict("records")}
@@ -127,6 +156,8 @@ def sidebar(root: str, *, policies: bool = True) -> Filters | None:
     )
     info = rows[run]
     st.sidebar.caption(run_label(info))
+    rulesets = run_rulesets(info)
+    shown_rules = pick_ruleset(run, rulesets, ruleset)
     all_policies = _listed(info.get("policies"))
     picked: list[str] = list(all_policies)
     if policies:
@@ -140,9 +171,30 @@ def sidebar(root: str, *, policies: bool = True) -> Filters | None:
             "rank them against everyone they played).",
         )
     reload_button()
-    filters = Filters(root, run, info, tuple(picked) or all_policies, all_policies)
+    filters = Filters(
+        root, run, info, tuple(picked) or all_policies, all_policies, shown_rules, rulesets
+    )
     st.session_state[_STATE_KEY] = filters
     return filters
+
+
+def pick_ruleset(run: str, rulesets: tuple[str, ...], chosen: str) -> str | None:
+    """The rules the pages show for a run that plays several rulesets (None for one): the
+    Ruleset filter's choice, or at "all" a picker for the run's own rulesets."""
+    if len(rulesets) < 2:
+        return None
+    if chosen != ALL and chosen in rulesets:
+        return chosen
+    picked: str = st.sidebar.selectbox(
+        "Rules shown",
+        list(rulesets),
+        index=0,
+        key=f"f_ruleset:{run}",  # one widget per run: each run has its own rulesets
+        persist_state="session",
+        help="This run plays its line-ups under several rulesets; the pages show one at a "
+        "time (the Rule choices page sets them side by side).",
+    )
+    return picked
 
 
 def reload_button() -> None:

@@ -269,7 +269,7 @@ def runs() -> tuple[list[str], Config]:
     cols = [
         "run",
         "status",
-        "ruleset",
+        "rulesets",
         "variant",
         "seed",
         "games",
@@ -296,17 +296,19 @@ def runs() -> tuple[list[str], Config]:
         "events": count("events"),
         "field_sizes": st.column_config.ListColumn("field sizes"),
         "policies": st.column_config.ListColumn("policies"),
+        "rulesets": st.column_config.ListColumn("rulesets"),
         "seed": st.column_config.NumberColumn("seed", format="%d"),
     }
 
 
 SPEC_FIELDS = {
     "ruleset": "ruleset",
+    "rulesets": "rulesets",  # shown for a run that plays several
     "variant": "variant",
     "seed": "root seed",
     "field_sizes": "field sizes",
     "policies": "policies",
-    "cells": "cells (field size x line-up)",
+    "cells": "cells (line-up x ruleset x field size)",
     "planned_games": "games planned",
     "planned_shards": "shards planned",
     "created": "created",
@@ -322,6 +324,8 @@ def spec_rows(run: dict[str, Any]) -> list[dict[str, str]]:
     for key, label in SPEC_FIELDS.items():
         value = run.get(key)
         if value is None or (isinstance(value, float) and value != value):
+            continue
+        if key == "rulesets" and len(value) < 2:
             continue
         if not isinstance(value, str) and hasattr(value, "__len__"):
             value = ", ".join(str(v) for v in value)
@@ -350,3 +354,43 @@ def show(df: pd.DataFrame, layout: tuple[list[str], Config], **kwargs: Any) -> N
         hide_index=True,
         **kwargs,
     )
+
+
+def cell_results() -> tuple[list[str], Config]:
+    """The rule-choices table: a row per cell (line-up, field size, ruleset), all seats pooled."""
+    cols = [
+        "lineup",
+        "players",
+        "ruleset",
+        "games",
+        "rounds_per_game",
+        "rounds_per_game_lo",
+        "rounds_per_game_hi",
+        "points_per_round",
+        "points_per_round_lo",
+        "points_per_round_hi",
+        "bust_rate",
+        "bust_rate_lo",
+        "bust_rate_hi",
+        "flip7_rate",
+        "flip7_rate_lo",
+        "flip7_rate_hi",
+    ]
+    return cols, {
+        "lineup": "line-up",
+        "players": st.column_config.NumberColumn("players", format="%d"),
+        "ruleset": "ruleset",
+        "games": count("games", "games in the cell (the clusters of the intervals)"),
+        "rounds_per_game": number("rounds / game", 2, "rounds ÷ games: how long a game lasts"),
+        "rounds_per_game_lo": number("95% low", 2, CI_HELP),
+        "rounds_per_game_hi": number("95% high", 2, CI_HELP),
+        "points_per_round": number("points / round", 2, "all seats' points ÷ seat-rounds"),
+        "points_per_round_lo": number("pts 95% low", 2, CI_HELP),
+        "points_per_round_hi": number("pts 95% high", 2, CI_HELP),
+        "bust_rate": percent("bust rate", "seat-rounds ending in a bust"),
+        "bust_rate_lo": percent("95% low", CI_HELP),
+        "bust_rate_hi": percent("95% high", CI_HELP),
+        "flip7_rate": percent("Flip 7 rate", "seat-rounds ending with a Flip 7"),
+        "flip7_rate_lo": percent("95% low", CI_HELP),
+        "flip7_rate_hi": percent("95% high", CI_HELP),
+    }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from argparse import SUPPRESS
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from flip7 import format as fmt
@@ -21,7 +22,13 @@ from pipeline.sequential import (
     summary_lines,
 )
 from pipeline.spec import load_spec
-from pipeline.summary import format_summary, run_summary, summary_json, summary_table
+from pipeline.summary import (
+    cell_ruleset,
+    format_summary,
+    run_summary,
+    summary_json,
+    summary_table,
+)
 
 if TYPE_CHECKING:
     from flip7.cli import Output
@@ -147,7 +154,8 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     sizes = sorted({c.players for c in plan.cells})
     out.print(
         f"tournament {plan.run}: {len(plan.cells)} cells, {len(plan.shards)} shards, "
-        f"{plan.games:,} games at {', '.join(map(str, sizes))} players; ruleset {spec.ruleset}, "
+        f"{plan.games:,} games at {', '.join(map(str, sizes))} players; "
+        f"{rulesets_text(spec.rulesets)}, "
         f"variant {spec.variant}, seed {spec.seed}"
         + (f", scale {args.scale:g}" if args.scale != 1.0 else "")
     )
@@ -209,6 +217,18 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+def run_rulesets(manifest: dict[str, Any]) -> list[str]:
+    """The rulesets a run's cells play, in cell order."""
+    return list(dict.fromkeys(cell_ruleset(manifest, c) for c in manifest["cells"]))
+
+
+def rulesets_text(rulesets: Sequence[str]) -> str:
+    """`ruleset 3.1`, or `rulesets 3.1, immediate, legacy` for a run that compares several."""
+    if len(rulesets) == 1:
+        return f"ruleset {rulesets[0]}"
+    return f"rulesets {', '.join(rulesets)}"
+
+
 def engine_line(plan: Plan) -> str:
     """Which engine the shards use, e.g. 'engine: the compiled kernel'."""
     engines = cell_engines(plan)
@@ -265,6 +285,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
         "created": m.get("created"),
         "updated": m.get("updated"),
         "ruleset": m["ruleset"],
+        "rulesets": run_rulesets(m),
         "variant": m["variant"],
         "seed": m["seed"],
         "schema_version": m["schema_version"],
@@ -276,7 +297,10 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
         "task_seconds": secs,
         "error": m.get("error"),
         "cells": [
-            {k: c[k] for k in ("cell", "players", "pair", "games", "game_offset", "lineup")}
+            {
+                **{k: c[k] for k in ("cell", "players", "pair", "games", "game_offset", "lineup")},
+                "ruleset": cell_ruleset(m, c),
+            }
             for c in m["cells"]
         ],
         "summary": summary_json(summary),
@@ -287,7 +311,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
         f"updated {m.get('updated', '?')}"
     )
     result.line(
-        f"  ruleset {m['ruleset']}, variant {m['variant']}, seed {m['seed']}; schema "
+        f"  {rulesets_text(run_rulesets(m))}, variant {m['variant']}, seed {m['seed']}; schema "
         f"v{m['schema_version']}, rules v{m['rules_version']}, package {m['package_version']}"
     )
     result.line(
@@ -310,10 +334,12 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
             f"flip7 tournament run {spec} --resume --data {lake.uri}{flags})"
         )
     result.line("  cells:")
+    several = len(run_rulesets(m)) > 1  # then each cell's ruleset in a column of its own
     cells = Table(
         [
             Column("cell"),
             Column("players"),
+            *([Column("ruleset", right=False)] if several else []),
             Column("pair"),
             Column("games", fmt.count),
             Column("from id", fmt.count, key="game_offset"),
@@ -323,6 +349,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
             [
                 c["cell"],
                 c["players"],
+                *([cell_ruleset(m, c)] if several else []),
                 c["pair"],
                 c["games"],
                 c["game_offset"],

@@ -1,9 +1,10 @@
-"""The plan: a spec expanded into cells (field size x line-up) and cells cut into shards.
+"""The plan: a spec expanded into cells (line-up x ruleset x field size) and cells cut into shards.
 
-Cells are numbered in spec order (line-ups, then their field sizes). Game ids are unique within a
-run: cell game_offset + index in the cell. A cell's `pair` is the cell number of the first cell
-of its common-random-number group (its own number when unpaired), so game i of every cell in a
-group gets the same seed, `derive_seed(root_seed, pair, i)`. Shards are contiguous game ranges of
+Cells are numbered in spec order (line-ups, then their rulesets, then their field sizes). Game
+ids are unique within a run: cell game_offset + index in the cell. A cell's `pair` is the cell
+number of the first cell of its common-random-number group (line-ups sharing a pair label at one
+field size under one ruleset; its own number when unpaired), so game i of every cell in a group
+gets the same seed, `derive_seed(root_seed, pair, i)`. Shards are contiguous game ranges of
 one cell, numbered in cell order; the rows a game produces never depend on how it is sharded.
 """
 
@@ -22,7 +23,7 @@ from pipeline.spec import MAX_GAMES, Spec
 
 @dataclass(frozen=True)
 class Cell:
-    """One field size x line-up, as the manifest records it."""
+    """One line-up at one field size under one ruleset, as the manifest records it."""
 
     cell: int
     players: int
@@ -31,6 +32,7 @@ class Cell:
     games: int
     game_offset: int
     label: str = ""
+    ruleset: str = "3.1"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -41,6 +43,7 @@ class Cell:
             "games": self.games,
             "game_offset": self.game_offset,
             "label": self.label,
+            "ruleset": self.ruleset,
         }
 
 
@@ -83,7 +86,7 @@ def make_plan(
         check_run_name(default_run_name(spec, scale), "run name (the spec's name and --scale)")
     run = run or default_run_name(spec, scale)
     cells: list[Cell] = []
-    pair_of: dict[tuple[str, int], int] = {}
+    pair_of: dict[tuple[str, int, str], int] = {}
     offset = 0
     for i, lu in enumerate(spec.lineups):
         games = scaled_games(lu.games, scale) if lu.games * scale < 2 * MAX_GAMES else MAX_GAMES + 1
@@ -92,14 +95,15 @@ def make_plan(
                 f"--scale {scale:g}: lineups[{i}] would play {lu.games:,} x {scale:g} games per "
                 f"cell, more than {MAX_GAMES:,} (the lake's int32 cell_game); use a smaller --scale"
             )
-        for layout in lu.layouts:
-            n = len(layout)
-            number = len(cells)
-            pair = number
-            if lu.pair is not None:
-                pair = pair_of.setdefault((lu.pair, n), number)
-            cells.append(Cell(number, n, layout, pair, games, offset, lu.label))
-            offset += games
+        for ruleset in lu.rulesets:
+            for layout in lu.layouts:
+                n = len(layout)
+                number = len(cells)
+                pair = number
+                if lu.pair is not None:
+                    pair = pair_of.setdefault((lu.pair, n, ruleset), number)
+                cells.append(Cell(number, n, layout, pair, games, offset, lu.label, ruleset))
+                offset += games
     for c in cells:
         check_engine(engine, c, spec)
     shards: list[ShardTask] = []
@@ -112,7 +116,7 @@ def make_plan(
                     cell=c.cell,
                     pair=c.pair,
                     lineup=c.lineup,
-                    ruleset=spec.ruleset,
+                    ruleset=c.ruleset,
                     variant=spec.variant,
                     root_seed=spec.seed,
                     rotate=spec.rotate,
@@ -133,11 +137,12 @@ def cell_engines(plan: Plan) -> dict[int, tuple[str, str | None]]:
     from flip7.policies import parse_policies
     from flip7.rules import parse_ruleset
 
-    ruleset = parse_ruleset(plan.spec.ruleset)
     variant = spec_variant(plan.spec)
     out: dict[int, tuple[str, str | None]] = {}
     for c in plan.cells:
-        out[c.cell] = choose_engine(plan.engine, parse_policies(list(c.lineup)), ruleset, variant)
+        out[c.cell] = choose_engine(
+            plan.engine, parse_policies(list(c.lineup)), parse_ruleset(c.ruleset), variant
+        )
     return out
 
 
@@ -160,8 +165,10 @@ def check_engine(engine: str, cell: Cell, spec: Spec) -> None:
         choose_engine(
             engine,
             parse_policies(list(cell.lineup)),
-            parse_ruleset(spec.ruleset),
+            parse_ruleset(cell.ruleset),
             spec_variant(spec),
         )
     except ValueError as exc:
-        raise ValueError(f"cell {cell.cell} ({','.join(cell.lineup)}): {exc}") from None
+        raise ValueError(
+            f"cell {cell.cell} ({','.join(cell.lineup)}) under ruleset {cell.ruleset}: {exc}"
+        ) from None

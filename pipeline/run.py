@@ -86,7 +86,9 @@ def new_manifest(plan: Plan) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "package_version": package_version(),
         "rules_version": RULES_VERSION,
-        "ruleset": spec.ruleset,
+        # the run's one ruleset, or None when its cells play several (each cell names its own)
+        "ruleset": spec.rulesets[0] if len(spec.rulesets) == 1 else None,
+        "rulesets": list(spec.rulesets),
         "variant": spec.variant,
         "deck": list(spec.deck) or None,  # copies per card id of a declared deck
         "seed": spec.seed,
@@ -122,11 +124,18 @@ _PLAN_KEYS = (
 
 
 def plan_mismatch(manifest: dict[str, Any], plan: Plan) -> str | None:
-    """The first manifest field whose planned value differs from `plan`'s, or None."""
+    """The first manifest field whose planned value differs from `plan`'s, or None. A cell's
+    ruleset is part of the cell (a manifest written before cells named theirs plays the run's)."""
     fresh = new_manifest(plan)
     for key in _PLAN_KEYS:
-        if manifest.get(key) != fresh[key]:
-            return f"{key}: run has {manifest.get(key)!r}, spec gives {fresh[key]!r}"
+        have = manifest.get(key)
+        if key == "cells" and isinstance(have, list):
+            have = [{"ruleset": manifest.get("ruleset"), **c} for c in have]
+        if have != fresh[key]:
+            if key == "cells" and isinstance(have, list) and len(have) == len(fresh[key]):
+                i = next(i for i, (a, b) in enumerate(zip(have, fresh[key], strict=True)) if a != b)
+                return f"cells[{i}]: run has {have[i]!r}, spec gives {fresh[key][i]!r}"
+            return f"{key}: run has {have!r}, spec gives {fresh[key]!r}"
     return stop_mismatch(manifest, plan)
 
 

@@ -8,6 +8,12 @@ played on common random numbers: at each field size, game i of every such line-u
 seed, hence the same shuffles. Every error names the field (`lineups[1].mix[0]`) and what would
 be valid; `load_spec` raises ValueError (or FileNotFoundError) and never starts Ray.
 
+Rule choices cross like field sizes: `ruleset = "immediate"` (one) or `rulesets = ["3.1",
+"legacy", "3.1(target=150)"]` (each line-up under each), at the top level (the default) or in a
+line-up (its own). A cell is one line-up at one field size under one ruleset; two line-ups that
+would give one cell the same label, field size and ruleset are an error (the marts would pool
+them). Common random numbers pair line-ups under the same ruleset only.
+
 See docs/pipeline.md for the full format.
 """
 
@@ -50,6 +56,7 @@ _TOP_KEYS = {
     "description": "free text",
     "seed": "root seed, an integer >= 0",
     "ruleset": "a ruleset spec such as '3.1' or '3.1(target=150)'",
+    "rulesets": "several ruleset specs, e.g. ['3.1', 'immediate', 'legacy']: each line-up under each",
     "variant": "classic or vengeance, e.g. 'vengeance(deck=alt,brutal=1)'",
     "deck": "a declared deck for variant '...(deck=custom)': [deck] table of card = copies",
     "games": "games per cell (default for every line-up)",
@@ -68,17 +75,21 @@ _LINEUP_KEYS = {
     "players": "field sizes (with mix; with seats it must equal the seat count)",
     "games": "games per cell for this line-up",
     "pair": "a label: line-ups with the same label share shuffles (common random numbers)",
+    "ruleset": "this line-up's ruleset, e.g. 'legacy' or '3.1(target=150)' (default: the run's)",
+    "rulesets": "this line-up's rulesets, e.g. ['3.1', 'immediate']: one cell per ruleset",
 }
 
 
 @dataclass(frozen=True)
 class LineupSpec:
-    """One [[lineups]] entry, validated: one seat layout (policy specs) per field size."""
+    """One [[lineups]] entry, validated: one seat layout (policy specs) per field size, played
+    under each of its rulesets (canonical specs)."""
 
     label: str
     layouts: tuple[tuple[str, ...], ...]  # one seat list per field size
     games: int
     pair: str | None
+    rulesets: tuple[str, ...] = ("3.1",)
 
 
 @dataclass(frozen=True)
@@ -117,7 +128,7 @@ class Spec:
 
     name: str
     seed: int
-    ruleset: str  # canonical ruleset spec
+    ruleset: str  # canonical ruleset spec: the default (the first of a top-level `rulesets`)
     variant: str
     rotate: bool
     shard_size: int
@@ -128,6 +139,11 @@ class Spec:
     text: str = ""
     deck: tuple[int, ...] = ()  # copies per card id of a declared [deck], else empty
     stop: StopSpec = StopSpec()
+
+    @property
+    def rulesets(self) -> tuple[str, ...]:
+        """Every ruleset the line-ups play, in spec order (one for most specs)."""
+        return tuple(dict.fromkeys(r for lu in self.lineups for r in lu.rulesets))
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -181,16 +197,7 @@ def parse_spec(text: str) -> Spec:
     seed = _get(data, "seed", int, "")
     if not 0 <= seed < 2**63:
         raise ValueError(f"seed: must be an integer in [0, 2**63), got {seed}")
-    ruleset_text = _get(data, "ruleset", str, "", "3.1")
-    try:
-        ruleset = parse_ruleset(ruleset_text)
-    except ValueError as exc:
-        raise ValueError(f"ruleset: {exc}") from None
-    if ruleset.target > MAX_TARGET:
-        raise ValueError(
-            f"ruleset: target {ruleset.target} is too large for the event log (int16 values); "
-            f"use a target <= {MAX_TARGET}"
-        )
+    default_rulesets = _rulesets(data, "") or ("3.1",)
     variant_text = _get(data, "variant", str, "", "classic")
     custom = None
     if "deck" in data:
@@ -231,14 +238,16 @@ def parse_spec(text: str) -> Spec:
             "seats = [...] (one policy per seat) or mix = [...] with players = [...]"
         )
     lineups = tuple(
-        _lineup(item, f"lineups[{i}]", default_games, default_players) for i, item in enumerate(raw)
+        _lineup(item, f"lineups[{i}]", default_games, default_players, default_rulesets)
+        for i, item in enumerate(raw)
     )
+    _check_cells(lineups)
     _check_pairs(lineups)
     _check_stop(stop, lineups)
     return Spec(
         name=name,
         seed=seed,
-        ruleset=ruleset.spec,
+        ruleset=default_rulesets[0],
         variant=variant,
         deck=deck,
         rotate=rotate,
@@ -250,6 +259,63 @@ def parse_spec(text: str) -> Spec:
         stop=stop,
         policy_timeout=policy_timeout,
     )
+
+
+def _rulesets(data: dict[str, Any], where: str) -> tuple[str, ...]:
+    """The canonical specs of `ruleset = "..."` or `rulesets = [...]` in `data` (at most one of
+    the two), each checked; () when neither is given."""
+    if "ruleset" in data and "rulesets" in data:
+        raise ValueError(
+            f"{where}rulesets: give ruleset = '...' (one) or rulesets = [...] (several), not both"
+        )
+    if "ruleset" in data:
+        items, key = [_get(data, "ruleset", str, where)], "ruleset"
+    elif "rulesets" in data:
+        raw = data["rulesets"]
+        if not isinstance(raw, list) or not raw:
+            raise ValueError(
+                f"{where}rulesets: expected a non-empty list of ruleset specs, e.g. "
+                f"['3.1', 'immediate', 'legacy'], got {raw!r}"
+            )
+        items, key = raw, "rulesets"
+    else:
+        return ()
+    out: list[str] = []
+    for j, text in enumerate(items):
+        field = f"{where}{key}" + (f"[{j}]" if key == "rulesets" else "")
+        if not isinstance(text, str):
+            raise ValueError(f"{field}: expected a ruleset spec string, e.g. '3.1', got {text!r}")
+        try:
+            ruleset = parse_ruleset(text)
+        except ValueError as exc:
+            raise ValueError(f"{field}: {exc}") from None
+        if ruleset.target > MAX_TARGET:
+            raise ValueError(
+                f"{field}: target {ruleset.target} is too large for the event log (int16 "
+                f"values); use a target <= {MAX_TARGET}"
+            )
+        if ruleset.spec in out:
+            raise ValueError(
+                f"{field}: {text!r} is {ruleset.spec!r}, already listed; list each ruleset once"
+            )
+        out.append(ruleset.spec)
+    return tuple(out)
+
+
+def _check_cells(lineups: tuple[LineupSpec, ...]) -> None:
+    """A cell (label, field size, ruleset) comes from one line-up only: the marts key on it."""
+    seen: dict[tuple[str, int, str], int] = {}
+    for i, lu in enumerate(lineups):
+        for ruleset in lu.rulesets:
+            for layout in lu.layouts:
+                key = (lu.label, len(layout), ruleset)
+                j = seen.setdefault(key, i)
+                if j != i:
+                    raise ValueError(
+                        f"lineups[{i}]: the cell {lu.label!r} at {len(layout)} players under "
+                        f"ruleset {ruleset} is already lineups[{j}]'s; give one of them another "
+                        "name = '...' (cells are told apart by name, field size and ruleset)"
+                    )
 
 
 def _policy_timeout(value: Any) -> float | None:
@@ -364,6 +430,7 @@ def _lineup(
     where: str,
     default_games: int | None,
     default_players: tuple[int, ...] | None,
+    default_rulesets: tuple[str, ...] = ("3.1",),
 ) -> LineupSpec:
     prefix = f"{where}."
     _check_keys(item, _LINEUP_KEYS, prefix)
@@ -417,22 +484,25 @@ def _lineup(
     pair = _get(item, "pair", str, prefix, None)
     if pair is not None and not pair:
         raise ValueError(f"{prefix}pair: must be a non-empty label")
-    return LineupSpec(label, layouts, games, pair)
+    rulesets = _rulesets(item, prefix) or default_rulesets
+    return LineupSpec(label, layouts, games, pair, rulesets)
 
 
 def _check_pairs(lineups: tuple[LineupSpec, ...]) -> None:
-    """At each field size, a pair label must group two or more line-ups with equal games."""
-    groups: dict[tuple[str, int], list[int]] = {}
+    """At each field size and ruleset, a pair label must group two or more line-ups with equal
+    games."""
+    groups: dict[tuple[str, int, str], list[int]] = {}
     for i, lu in enumerate(lineups):
         if lu.pair is not None:
-            for layout in lu.layouts:
-                groups.setdefault((lu.pair, len(layout)), []).append(i)
-    for (label, n), members in groups.items():
+            for ruleset in lu.rulesets:
+                for layout in lu.layouts:
+                    groups.setdefault((lu.pair, len(layout), ruleset), []).append(i)
+    for (label, n, ruleset), members in groups.items():
         if len(members) < 2:
             raise ValueError(
-                f"lineups[{members[0]}].pair: pair {label!r} has no other line-up at {n} players; "
-                "common random numbers compare two or more line-ups of one field size that "
-                "share a pair label"
+                f"lineups[{members[0]}].pair: pair {label!r} has no other line-up at {n} players "
+                f"under ruleset {ruleset}; common random numbers compare two or more line-ups "
+                "of one field size and ruleset that share a pair label"
             )
         first = lineups[members[0]]
         for j in members[1:]:
@@ -553,11 +623,12 @@ def _check_stop(stop: StopSpec, lineups: tuple[LineupSpec, ...]) -> None:
     one paired observation of A - B (docs/sequential.md)."""
     if not stop.compare:
         return
-    layouts = [layout for lu in lineups for layout in lu.layouts]
+    layouts = [layout for lu in lineups for _ in lu.rulesets for layout in lu.layouts]
     if len(layouts) != 1:
         raise ValueError(
             f"stop.compare: a comparison runs in exactly one cell (one line-up at one field "
-            f"size), this spec has {len(layouts)}; keep one [[lineups]] with one field size, "
+            f"size under one ruleset), this spec has {len(layouts)}; keep one [[lineups]] with "
+            "one field size and one ruleset, "
             f"e.g. mix = {list(stop.compare)!r} with players = [2]"
         )
     for j, policy in enumerate(stop.compare):

@@ -1,7 +1,7 @@
 """The end-of-run summary: per cell and policy, win rate and points per round with 95% intervals.
 
-A cell is one line-up at one field size of a run (the run fixes variant and ruleset); a policy's
-numbers from different cells are never pooled. The figures follow the statistics contract of
+A cell is one line-up at one field size under one ruleset of a run (the run fixes the variant);
+a policy's numbers from different cells are never pooled. The figures follow the statistics contract of
 flip7.stats: for each game g in which policy p sits, win rate y_g = p's wins, n_g = p's seats;
 points per round y_g = the points of p's seats, n_g = their rounds (seats x rounds of the game);
 95% intervals clustered by game.
@@ -156,7 +156,7 @@ def summarize(
                     label,
                     c["players"],
                     manifest["variant"],
-                    manifest["ruleset"],
+                    cell_ruleset(manifest, c),
                     policy,
                     g,
                     sums[2],
@@ -165,6 +165,12 @@ def summarize(
                 )
             )
     return rows
+
+
+def cell_ruleset(manifest: dict[str, Any], cell: dict[str, Any]) -> str:
+    """A manifest cell's ruleset: its own, or the run's (a manifest written before cells named
+    theirs)."""
+    return str(cell.get("ruleset") or manifest["ruleset"])
 
 
 def run_summary(lake: Lake, manifest: dict[str, Any]) -> list[PolicyRow]:

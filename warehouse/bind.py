@@ -182,15 +182,22 @@ def _replay(
             ranges.append(f"game BETWEEN {int(ids.min())} AND {int(ids.max())}")
         where = f" AND ({' OR '.join(ranges)})"
     wanted = set(game[picked].tolist())
-    seats = {
-        g: tuple(s)
-        for g, s in con.execute(
-            "SELECT game, list(policy ORDER BY seat) FROM stg_games "
-            f"WHERE run = $run{where} GROUP BY game",
-            {"run": run},
-        ).fetchall()
-        if g in wanted
+    # A game replays under its cell's ruleset as the manifest names it (the run's, for a
+    # manifest written before cells named theirs), never under the label its rows carry.
+    run_ruleset = str(manifest.get("ruleset"))
+    cell_rulesets = {
+        c.get("cell"): str(c.get("ruleset") or run_ruleset) for c in manifest.get("cells") or []
     }
+    seats: dict[int, tuple[str, ...]] = {}
+    game_ruleset: dict[int, str] = {}
+    for g, s, cell in con.execute(
+        "SELECT game, list(policy ORDER BY seat), any_value(cell) FROM stg_games "
+        f"WHERE run = $run{where} GROUP BY game",
+        {"run": run},
+    ).fetchall():
+        if g in wanted:
+            seats[g] = tuple(s)
+            game_ruleset[g] = cell_rulesets.get(cell, run_ruleset)
     # The packed codes as the file holds them (stg_events unpacks them).
     events = con.execute(
         f"SELECT game, code FROM lake_table(events_files()) WHERE run = $run{where} "
@@ -199,13 +206,13 @@ def _replay(
     ).fetchnumpy()
     logged = _split(events)
     at = {int(game[i]): i for i in picked.tolist()}
-    groups: dict[tuple[str, ...], list[int]] = {}
+    groups: dict[tuple[tuple[str, ...], str], list[int]] = {}
     for g in sorted(wanted):
-        groups.setdefault(seats.get(g, ()), []).append(g)
-    ruleset, variant = str(manifest.get("ruleset")), str(manifest.get("variant"))
+        groups.setdefault((seats.get(g, ()), game_ruleset.get(g, run_ruleset)), []).append(g)
+    variant = str(manifest.get("variant"))
     deck = manifest.get("deck") or None
     empty = np.zeros(0, dtype=np.int64)
-    for policies, ids in groups.items():
+    for (policies, ruleset), ids in groups.items():
         why = replayer.unreplayable(ruleset, variant, deck, policies) if policies else "no seats"
         if why is not None:
             out.notes.append(f"run {run}: {len(ids)} sampled games not replayed: {why}")

@@ -456,3 +456,23 @@ def sprt_waves(con: duckdb.DuckDBPyConnection, run: str) -> pd.DataFrame:
     """Every look of one run's sequential test, in order: games, estimate with its interval,
     the LLR between its bounds, the decision at the deciding look."""
     return _df(con, "SELECT * FROM sprt_waves WHERE run = $run ORDER BY wave", run=run)
+
+
+def cell_results(
+    con: duckdb.DuckDBPyConnection,
+    runs: Sequence[str] | str | None = None,
+    lineup: str | None = None,
+) -> pd.DataFrame:
+    """Per cell, all seats pooled: games, rounds per game, points per round, bust and Flip 7
+    rates, each with its 95% interval: what a run's rule choices change, line-up by line-up."""
+    return _df(
+        con,
+        """
+        SELECT * FROM cell_results
+        WHERE ($runs is null or list_contains($runs, run))
+          and ($lineup is null or lineup = $lineup)
+        ORDER BY run, lineup, players, ruleset
+        """,
+        runs=_list(runs),
+        lineup=lineup,
+    )

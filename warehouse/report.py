@@ -1,11 +1,14 @@
 """`flip7 report RUN`: the headline analyses of one run as readable tables.
 
-Every figure is per cell (line-up and field size of the run), with its sample size and its
+Every figure is per cell (line-up, field size and ruleset of the run), with its sample size and its
 95% interval in a column of its own, clustered by game as docs/warehouse.md defines: field
 size (win rate, adjusted win index, pooled points per round per cell and policy), how rounds
 end (bust and Flip 7 rates per cell and policy), card counting (counting minus non-counting
 twin, paired on common random numbers where the run has them) and the policy comparison (the
-league: the adjusted win index, the one named aggregate over all of the run's cells). It reads
+league: the adjusted win index, the one named aggregate over the run's cells under one
+ruleset). A run that plays its line-ups under several rulesets gets a ruleset column in every
+table and a "rule choices" table: per line-up, field size and ruleset, all seats pooled, rounds
+per game, points per round, bust and Flip 7 rates (the cell_results mart). It reads
 only the compact games and rounds tables (through the marts, as views: each table is computed
 once, straight from Parquet).
 """
@@ -20,7 +23,7 @@ import pandas as pd
 
 from flip7.format import Column, Result, Table
 from warehouse import queries
-from warehouse.text import interval, num, pp
+from warehouse.text import interval, num, pct, pp
 
 CI = "95% interval"
 
@@ -65,12 +68,29 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
         raise ValueError(f"no run {run!r} in this lake")
     r = info.iloc[0]
     planned = f"/{int(r.planned_games):,}" if r.planned_games == r.planned_games else ""
-    fs = queries.field_size(con, runs=[run]).sort_values(
-        ["lineup", "players", "win_index"], ascending=[True, True, False]
+    rulesets = [str(x) for x in _listed(r.get("rulesets"))] or [str(r.ruleset)]
+    several = len(rulesets) > 1
+    order = {name: i for i, name in enumerate(rulesets)}  # rulesets in the spec's order
+
+    def by_rules(df: pd.DataFrame, keys: list[str], descending: str | None = None) -> pd.DataFrame:
+        df = df.assign(_rules=[order.get(str(x), len(order)) for x in df["ruleset"]])
+        keys = [("_rules" if k == "ruleset" else k) for k in keys]
+        up = [k != descending for k in keys]
+        return df.sort_values(keys, ascending=up, kind="stable").drop(columns="_rules")
+
+    fs = by_rules(
+        queries.field_size(con, runs=[run]),
+        ["lineup", "players", "ruleset", "win_index"],
+        "win_index",
     )
-    rates = queries.rates(con, runs=[run]).sort_values(["lineup", "players", "policy"])
-    cc = queries.card_counting(con, runs=[run])
-    lg = queries.league(con, runs=[run])
+    rates = by_rules(queries.rates(con, runs=[run]), ["lineup", "players", "ruleset", "policy"])
+    cc = by_rules(queries.card_counting(con, runs=[run]), ["players", "ruleset"])
+    lg = by_rules(queries.league(con, runs=[run]), ["ruleset", "place"])
+    cells = (
+        by_rules(queries.cell_results(con, runs=[run]), ["lineup", "players", "ruleset"])
+        if several
+        else None
+    )
     data: dict[str, Any] = {
         "command": "report",
         "run": run,
@@ -78,7 +98,8 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
         "planned_games": int(r.planned_games) if planned else None,
         "shards": int(r.shards),
         "status": r.status,
-        "ruleset": r.ruleset,
+        "ruleset": r.ruleset if not several else None,
+        "rulesets": rulesets,
         "variant": r.variant,
         "seed": r.seed,
         "field_size": _records(fs),
@@ -86,17 +107,25 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
         "card_counting": _records(cc),
         "league": _records(lg),
     }
+    if cells is not None:
+        data["rule_choices"] = _records(cells)
     result = Result(data)
+    what = f"rulesets {', '.join(rulesets)}" if several else f"ruleset {rulesets[0]}"
     result.line(
         f"Run {run}: {int(r.games):,}{planned} games, {int(r.shards)} shards committed, "
-        f"status {r.status}; ruleset {r.ruleset}, variant {r.variant}, seed {r.seed}"
+        f"status {r.status}; {what}, variant {r.variant}, seed {r.seed}"
     )
     for line in sprt_lines(con, run):  # a sequential test's decision, if the run has one
         result.line(line)
     result.line(
-        "Figures are per cell (line-up x field size). Intervals are 95%, clustered by game (by "
+        "Figures are per cell (line-up x field size"
+        + (" x ruleset" if several else "")
+        + "). Intervals are 95%, clustered by game (by "
         "pair of games for paired comparisons); n/a under two games."
     )
+    if cells is not None:
+        result.line("")
+        _rule_choices(result, cells)
     result.line("")
     result.line(
         "Field size: win rate (wins / seats), adjusted win index (win rate x players; 1.00 = "
@@ -107,6 +136,7 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
             [
                 Column("line-up", None, False, "lineup"),
                 Column("players"),
+                *_ruleset_column(several),
                 Column("policy", None, False),
                 Column("games", fmt.count),
                 Column("seats", fmt.count, key="player_games"),
@@ -122,6 +152,7 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                 [
                     x.lineup,
                     int(x.players),
+                    *([x.ruleset] if several else []),
                     x.policy,
                     int(x.games),
                     int(x.player_games),
@@ -145,6 +176,7 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
             [
                 Column("line-up", None, False, "lineup"),
                 Column("players"),
+                *_ruleset_column(several),
                 Column("policy", None, False),
                 Column("rounds", fmt.count),
                 Column("bust rate", fmt.rate, key="bust_rate"),
@@ -156,6 +188,7 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                 [
                     x.lineup,
                     int(x.players),
+                    *([x.ruleset] if several else []),
                     x.policy,
                     int(x.rounds),
                     x.bust_rate,
@@ -181,6 +214,7 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
             Table(
                 [
                     Column("players"),
+                    *_ruleset_column(several),
                     Column("comparison", None, False),
                     Column("line-up", None, False, "lineup"),
                     Column("method", None, False),
@@ -197,6 +231,7 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                 [
                     [
                         int(x.players),
+                        *([x.ruleset] if several else []),
                         f"{x.counting} vs {x.base}",
                         x.lineup if x.lineup == x.base_lineup else f"{x.lineup} vs {x.base_lineup}",
                         x.method,
@@ -214,11 +249,14 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
     result.line("")
     result.line(
         "Policy comparison: league by adjusted win index, a named aggregate over every cell the "
-        "policy played: its wins / its expected wins (1/n per seat at an n-player table)."
+        "policy played"
+        + (" under one ruleset (a league per ruleset)" if several else "")
+        + ": its wins / its expected wins (1/n per seat at an n-player table)."
     )
     result.table(
         Table(
             [
+                *_ruleset_column(several),
                 Column("place"),
                 Column("policy", None, False),
                 Column("players", None, True, "field_sizes"),
@@ -230,6 +268,7 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
             ],
             [
                 [
+                    *([x.ruleset] if several else []),
                     int(x.place),
                     x.policy,
                     ",".join(str(p) for p in x.field_sizes),
@@ -245,6 +284,67 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
         )
     )
     return result
+
+
+def _listed(value: Any) -> list[Any]:
+    """A list column's cell (list, numpy array or missing) as a list."""
+    if value is None or (isinstance(value, float) and value != value):
+        return []
+    return list(value)
+
+
+def _ruleset_column(several: bool) -> list[Column]:
+    """The ruleset column, in a run whose line-ups play under several rulesets."""
+    return [Column("ruleset", None, False)] if several else []
+
+
+def _rule_choices(result: Result, cells: pd.DataFrame) -> None:
+    """The rule-choices table: each line-up at each field size under each ruleset, all seats
+    pooled (the cell_results mart)."""
+    from flip7 import format as fmt
+
+    result.line(
+        "Rule choices: each line-up under each ruleset, all seats pooled: rounds per game, "
+        "points per round (points / seat-rounds), bust and Flip 7 rates per seat-round. Win "
+        "rates per policy are in the field-size table below."
+    )
+    result.table(
+        Table(
+            [
+                Column("line-up", None, False, "lineup"),
+                Column("players"),
+                Column("ruleset", None, False),
+                Column("games", fmt.count),
+                Column("rounds/game", lambda x: num(x, 2), key="rounds_per_game"),
+                _ci(CI, _points_ci, "rounds_per_game"),
+                Column("points/round", fmt.points, key="points_per_round"),
+                _ci(CI, _points_ci, "points_per_round"),
+                Column("bust rate", fmt.rate, key="bust_rate"),
+                _ci(CI, _rate_ci, "bust_rate"),
+                # Flip 7s are rare (about 1 in 80 seat-rounds): two decimals tell rulesets apart
+                Column("Flip 7 rate", pct, key="flip7_rate"),
+                _ci(CI, lambda v: interval(*v, digits=2, scale=100), "flip7_rate"),
+            ],
+            [
+                [
+                    x.lineup,
+                    int(x.players),
+                    x.ruleset,
+                    int(x.games),
+                    x.rounds_per_game,
+                    (x.rounds_per_game_lo, x.rounds_per_game_hi),
+                    x.points_per_round,
+                    (x.points_per_round_lo, x.points_per_round_hi),
+                    x.bust_rate,
+                    (x.bust_rate_lo, x.bust_rate_hi),
+                    x.flip7_rate,
+                    (x.flip7_rate_lo, x.flip7_rate_hi),
+                ]
+                for x in cells.itertuples()
+            ],
+            title="rule choices",
+        )
+    )
 
 
 def sprt_lines(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:

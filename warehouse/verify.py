@@ -3,7 +3,8 @@
 It runs the data tests in sql/tests (each returns failing rows, none when all is well):
 
 - `-- scope: lake` tests once over the whole snapshot: the manifests' row counts equal the
-  Parquet footers, complete runs hold every planned game once, one ruleset per run;
+  Parquet footers, complete runs hold every planned game once, each cell plays the ruleset its
+  manifest names;
 - `-- scope: shard` tests a few shards at a time (a game never spans shards): every round and
   every game rebuilt from the event log alone equals the compact tables, every game is whole.
   Per batch, the intermediate relations are computed once into small tables (one row per game

@@ -13,7 +13,7 @@ st.caption(
     "points per round and in games won?"
 )
 
-everything = data.card_counting(f.root, f.run)
+everything = f.keep(data.card_counting(f.root, f.run))
 if everything.empty:
     st.info(
         "This run has no counting policy beside its non-counting twin (e.g. evc and ev, or "
@@ -24,7 +24,7 @@ if everything.empty:
 
 options = sorted(set(everything["comparison"]))
 picked = st.multiselect("Comparisons", options, default=options, key=f"cc_comparisons:{f.run}")
-gains = data.card_counting(f.root, f.run, tuple(picked) or tuple(options))
+gains = f.keep(data.card_counting(f.root, f.run, tuple(picked) or tuple(options)))
 
 left, right = st.columns(2)
 with left:

@@ -23,7 +23,7 @@ lineup = st.selectbox(
     "field sizes (a `mix` in the spec) draws one line per policy across them; line-ups over "
     "more field sizes come first.",
 )
-sizes = data.field_size(f.root, f.run, f.policy_filter, lineup)
+sizes = f.keep(data.field_size(f.root, f.run, f.policy_filter, lineup))
 if sizes.empty:
     st.info("No games of the selected policies in this line-up.")
     st.stop()

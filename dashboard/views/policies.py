@@ -14,7 +14,7 @@ st.caption(
 )
 
 st.subheader("League")
-league = data.league(f.root, f.run, f.policy_filter)
+league = f.keep(data.league(f.root, f.run, f.policy_filter))
 seen = {str(p): tuple(sorted(int(n) for n in fs)) for p, fs in zip(league["policy"], league["field_sizes"], strict=True)}  # fmt: skip
 league = league.assign(
     seen_at=[f"{p} ({', '.join(map(str, seen[str(p)]))} players)" for p in league["policy"]]
@@ -48,7 +48,7 @@ if scope == ALL_SIZES:
     tables.show(league, tables.league())
 else:
     n = int(str(scope).split()[0])
-    cells = data.field_size(f.root, f.run, f.policy_filter)
+    cells = f.keep(data.field_size(f.root, f.run, f.policy_filter))
     cells = cells[cells["players"] == n].sort_values("win_index", ascending=False)
     cells = cells.assign(
         place=range(1, len(cells) + 1),
@@ -78,7 +78,7 @@ lineup = st.selectbox(
 )
 
 st.subheader(f"Head to head at {players} players")
-h2h = data.head_to_head(f.root, f.run, players, lineup, f.policy_filter)
+h2h = f.keep(data.head_to_head(f.root, f.run, players, lineup, f.policy_filter))
 if h2h.empty:
     st.info("No two different selected policies met in this line-up.")
 else:
@@ -95,12 +95,12 @@ cumulative = shape[0].toggle("Cumulative", key="pc_cumulative")
 busts = shape[1].toggle(
     "Include rounds scoring 0", key="pc_busts", help="Mostly busts: see their rate below."
 )
-dist = data.round_distribution(f.root, f.run, players, lineup, f.policy_filter)
+dist = f.keep(data.round_distribution(f.root, f.run, players, lineup, f.policy_filter))
 st.altair_chart(charts.round_scores(dist, cumulative, busts), width="stretch")
 st.caption("Shares are of each policy's rounds in this line-up. Scroll on the chart to zoom.")
 
 st.subheader(f"Busts and Flip 7s at {players} players")
-rates = data.rates(f.root, f.run, players, lineup, f.policy_filter)
+rates = f.keep(data.rates(f.root, f.run, players, lineup, f.policy_filter))
 left, right = st.columns(2)
 with left:
     st.altair_chart(charts.round_rate(rates, "bust_rate", "bust rate"), width="stretch")

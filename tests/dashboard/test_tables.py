@@ -18,6 +18,11 @@ def test_spec_rows_format_lists_and_counts_and_skip_missing_fields():
             "created": None,
         }
     )
+    several = {"ruleset": None, "rulesets": np.array(["3.1", "legacy"])}
+    assert tables.spec_rows(several) == [{"field": "rulesets", "value": "3.1, legacy"}]
+    assert tables.spec_rows({"ruleset": "3.1", "rulesets": ["3.1"]}) == [
+        {"field": "ruleset", "value": "3.1"}
+    ]
     assert rows == [
         {"field": "ruleset", "value": "3.1"},
         {"field": "field sizes", "value": "2, 4, 6"},
@@ -35,6 +40,7 @@ def test_every_layout_configures_only_columns_it_orders():
         tables.rates,
         tables.runs,
         tables.variant_comparison,
+        tables.cell_results,
     ):
         cols, config = layout()
         assert set(config) <= set(cols), layout.__name__

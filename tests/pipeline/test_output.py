@@ -53,3 +53,29 @@ def test_list_json_and_csv(root: Path, capsys: pytest.CaptureFixture[str]) -> No
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "run,status,shards,planned_shards,games,planned_games,created"
     assert lines[1].startswith("t,complete,8,8,480,480,")
+
+
+def test_status_of_a_run_with_several_rulesets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run whose line-ups play under two rulesets: status names both, its cells table has a
+    ruleset column, the JSON gives `rulesets` and each cell's ruleset, and the summary heads
+    each cell with its own ruleset."""
+    from pipeline.plan import make_plan
+    from pipeline.spec import parse_spec
+
+    spec = parse_spec(
+        'name = "t"\nseed = 3\ngames = 6\nrulesets = ["3.1", "immediate(target=150)"]\n'
+        '[[lineups]]\nseats = ["ev", "sum:20"]\n'
+    )
+    run_inline(make_plan(spec), str(tmp_path))
+    assert main(["tournament", "status", "t", "--data", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "rulesets 3.1, immediate(target=150), variant classic" in text
+    assert "cell  players  ruleset" in text
+    assert "ev,sum:20: 2 players, variant classic, ruleset immediate(target=150)" in text
+    assert main(["tournament", "status", "t", "--data", str(tmp_path), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ruleset"] is None and doc["rulesets"] == ["3.1", "immediate(target=150)"]
+    assert [c["ruleset"] for c in doc["cells"]] == ["3.1", "immediate(target=150)"]
+    assert [r["ruleset"] for r in doc["summary"]] == ["3.1"] * 2 + ["immediate(target=150)"] * 2

@@ -77,3 +77,79 @@ def test_engine_choice_is_checked_before_anything_runs() -> None:
         make_plan(spec, engine="fast")
     assert {t.engine for t in make_plan(spec).shards} == {"auto"}
     assert {t.engine for t in make_plan(spec, engine="reference").shards} == {"reference"}
+
+
+RULESETS_SPEC = """
+name = "r"
+seed = 9
+games = 30
+shard_size = 20
+rulesets = ["3.1", "immediate", "legacy(target=150)"]
+
+[[lineups]]
+name = "ev"
+pair = "p"
+mix = ["ev"]
+players = [2, 3]
+
+[[lineups]]
+name = "evc"
+pair = "p"
+mix = ["evc"]
+players = [2, 3]
+"""
+
+
+def test_cells_cross_line_ups_rulesets_and_field_sizes() -> None:
+    """Cells run line-up, then ruleset, then field size; each shard plays its cell's ruleset;
+    common random numbers pair line-ups only under the same ruleset (and field size)."""
+    plan = make_plan(parse_spec(RULESETS_SPEC))
+    rulesets = ("3.1", "immediate", "legacy(target=150)")
+    assert [(c.label, c.ruleset, c.players) for c in plan.cells] == [
+        (label, r, n) for label in ("ev", "evc") for r in rulesets for n in (2, 3)
+    ]
+    for t in plan.shards:
+        assert t.ruleset == plan.cells[t.cell].ruleset
+    first = {(c.ruleset, c.players): c.cell for c in plan.cells if c.label == "ev"}
+    for c in plan.cells:
+        assert c.pair == first[(c.ruleset, c.players)]
+        assert c.to_json()["ruleset"] == c.ruleset
+
+
+def test_every_ruleset_and_target_plays_in_the_compiled_kernel() -> None:
+    """immediate, legacy and a target override are all kernel rules: `auto` picks the kernel
+    for every cell (no silent fall-back to the reference engine), and `kernel` is accepted."""
+    from pipeline.plan import cell_engines
+
+    spec = parse_spec(
+        RULESETS_SPEC.replace('"legacy(target=150)"', '"legacy(target=150)", "3.1(target=250)"')
+    )
+    for engine in ("auto", "kernel"):
+        plan = make_plan(spec, engine=engine)
+        engines = cell_engines(plan)
+        assert {r.split("(")[0] for r in spec.rulesets} == {"3.1", "immediate", "legacy"}
+        assert set(engines.values()) == {("kernel", None)}, engines
+
+
+def test_the_manifest_treats_the_ruleset_as_part_of_the_cell() -> None:
+    """The manifest lists the run's rulesets (`ruleset` only when there is one); resuming with
+    a cell's ruleset changed is a different plan naming that cell; a manifest written before
+    cells named their ruleset still matches its own plan."""
+    from pipeline.run import new_manifest, plan_mismatch
+
+    plan = make_plan(parse_spec(RULESETS_SPEC))
+    manifest = new_manifest(plan)
+    assert manifest["rulesets"] == ["3.1", "immediate", "legacy(target=150)"]
+    assert manifest["ruleset"] is None
+    assert plan_mismatch(manifest, plan) is None
+    other = make_plan(parse_spec(RULESETS_SPEC.replace('"immediate"', '"legacy"')))
+    problem = plan_mismatch(manifest, other)
+    assert problem is not None and problem.startswith("cells[2]: run has")
+
+    one = make_plan(parse_spec(RULESETS_SPEC.replace("rulesets = [", 'ruleset = "legacy"\n#')))
+    old = new_manifest(one)
+    assert (old["ruleset"], old["rulesets"]) == ("legacy", ["legacy"])
+    for c in old["cells"]:
+        del c["ruleset"]
+    assert plan_mismatch(old, one) is None
+    assert plan_mismatch(old, make_plan(parse_spec(RULESETS_SPEC))) is not None

@@ -146,6 +146,58 @@ def test_shipped_experiments_are_valid(path: Path) -> None:
         ),
         (BASE, "lineups", "missing"),
         ("name = [", "", "not valid TOML"),
+        (
+            spec_with('[[lineups]]\nseats = ["ev", "ev"]\nrulesets = ["3.1", "legcy"]\n'),
+            "lineups[0].rulesets[1]",
+            "did you mean 'legacy'?",
+        ),
+        (
+            spec_with(
+                '[[lineups]]\nseats = ["ev", "ev"]\n',
+                head=BASE + 'rulesets = ["3.1", "immedate"]\n',
+            ),
+            "rulesets[1]",
+            "did you mean 'immediate'?",
+        ),
+        (
+            spec_with(
+                '[[lineups]]\nseats = ["ev", "ev"]\n',
+                head=BASE + 'ruleset = "3.1"\nrulesets = ["legacy"]\n',
+            ),
+            "rulesets",
+            "not both",
+        ),
+        (
+            spec_with('[[lineups]]\nseats = ["ev", "ev"]\nrulesets = []\n'),
+            "lineups[0].rulesets",
+            "non-empty list",
+        ),
+        (
+            spec_with('[[lineups]]\nseats = ["ev", "ev"]\nrulesets = ["3.1", "3.1(target=200)"]\n'),
+            "lineups[0].rulesets[1]",
+            "already listed",
+        ),
+        (
+            spec_with('[[lineups]]\nseats = ["ev", "ev"]\nruleset = "legacy(target=99999)"\n'),
+            "lineups[0].ruleset",
+            "target <=",
+        ),
+        (
+            spec_with(
+                '[[lineups]]\nseats = ["ev", "ev"]\n[[lineups]]\nseats = ["ev", "ev"]\n'
+                'rulesets = ["legacy", "3.1"]\n'
+            ),
+            "lineups[1]",
+            "the cell 'ev,ev' at 2 players under ruleset 3.1 is already lineups[0]'s",
+        ),
+        (
+            spec_with(
+                '[[lineups]]\nseats = ["ev", "ev"]\npair = "a"\n'
+                '[[lineups]]\nseats = ["evc", "ev"]\npair = "a"\nruleset = "legacy"\n'
+            ),
+            "lineups[0].pair",
+            "under ruleset 3.1",
+        ),
     ],
 )
 def test_bad_spec_names_the_field(text: str, field: str, hint: str) -> None:
@@ -155,6 +207,38 @@ def test_bad_spec_names_the_field(text: str, field: str, hint: str) -> None:
     message = str(err.value)
     assert message.startswith(field), message
     assert hint in message, message
+
+
+def test_rulesets_cross_every_line_up_and_a_line_up_may_name_its_own() -> None:
+    """A top-level `rulesets` list is every line-up's default, in canonical form; a line-up's
+    `ruleset` or `rulesets` replaces it; Spec.rulesets lists them all in spec order."""
+    spec = parse_spec(
+        spec_with(
+            '[[lineups]]\nmix = ["ev"]\nplayers = [2, 4]\n'
+            '[[lineups]]\nseats = ["ev", "sum:24"]\nruleset = "legacy(target=250)"\n'
+            '[[lineups]]\nseats = ["ev", "bust:0.25"]\nrulesets = ["3.1(bonus=15)", "immediate"]\n',
+            head=BASE + 'rulesets = ["immediate", "3.1(target=150)"]\n',
+        )
+    )
+    assert [lu.rulesets for lu in spec.lineups] == [
+        ("immediate", "3.1(target=150)"),
+        ("legacy(target=250)",),
+        ("3.1", "immediate"),
+    ]
+    assert spec.ruleset == "immediate"
+    assert spec.rulesets == ("immediate", "3.1(target=150)", "legacy(target=250)", "3.1")
+
+
+def test_one_line_up_under_several_rulesets_is_not_a_duplicate_cell() -> None:
+    """The same label at one field size is one cell per ruleset; two line-ups with one label may
+    share it under different rulesets."""
+    spec = parse_spec(
+        spec_with(
+            '[[lineups]]\nname = "duo"\nseats = ["ev", "ev"]\nruleset = "legacy"\n'
+            '[[lineups]]\nname = "duo"\nseats = ["ev", "ev"]\n'
+        )
+    )
+    assert [lu.rulesets for lu in spec.lineups] == [("legacy",), ("3.1",)]
 
 
 def test_bad_spec_is_refused_before_ray_starts(

@@ -1,7 +1,8 @@
 -- The gain from counting cards: each counting policy against its non-counting twin (a policy
 -- named like another plus 'c': evc/ev, bustc:P/bust:P), in points per round (pooled: points /
 -- rounds) and in win rate (wins / seats). A row names the counting policy's cell (`lineup`)
--- and the twin's (`base_lineup`) in one run, variant, ruleset and field size.
+-- and the twin's (`base_lineup`) in one run, variant, ruleset and field size: a twin is never
+-- taken from a cell played under other rules.
 --
 -- method 'paired' (common random numbers): games with equal (run, pair, cell_game), hence
 -- equal seeds, but different cells saw the same shuffles. Where two such cells differ only in
@@ -113,6 +114,7 @@ labelled_pairs as (
     from game_pairs as g
     inner join cells as a on g.run = a.run and g.cell_a = a.cell
     inner join cells as b on g.run = b.run and g.cell_b = b.cell
+    where a.ruleset = b.ruleset and a.variant = b.variant
 ),
 
 paired as (
@@ -159,10 +161,17 @@ candidates as (
     from cell_policies as c
     inner join policies as p on c.policy = p.policy
     inner join cell_policies as b
-        on c.run = b.run and c.players = b.players and b.policy = p.twin and b.policy <> c.policy
+        on
+            c.run = b.run
+            and c.variant = b.variant
+            and c.ruleset = b.ruleset
+            and c.players = b.players
+            and b.policy = p.twin
+            and b.policy <> c.policy
     anti join paired as q
         on
             c.run = q.run
+            and c.ruleset = q.ruleset
             and c.players = q.players
             and c.lineup = q.lineup
             and b.lineup = q.base_lineup
@@ -185,7 +194,12 @@ sides as (
         0 as rounds_b
     from candidates as k
     inner join policy_games as g
-        on g.run = k.run and g.players = k.players and g.lineup = k.lineup and g.policy = k.counting
+        on
+            g.run = k.run
+            and g.ruleset = k.ruleset
+            and g.players = k.players
+            and g.lineup = k.lineup
+            and g.policy = k.counting
     union all
     select
         k.*,
@@ -200,7 +214,12 @@ sides as (
         g.rounds
     from candidates as k
     inner join policy_games as g
-        on g.run = k.run and g.players = k.players and g.lineup = k.base_lineup and g.policy = k.base
+        on
+            g.run = k.run
+            and g.ruleset = k.ruleset
+            and g.players = k.players
+            and g.lineup = k.base_lineup
+            and g.policy = k.base
 ),
 
 unpaired_games as (
@@ -236,7 +255,7 @@ residuals as (
         - (points_b - sum(points_b) over k / sum(rounds_b) over k * rounds_b) / sum(rounds_b) over k
             as e_ppr
     from unpaired_games
-    window k as (partition by run, players, lineup, base_lineup, counting, base)
+    window k as (partition by run, variant, ruleset, players, lineup, base_lineup, counting, base)
 ),
 
 unpaired as (

@@ -1,5 +1,6 @@
--- A league table per run: every policy ranked by its adjusted win index, a NAMED AGGREGATE
--- over every cell (field size and line-up) of the run the policy played in:
+-- A league table per run and ruleset: every policy ranked by its adjusted win index, a NAMED
+-- AGGREGATE over every cell (field size and line-up) of the run the policy played in under that
+-- ruleset (a run that compares rule choices gets one league per ruleset, never a blend):
 --
 --     adjusted win index = sum of its wins / sum of its expected wins,
 --
@@ -16,7 +17,7 @@ pooled as (
     select
         run,
         any_value(variant) as variant,
-        any_value(ruleset) as ruleset,
+        ruleset,
         policy,
         list(distinct players order by players) as field_sizes,
         list(distinct lineup order by lineup) as lineups,
@@ -28,7 +29,7 @@ pooled as (
         clustered_lo(wins, seats / players) as win_index_lo,
         clustered_hi(wins, seats / players) as win_index_hi
     from policy_games
-    group by run, policy
+    group by run, ruleset, policy
 ),
 
 final as (
@@ -36,7 +37,7 @@ final as (
         run,
         variant,
         ruleset,
-        cast(row_number() over (partition by run order by wins / expected_wins desc, policy) as integer)
+        cast(row_number() over (partition by run, ruleset order by wins / expected_wins desc, policy) as integer)
             as place,
         policy,
         field_sizes,

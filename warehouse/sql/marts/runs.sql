@@ -1,6 +1,7 @@
--- One row per run: what its manifest says (status, ruleset, seed, plan) beside what is
+-- One row per run: what its manifest says (status, rulesets, seed, plan) beside what is
 -- committed and readable now (shards, games, rows per table, field sizes, policies). A run
--- with shards but no manifest shows status 'no manifest'.
+-- with shards but no manifest shows status 'no manifest'. `ruleset` is the run's one ruleset,
+-- NULL when its cells play several; `rulesets` lists them (the manifest's, in cell order).
 with manifests as (
     select * from stg_manifests
 ),
@@ -27,7 +28,7 @@ committed as (
 played as (
     select
         run,
-        any_value(ruleset) as ruleset,
+        list(distinct ruleset order by ruleset) as rulesets,
         any_value(variant) as variant,
         list(distinct players order by players) as field_sizes,
         list(distinct policy order by policy) as policies
@@ -35,11 +36,26 @@ played as (
     group by run
 ),
 
+-- The rulesets of the manifest's cells in cell order (a cell without one plays the run's).
+manifest_rulesets as (
+    select run, list(ruleset order by first_cell) as rulesets
+    from (
+        select run, ruleset, min(cell) as first_cell
+        from stg_manifest_cells
+        group by run, ruleset
+    )
+    group by run
+),
+
 final as (
     select
         coalesce(m.run, c.run) as run,
         coalesce(m.status, 'no manifest') as status,
-        coalesce(m.ruleset, p.ruleset) as ruleset,
+        case
+            when m.run is not null then m.ruleset
+            when len(p.rulesets) = 1 then p.rulesets[1]
+        end as ruleset,
+        coalesce(mr.rulesets, p.rulesets) as rulesets,
         coalesce(m.variant, p.variant) as variant,
         m.seed,
         m.created,
@@ -58,6 +74,7 @@ final as (
     from manifests as m
     full outer join committed as c on m.run = c.run
     left join played as p on coalesce(m.run, c.run) = p.run
+    left join manifest_rulesets as mr on m.run = mr.run
 )
 
 select * from final

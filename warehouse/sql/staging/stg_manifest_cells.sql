@@ -1,6 +1,7 @@
--- One row per tournament cell (field size x line-up) as the run's manifest plans it. `label`
--- names the cell's line-up as the tournament summary does: the spec's [[lineups]] name, else
--- its policies joined by commas (a line-up over several field sizes has one label).
+-- One row per tournament cell (line-up x ruleset x field size) as the run's manifest plans it.
+-- `label` names the cell's line-up as the tournament summary does: the spec's [[lineups]] name,
+-- else its policies joined by commas (a line-up over several field sizes or rulesets has one
+-- label). `ruleset`: the cell's own, or the run's for a manifest whose cells do not name one.
 with manifests as (
     select * from stg_manifests
 ),
@@ -14,7 +15,8 @@ final as (
         coalesce(nullif(c.label, ''), array_to_string(c.lineup, ',')) as label,
         c.pair as pair,
         c.games as games,
-        c.game_offset as game_offset
+        c.game_offset as game_offset,
+        coalesce(c.ruleset, ruleset) as ruleset
     from manifests, unnest(cells) as u(c)
 )
 

@@ -8,6 +8,7 @@ with source as (
         "package_version": "VARCHAR",
         "rules_version": "INTEGER",
         "ruleset": "VARCHAR",
+        "rulesets": ["VARCHAR"],
         "variant": "VARCHAR",
         "seed": "UBIGINT",
         "rotate": "BOOLEAN",
@@ -17,7 +18,7 @@ with source as (
         "planned_games": "BIGINT",
         "cells": [{
             "cell": "INTEGER", "players": "INTEGER", "lineup": ["VARCHAR"], "pair": "INTEGER",
-            "games": "BIGINT", "game_offset": "BIGINT", "label": "VARCHAR"
+            "games": "BIGINT", "game_offset": "BIGINT", "label": "VARCHAR", "ruleset": "VARCHAR"
         }],
         "shards": "MAP(VARCHAR, STRUCT(cell INTEGER, start BIGINT, stop BIGINT, games BIGINT, \"rows\" STRUCT(events BIGINT, rounds BIGINT, games BIGINT), seconds DOUBLE))"
     }]')) as m
@@ -30,6 +31,7 @@ final as (
         m.package_version,
         m.rules_version,
         m.ruleset,
+        m.rulesets,
         m.variant,
         m.seed,
         m.rotate,

@@ -1,0 +1,99 @@
+"""Rule choices: the same line-ups under several rulesets of one run, side by side."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, data, filters, tables
+
+f = filters.require()
+st.title("Rule choices")
+st.caption(
+    "Answers: what does a rule choice change (how Freeze and Flip Three resolve during a Flip "
+    "Three, the target score)? The same line-up at the same table under each ruleset of the "
+    "run: game length, points per round, bust and Flip 7 rates, and each policy's win rate."
+)
+
+if len(f.rulesets) < 2:
+    st.info(
+        f"Run `{f.run}` plays one ruleset ({', '.join(f.rulesets) or 'unknown'}), so there is "
+        'nothing to compare. Give a spec `rulesets = ["3.1", "immediate", "legacy"]` (or a '
+        "line-up its own `ruleset`), e.g. `flip7 tournament run experiments/rulesets.toml`, "
+        "then pick that run in the sidebar."
+    )
+    st.stop()
+
+cells = data.cell_results(f.root, f.run)
+lineups = list(dict.fromkeys(str(x) for x in cells["lineup"]))
+lineup = st.selectbox(
+    "Line-up",
+    lineups,
+    index=0,
+    key=f"rc_lineup:{f.run}",
+    help="Figures are per cell: one line-up at one field size under one ruleset.",
+)
+of_lineup = cells[cells["lineup"] == lineup]
+sizes = sorted(int(n) for n in set(of_lineup["players"]))
+players = st.segmented_control(
+    "Players at the table",
+    sizes,
+    default=sizes[0],
+    required=True,
+    key=f"rc_players:{f.run}:{lineup}",
+)
+df = of_lineup[of_lineup["players"] == players]
+if len(df) < 2:
+    st.info(
+        f"Line-up `{lineup}` at {players} players was played under one ruleset only "
+        f"({', '.join(df['ruleset'])}): nothing to compare. Pick another line-up."
+    )
+    st.stop()
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Rounds per game")
+    st.altair_chart(
+        charts.by_ruleset(df, "rounds_per_game", "rounds per game", ".2f", "games"),
+        width="stretch",
+    )
+with right:
+    st.subheader("Points per round")
+    st.altair_chart(
+        charts.by_ruleset(
+            df, "points_per_round", "points per round (all seats)", ".2f", "seat_rounds"
+        ),
+        width="stretch",
+    )
+left, right = st.columns(2)
+with left:
+    st.subheader("Bust rate")
+    st.altair_chart(
+        charts.by_ruleset(df, "bust_rate", "busts per seat-round", ".1%", "seat_rounds"),
+        width="stretch",
+    )
+with right:
+    st.subheader("Flip 7 rate")
+    st.altair_chart(
+        charts.by_ruleset(df, "flip7_rate", "Flip 7s per seat-round", ".2%", "seat_rounds"),
+        width="stretch",
+    )
+st.caption(
+    "All seats of the cell pooled. Black bars: 95% intervals, clustered by game (the seats "
+    "and rounds of one game are not independent)."
+)
+
+st.subheader("Win rate by policy")
+wins = data.field_size(f.root, f.run, f.policy_filter, lineup)
+wins = wins[wins["players"] == players]
+st.altair_chart(
+    charts.by_ruleset(wins, "win_rate", "win rate (wins ÷ seats)", ".1%", "player_games", "policy"),
+    width="stretch",
+)
+st.caption(
+    f"An average seat at {players} players wins {1 / players:.1%}. A rule choice that moves "
+    "one policy's bar and not another's changes who the game favours."
+)
+
+st.subheader("The numbers")
+tables.show(df, tables.cell_results())
+tables.show(wins, tables.field_size())
