@@ -60,7 +60,7 @@ class RunReport:
     failed: dict[int, str] = field(default_factory=dict)
     nodes: dict[int, str] = field(default_factory=dict)  # shard -> Ray node id
     games: int = 0  # games simulated by this invocation
-    events: int = 0  # event rows written by this invocation
+    events: int = 0  # events written by this invocation
     seconds: float = 0.0  # from the first submit to the last result
     cpu_seconds: float = 0.0  # CPU time of this invocation's tasks, summed
     ray_seconds: float = 0.0  # starting or joining Ray
@@ -336,7 +336,7 @@ def run_tournament(
                     report.ran.append(task.shard)
                     report.nodes[task.shard] = result["node"]
                     report.games += task.n_games
-                    report.events += result["rows"]["events"]
+                    report.events += result.get("events", result["rows"]["events"])
                     report.cpu_seconds += result["cpu_seconds"]
                     if "started" in result:
                         report.timeline.append(

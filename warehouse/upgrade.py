@@ -29,7 +29,8 @@ UPGRADABLE = (2, 3)
 HIT_SHIFT = 55
 _KIND_HIT = 2
 _S_PLAYER, _S_CARD, _S_VALUE = 5, 11, 23
-#: As pipeline.lake: zstd, one row group per shard file, and WRITE_OPTIONS (tests hold them equal).
+#: As pipeline.lake: zstd unless the options say otherwise, one row group per shard file, and
+#: WRITE_OPTIONS (tests hold them equal).
 ROW_GROUP_ROWS = 1 << 20
 WRITE_OPTIONS: dict[str, dict[str, object]] = {
     "events": {
@@ -41,10 +42,12 @@ WRITE_OPTIONS: dict[str, dict[str, object]] = {
         "use_dictionary": ["policy"],
         "write_statistics": ["game", "round"],
         "write_batch_size": 1 << 16,
+        "compression": "lz4",
     },
     "games": {
         "use_dictionary": ["policy", "lineup", "ruleset", "variant"],
         "write_statistics": ["game", "cell", "pair"],
+        "compression": "lz4",
     },
 }
 _TMP_MARK = ".tmp-"  # pipeline.lake.TMP_MARK: leftovers are removed by the pipeline's resume
@@ -193,12 +196,6 @@ def upgrade(
 def _write(snap: Snapshot, path: str, table: pa.Table, options: dict[str, object]) -> None:
     """Write a Parquet file under a temporary name on the lake's filesystem, then rename."""
     tmp = f"{path}{_TMP_MARK}{secrets.token_hex(6)}"
-    pq.write_table(
-        table,
-        tmp,
-        filesystem=snap.fs,
-        compression="zstd",
-        row_group_size=ROW_GROUP_ROWS,
-        **options,  # type: ignore[arg-type]
-    )
+    settings: dict[str, object] = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS}
+    pq.write_table(table, tmp, filesystem=snap.fs, **{**settings, **options})  # type: ignore[arg-type]
     snap.fs.move(tmp, path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -119,3 +120,14 @@ def test_paired_cells_share_shuffles() -> None:
     assert first[0] == first[1]
     unpaired = dataclasses.replace(ev, pair=6)
     assert simulate_shard(unpaired)["games"]["seed"].to_pylist() != a["games"]["seed"].to_pylist()
+
+
+def test_a_shard_task_counts_events_not_stored_rows(tmp_path: Path) -> None:
+    """run_shard reports the events played (what the run's progress and summary count) beside
+    the files' row counts: the events file holds one row per round, so they differ."""
+    from pipeline.task import run_shard
+
+    result = run_shard(TASK, str(tmp_path))
+    tables = simulate_shard(TASK)
+    assert result["events"] == len(event_codes(tables["events"])["code"])
+    assert result["rows"]["events"] == tables["events"].num_rows < result["events"]
