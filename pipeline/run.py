@@ -156,6 +156,13 @@ def check_start(lake: Lake, plan: Plan, *, resume: bool, overwrite: bool) -> Sta
             )
     if existing is not None and overwrite:
         existing, replace = None, True
+    old = existing.get("schema_version") if existing is not None else SCHEMA_VERSION
+    if isinstance(old, int) and not isinstance(old, bool) and old < SCHEMA_VERSION:
+        raise ValueError(
+            f"run {plan.run!r} under {lake.uri} was written with event-log schema v{old}; this "
+            f"flip7 writes v{SCHEMA_VERSION}: upgrade it first with `flip7 warehouse upgrade "
+            f"{plan.run} --data {lake.uri}`, or pass --overwrite to start it again"
+        )
     if existing is not None:
         problem = plan_mismatch(existing, plan)
         if problem:
