@@ -3,7 +3,7 @@
 `shard_columns` plays a contiguous range of one cell's games and returns the columns of the
 `events`, `rounds` and `games` tables (pipeline.schema) in their schema dtypes, derived from the
 kernel's buffers by whole-array numpy operations and, for the events, one compiled pass
-(`_event_rows`: a row per round with the offsets of its packed event codes, HITs folded into the
+(`event_rows`: a row per round with the offsets of its packed event codes, HITs folded into the
 next event as pipeline.schema.events_table does): no per-event or per-row Python objects.
 Dictionary-encoded columns come back as indices (`policy`: the seat's index in the line-up before
 rotation); the pipeline adds the strings and the per-shard constants. flip7 imports no pyarrow,
@@ -107,12 +107,11 @@ def _event_rows_py(
     r_seq,
     offsets,
     codes,
-):  # type: ignore[no-untyped-def]  # noqa: E501
+):  # type: ignore[no-untyped-def]
     """Fill one row per (game, round) and the packed codes of its events, a HIT folded into
     the next event when that is a non-HIT event of the same player in the same round with a
     value >= 0 (the element then carries (hit value + 1) << HIT_SHIFT). Each event field is
-    one contiguous array (a row of the kernel's `ev`): measured 15% faster than indexing the
-    2-D buffer. Returns (rows, codes) written."""
+    one contiguous array (a row of the kernel's `ev`). Returns (rows, codes) written."""
     pos = 0
     row = 0
     out = 0

@@ -149,7 +149,9 @@ def test_the_three_folds_agree(variant: str) -> None:
 
 
 def test_the_upgrade_writes_as_the_pipeline_does() -> None:
-    """warehouse.upgrade repeats the pipeline's constants (it does not import it)."""
-    assert upgrading.HIT_SHIFT == HIT_SHIFT
+    """warehouse.upgrade and the kernel's compiled pass repeat the pipeline's constants."""
+    from flip7.kernel import columns
+
+    assert upgrading.HIT_SHIFT == HIT_SHIFT == columns.HIT_SHIFT
     assert upgrading.WRITE_OPTIONS == WRITE_OPTIONS
     assert upgrading.SCHEMA_VERSION == SCHEMA_VERSION
