@@ -51,7 +51,7 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
     check_run_name(run, "--run")
     lake = Lake.open(data or default_root())
     manifest = lake.load_manifest(run)
-    check_schema_version(manifest)
+    check_schema_version(manifest, lake.uri)
     cell, shard = locate(manifest, game)
     players = cell["players"]
     games = pq.read_table(
@@ -89,16 +89,15 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
     }
 
 
-def check_schema_version(manifest: dict[str, Any]) -> None:
-    """A ValueError naming the run, its schema version and the upgrade command unless the run
-    was written with this flip7's event-log schema."""
+def check_schema_version(manifest: dict[str, Any], lake: str) -> None:
+    """A ValueError naming the run, its schema version and the upgrade command (for the lake
+    at `lake`) unless the run was written with this flip7's event-log schema."""
     version = manifest.get("schema_version")
     if version != SCHEMA_VERSION:
         run = manifest.get("run")
         raise ValueError(
             f"run {run!r} was written with event-log schema v{version}; this flip7 reads "
-            f"v{SCHEMA_VERSION}: upgrade it with `{UPGRADE.format(run=run)}` (add --data if "
-            "the lake is not the default one)"
+            f"v{SCHEMA_VERSION}: upgrade it with `{UPGRADE.format(run=run)} --data {lake}`"
         )
 
 

@@ -8,8 +8,9 @@ Three tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/sha
   what each means per kind) packed into one int64 by `flip7.events.pack`, except that a HIT
   is folded into the event after it when that event is the same player's (almost always the
   DRAW it causes): that element is the next event's code plus `(hit value + 1) << 55`
-  (HIT_SHIFT). A row per round and folded HITs write a quarter fewer values than a row per
-  event, at a fraction of the cost (benchmarks/kernel.py measures it); the warehouse's
+  (HIT_SHIFT). A row per round with folded HITs writes a quarter fewer codes and almost no
+  ids: about half the CPU of a row per event (`benchmarks/kernel.py --pipeline-only` prints
+  both), because each value Parquet encodes costs about 10 ns. The warehouse's
   `stg_events` view, `unpack_events` and `event_codes` here give one row per event back, HITs
   and sequence numbers included.
 - `rounds`: one row per player per round (compact; what most queries read).
