@@ -4,7 +4,7 @@
                                 [--pipeline-games 40000] [--shard-size 10000]
                                 [--shard-sweep 2500,5000,20000] [--no-compile]
                                 [--vengeance-games 5000] [--vengeance-ref-games 200]
-                                [--vengeance-only]
+                                [--vengeance-only] [--pipeline-only]
 
 In one run, all on this process's one core, four players, seats rotated, seeds derived as the
 pipeline derives them:
@@ -12,10 +12,11 @@ pipeline derives them:
             tables (dp when the solver is installed), with the event buffer captured and
             without, and the kernel/reference ratio;
   pipeline  pipeline shard tasks end to end (pipeline.task.run_shard, what a Ray task runs:
-            games, Arrow tables, then the three zstd Parquet files with the lake's options) on
-            each engine, for `sum:20` tables, at the spec's default shard size and (kernel) at
-            the --shard-sweep sizes, and how fast the events file alone is written with the
-            lake's options and with others;
+            games, Arrow tables, then the three Parquet files with the lake's options; then the
+            shard's record in the manifest) on each engine, for `sum:20` tables, at the spec's
+            default shard size and (kernel) at the --shard-sweep sizes, and the CPU time and
+            bytes on disk per game of each table written (the events also in the previous
+            layout);
   vengeance games/s of the reference "With a Vengeance" engine (flip7.vengeance) and of the
             Vengeance kernel, events captured and not, for `sum:20` and `ev` tables and a mixed
             Brutal table on the alternative deck, and the ratio against its 50x target;
@@ -52,7 +53,7 @@ from flip7.simulate import rotated  # noqa: E402
 
 ROOT = 20240601
 TARGET_KERNEL = 150_000  # four-player sum:20 games per CPU-second, events captured (issue 8)
-TARGET_PIPELINE = 60_000  # the same into zstd Parquet, end to end
+TARGET_PIPELINE = 100_000  # the same into Parquet, end to end (three files and the manifest)
 TARGET_RATIO = 25.0  # kernel over reference engine
 TARGET_VENGEANCE_RATIO = 50.0  # Vengeance kernel over the reference Vengeance engine, events on
 #: The Vengeance tables: (name, line-up, variant).
@@ -159,10 +160,13 @@ def vengeance_section(games: int, ref_games: int, repeats: int) -> float:
 
 def pipeline_rate(engine: str, games: int, shard_size: int, repeats: int) -> tuple[float, float]:
     """(games per CPU-second, share of that CPU time spent writing Parquet) of pipeline shard
-    tasks: pipeline.task.run_shard (simulate_shard, then the three zstd Parquet files with the
-    lake's options, temp name then rename), exactly what a Ray task runs."""
+    tasks end to end: pipeline.task.run_shard (simulate_shard, then the three Parquet files
+    with the lake's options, temp name then rename), exactly what a Ray task runs, and the
+    shard's record written into the run's manifest, as the driver does."""
     import pyarrow as pa
 
+    from pipeline.lake import Lake
+    from pipeline.run import record_shard
     from pipeline.shard import ShardTask, simulate_shard
     from pipeline.task import run_shard
 
@@ -188,10 +192,14 @@ def pipeline_rate(engine: str, games: int, shard_size: int, repeats: int) -> tup
     ]
     n_games = len(tasks) * shard_size
     with tempfile.TemporaryDirectory() as root:
+        lake = Lake.open(root)
+        manifest: dict[str, object] = {"run": "bench", "status": "running", "shards": {}}
 
         def run() -> None:
-            for task in tasks:
-                run_shard(task, root)
+            for task in tasks:  # as the driver does: the shard's files, then its record
+                result = run_shard(task, root)
+                record_shard(manifest, task, result)
+                lake.write_manifest(manifest)
 
         def simulate() -> None:
             for task in tasks:
@@ -203,56 +211,62 @@ def pipeline_rate(engine: str, games: int, shard_size: int, repeats: int) -> tup
     return whole, 1.0 - whole / alone
 
 
-def parquet_options(games: int) -> list[tuple[str, float, float]]:
-    """(options, event rows per CPU-second, bytes per row) writing one kernel shard's events
-    table with the lake's options and with cheaper encodings (for the pipeline's choice)."""
+def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
+    """(table, CPU microseconds per game to write it, bytes per game on disk) for one kernel
+    shard of `games` four-player sum:20 games written with the lake's options, and its events
+    in the previous layout (schema v3: a row per event, game/round/seq/code, zstd, a dictionary
+    for `code`) for comparison. Each time is the median of `repeats` writes."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS
-    from pipeline.schema import unpack_events
+    from pipeline.schema import event_codes
     from pipeline.shard import ShardTask, simulate_shard
 
     pa.set_cpu_count(1)
     task = ShardTask("bench", 0, 0, 0, ("sum:20",) * 4, "3.1", "classic", ROOT, True, 0, 0, games)
-    table = simulate_shard(task, engine="kernel")["events"]
-    readable = unpack_events(table)  # schema v1's layout: kind..value as five int columns
-    v1_dictionary = ["shard", "round", "kind", "player", "card", "target", "value"]
-    variants: list[tuple[str, pa.Table, dict[str, object]]] = [
-        ("the lake's options for events (packed code)", table, dict(WRITE_OPTIONS["events"])),
-        (
-            "packed code, dictionaries and statistics everywhere",
-            table,
-            {"use_dictionary": True, "write_statistics": True},
+    tables = simulate_shard(task, engine="kernel")
+    flat = event_codes(tables["events"])
+    v3 = pa.table({k: flat[k] for k in ("game", "round", "seq", "code")})
+    v3_options = {
+        "use_dictionary": ["code"],
+        "write_statistics": ["game"],
+        "write_batch_size": 1 << 16,
+    }
+    cases: list[tuple[str, pa.Table, dict[str, object]]] = [
+        *(
+            (name, tables[name], dict(WRITE_OPTIONS[name]))
+            for name in ("events", "rounds", "games")
         ),
-        (
-            "five event columns (schema v1 and its options)",
-            readable,
-            {
-                "use_dictionary": v1_dictionary,
-                "column_encoding": {"game": "DELTA_BINARY_PACKED", "seq": "DELTA_BINARY_PACKED"},
-                "write_statistics": ["shard", "game", "round", "seq"],
-            },
-        ),
+        ("events, previous layout (v3)", v3, v3_options),
     ]
     out = []
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "events.parquet")
-        for label, data, options in variants:
+        path = os.path.join(d, "table.parquet")
+        for label, data, options in cases:
+            settings = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS, **options}
             times = []
-            for _ in range(3):
+            for _ in range(repeats):
                 t0 = time.process_time()
-                pq.write_table(
-                    data,
-                    path,
-                    compression="zstd",
-                    row_group_size=ROW_GROUP_ROWS,
-                    **options,  # type: ignore[arg-type]
-                )
+                pq.write_table(data, path, **settings)  # type: ignore[arg-type]
                 times.append(time.process_time() - t0)
-            secs = statistics.median(times)
-            out.append((label, table.num_rows / secs, os.path.getsize(path) / table.num_rows))
+            us = 1e6 * statistics.median(times) / games
+            out.append((label, us, os.path.getsize(path) / games))
     return out
+
+
+def print_table_costs(shard_size: int, repeats: int) -> None:
+    """Print table_costs: each table's CPU and bytes per game, and the three tables' sum."""
+    print(
+        f"writing one shard's tables ({shard_size:,} games), CPU per game and bytes per game "
+        "on disk:"
+    )
+    written = size_all = 0.0
+    for label, us, size in table_costs(shard_size, repeats):
+        print(f"  {label:<32}{us:>7.2f} us/game {size:>8.1f} bytes/game")
+        if "previous" not in label:
+            written, size_all = written + us, size_all + size
+    print(f"  {'the three tables':<32}{written:>7.2f} us/game {size_all:>8.1f} bytes/game")
 
 
 def compile_and_load() -> tuple[dict[str, float], dict[str, float], float]:
@@ -297,7 +311,21 @@ def main() -> None:
     parser.add_argument(
         "--vengeance-only", action="store_true", help="only the With a Vengeance table"
     )
+    parser.add_argument(
+        "--pipeline-only",
+        action="store_true",
+        help="only the kernel's shard tasks end to end and the cost of each table written",
+    )
     args = parser.parse_args()
+    if args.pipeline_only:
+        rate, share = pipeline_rate("kernel", args.pipeline_games, args.shard_size, args.repeats)
+        print(
+            f"kernel shard tasks end to end (games, three Parquet files, manifest), sum:20 x4, "
+            f"shards of {args.shard_size:,} games, one core: {rate:,.0f} games per CPU-second, "
+            f"Parquet {share:.0%} of the CPU time (target {TARGET_PIPELINE:,})"
+        )
+        print_table_costs(args.shard_size, args.repeats)
+        return
     if args.vengeance_only:
         vengeance_section(args.vengeance_games, args.vengeance_ref_games, args.repeats)
         return
@@ -333,7 +361,7 @@ def main() -> None:
     vengeance_section(args.vengeance_games, args.vengeance_ref_games, args.repeats)
 
     print(
-        f"pipeline shard tasks (simulate + Arrow + 3 zstd Parquet files), sum:20 x4, "
+        f"pipeline shard tasks (simulate + Arrow + 3 Parquet files + manifest), sum:20 x4, "
         f"shards of {args.shard_size:,} games"
     )
     ref_games = max(args.shard_size, args.ref_games)
@@ -358,9 +386,7 @@ def main() -> None:
             games = max(size, args.pipeline_games // size * size)
             rates.append(f"{size:,}: {pipeline_rate('kernel', games, size, args.repeats)[0]:,.0f}")
         print(f"kernel games/s by shard size: {'; '.join(rates)}")
-    print(f"writing one shard's events table ({args.shard_size:,} games):")
-    for label, rows_s, size in parquet_options(args.shard_size):
-        print(f"  {label:<44}{rows_s / 1e6:>6.1f} M rows/s {size:>6.2f} bytes/row")
+    print_table_costs(args.shard_size, args.repeats)
 
     if not args.no_compile:
         first, cached, wall = compile_and_load()

@@ -9,9 +9,11 @@ rotated) is measured in one process:
   bare       the engine alone on the plan's first games, one core, no I/O, with its event
              buffer captured (what the pipeline consumes) and without
   pipeline   `flip7 tournament run`'s driver on a local Ray with 1 CPU, then 2 CPUs: simulate,
-             build the Arrow tables, write zstd Parquet, keep the manifest, from the first
+             build the Arrow tables, write the Parquet files, keep the manifest, from the first
              submit to the last result (Ray's start-up is reported apart, and each Ray gets a
              warm-up run first, so that its workers have imported and loaded everything)
+  tables     per game, each table's bytes on disk (the files of the last run) and the CPU
+             microseconds to write it (the plan's first shard, with the lake's options)
 Every figure is the best of `--repeat` runs. Rates are wall-clock; the overhead is also given in
 CPU seconds per game (the engine's process vs the sum over tasks), which other load on the
 machine disturbs less. Targets (issue 4): the pipeline at most 20% over the bare engine; 2 CPUs
@@ -96,6 +98,51 @@ def bare(plan: Plan, sample: int, capture: bool) -> Figure:
     return Figure(plan.engine, label, sample, events // 5, wall, cpu)
 
 
+def lake_bytes(root: str, run: str) -> dict[str, int]:
+    """Bytes on disk of each table's files of a run."""
+    return {
+        table: sum(p.stat().st_size for p in Path(root, table, f"run={run}").rglob("*.parquet"))
+        for table in ("events", "rounds", "games")
+    }
+
+
+def table_write_costs(plan: Plan, repeat: int) -> dict[str, float]:
+    """CPU microseconds per game to write each table of the plan's first shard with the lake's
+    options (best of `repeat`)."""
+    import pyarrow.parquet as pq
+
+    from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS
+
+    task = plan.shards[0]
+    tables = simulate_shard(task)
+    out = {}
+    with tempfile.TemporaryDirectory() as d:
+        for name, table in tables.items():
+            options = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS}
+            options.update(WRITE_OPTIONS[name])
+            best = float("inf")
+            for _ in range(repeat):
+                c0 = time.process_time()
+                pq.write_table(table, os.path.join(d, name), **options)  # type: ignore[arg-type]
+                best = min(best, time.process_time() - c0)
+            out[name] = 1e6 * best / task.n_games
+    return out
+
+
+def report_tables(plans: list[Plan], root: str, repeat: int) -> None:
+    """Per game, each table's bytes on disk (the files of the plan's last run, still in the
+    lake) and CPU microseconds to write it."""
+    for plan in plans:
+        sizes = lake_bytes(root, plan.run)
+        costs = table_write_costs(plan, repeat)
+        print(
+            f"{plan.engine}: per game, bytes on disk / CPU us to write: "
+            + "; ".join(f"{t} {sizes[t] / plan.games:,.0f} B / {costs[t]:.2f} us" for t in sizes)
+            + f"; together {sum(sizes.values()) / plan.games:,.0f} B / "
+            f"{sum(costs.values()):.2f} us"
+        )
+
+
 def on_ray(plans: list[Plan], cpus: int, root: str, repeat: int) -> tuple[list[Figure], float]:
     """Each plan on a local Ray with `cpus` CPUs (best of `repeat`); Ray's start seconds."""
     import ray
@@ -143,11 +190,12 @@ def main() -> None:
             figures.append(max(runs, key=Figure.rate))
         figures[-1].events = figures[-2].events  # the same games, not logged
     starts = []
-    with tempfile.TemporaryDirectory(prefix="flip7-bench-") as root:
-        for cpus in (1, 2):
-            got, start = on_ray(plans, cpus, root, args.repeat)
-            figures += got
-            starts.append(start)
+    kept = tempfile.TemporaryDirectory(prefix="flip7-bench-")
+    root_kept = kept.name
+    for cpus in (1, 2):
+        got, start = on_ray(plans, cpus, root_kept, args.repeat)
+        figures += got
+        starts.append(start)
     print(f"{'engine':<11}{'':<26}{'games/s':>10}{'events/s':>13}{'CPU µs/game':>13}")
     for e in engines:
         for f in (f for f in figures if f.engine == e):
@@ -156,6 +204,10 @@ def main() -> None:
                 f"{1e6 * f.cpu / f.games:>13,.1f}"
             )
     print(f"Ray start: {starts[0]:.1f} s (1 CPU), {starts[1]:.1f} s (2 CPUs), not in the rates")
+    try:
+        report_tables(plans, root_kept, args.repeat)
+    finally:
+        kept.cleanup()
     for e in engines:
         mine = {f.label: f for f in figures if f.engine == e}
         cap, nocap = mine["engine, events captured"], mine["engine, no event capture"]

@@ -59,7 +59,7 @@ def measure(procs: int, args: argparse.Namespace, root: str) -> dict[str, Any]:
         t0 = time.perf_counter()
         results = list(pool.map(run_shard, plan.shards, [root] * len(plan.shards)))
         secs = time.perf_counter() - t0
-    events = sum(r["rows"]["events"] for r in results)
+    events = sum(r["events"] for r in results)
     return {
         "procs": procs,
         "games": plan.games,

@@ -69,7 +69,7 @@ def _shard(job: tuple[str, str, int, int, int, str]) -> int:
         return int(batch.ev.shape[1])
     from pipeline.task import run_shard
 
-    return int(run_shard(task, root)["rows"]["events"])
+    return int(run_shard(task, root)["events"])
 
 
 def measure(procs: int, args: argparse.Namespace, root: str) -> dict[str, Any]:

@@ -35,10 +35,10 @@ def main() -> int:
     con = duckdb.connect(":memory:")
     con.execute("SET threads = 1")
     build(con, snap, layers=("staging",))
-    manifests = {r: json.loads(p.read_text()) for r, p in snap.manifests.items()}
+    manifests = {r: json.loads(snap.read_text(p)) for r, p in snap.manifests.items()}
     seeds = np.array([1], dtype=np.uint64)
     replayer.replay_games("3.1", "classic", None, ["ev", "ev"], seeds, [np.zeros(0)])  # load
-    events = con.execute("SELECT count(*) FROM lake_table(events_files())").fetchall()[0][0]
+    events = con.execute("SELECT coalesce(sum(events), 0) FROM stg_event_rounds").fetchall()[0][0]
     print(f"lake {root}: {events:,} events")
     for share in shares:
         cpu, wall = time.process_time(), time.perf_counter()

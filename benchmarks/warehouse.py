@@ -1,7 +1,7 @@
 """Benchmark: `flip7 report` and `flip7 warehouse verify` on a lake of 1M four-player games.
 
 The lake is built once (a multiprocessing pool over `pipeline.shard.simulate_shard`, each table
-written as the pipeline writes it: `pipeline.lake.WRITE_OPTIONS`, zstd, `ROW_GROUP_ROWS`) and
+written as the pipeline writes it: `pipeline.lake.WRITE_OPTIONS`, `ROW_GROUP_ROWS`) and
 cached outside the repo, by default under /tmp/flip7-bench; a later run reuses it when its
 manifest says complete and names the current schema version (otherwise it is rebuilt). Then it
 times `report` and `verify` and prints rows/s. Run:
@@ -50,13 +50,8 @@ def _write(name: str, table: object, path: Path) -> None:
     """Write one table as pipeline.lake's write_parquet does (its options, temp name, rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
-    pq.write_table(
-        table,  # type: ignore[arg-type]
-        tmp,
-        compression="zstd",
-        row_group_size=ROW_GROUP_ROWS,
-        **WRITE_OPTIONS[name],  # type: ignore[arg-type]
-    )
+    options = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS, **WRITE_OPTIONS[name]}
+    pq.write_table(table, tmp, **options)  # type: ignore[arg-type]
     os.replace(tmp, path)
 
 
@@ -219,7 +214,7 @@ def main() -> int:
         f"verify ({workers} worker threads)", lambda: verify(args.root, RUN, workers=workers)
     )
     assert v.ok, "the benchmark lake should verify"  # type: ignore[attr-defined]
-    ev = rows["events"]
+    ev = v.events  # type: ignore[attr-defined]  # events (the files hold a row per round)
     print(
         f"  {ev / wall / 1e6:.1f}M events/s wall, {ev / wall / workers / 1e6:.1f}M events/s per "
         f"thread (wall x {workers}), {ev / cpu / 1e6:.1f}M events per CPU-second; "

@@ -32,18 +32,21 @@ TMP_MARK = ".tmp-"
 ROW_GROUP_ROWS = 1 << 20  # large row groups: one per shard file at the usual shard sizes
 
 #: Per-table Parquet options beyond zstd. Writing the events file is most of a shard's cost
-#: once the compiled kernel plays the games. Only the packed event `code` is worth a dictionary
-#: (a few thousand distinct values); the ids are plain (zstd squeezes their runs and steps).
-#: Min/max statistics only help where readers prune: game ids (replay finds a game by its id,
-#: DuckDB skips row groups by them) and, in rounds, the other ids; every other column's
-#: statistics are pure cost (every row group holds every kind, seat and score). Measured on
-#: one core, per 4-player game: events 6.7 -> 6.1 us, rounds 2.8 -> 2.3 us, games 0.8 -> 0.55
-#: us against statistics and dictionaries everywhere (benchmarks/kernel.py prints the events
-#: comparison). Encoding 64k rows at a time instead of Arrow's 1024 saves 6% more of the events.
+#: once the compiled kernel plays the games; what costs is the number of values encoded (about
+#: 10 ns each), so the events table stores a row per round with its codes as a list, HITs folded
+#: (pipeline.schema), and no column holds nulls (no definition levels). Only the packed event
+#: codes are worth a dictionary (a few thousand distinct values; the list's leaf is named by its
+#: path); the ids are plain (zstd squeezes their runs and steps). Min/max statistics only help
+#: where readers prune: game ids (replay finds a game by its id, DuckDB skips row groups by them)
+#: and, in rounds, the other ids; every other column's statistics are pure cost. Encoding 64k
+#: rows at a time instead of Arrow's 1024 saves 6% more. The small rounds and games tables are
+#: LZ4-compressed: 40% less CPU than zstd for 80 more bytes a game (zstd's cost is in the
+#: plain small integers it squeezes). benchmarks/kernel.py prints the cost per table and the
+#: events file's against the older layout.
 WRITE_BATCH_ROWS = 1 << 16
 WRITE_OPTIONS: dict[str, dict[str, object]] = {
     "events": {
-        "use_dictionary": ["code"],
+        "use_dictionary": ["codes.list.element"],
         "write_statistics": ["game"],
         "write_batch_size": WRITE_BATCH_ROWS,
     },
@@ -51,10 +54,12 @@ WRITE_OPTIONS: dict[str, dict[str, object]] = {
         "use_dictionary": ["policy"],
         "write_statistics": ["game", "round"],
         "write_batch_size": WRITE_BATCH_ROWS,
+        "compression": "lz4",
     },
     "games": {
         "use_dictionary": ["policy", "lineup", "ruleset", "variant"],
         "write_statistics": ["game", "cell", "pair"],
+        "compression": "lz4",
     },
 }
 
@@ -151,17 +156,12 @@ class Lake:
     def write_parquet(
         self, path: str, table: pa.Table, options: dict[str, Any] | None = None
     ) -> None:
-        """zstd, dictionary-encoded, large row groups; via a temporary name, then rename."""
+        """zstd unless `options` say otherwise, large row groups; via a temporary name, then
+        rename."""
         self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
         tmp = self._tmp(path)
-        pq.write_table(
-            table,
-            tmp,
-            filesystem=self.fs,
-            compression="zstd",
-            row_group_size=ROW_GROUP_ROWS,
-            **(options or {}),
-        )
+        settings: dict[str, Any] = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS}
+        pq.write_table(table, tmp, filesystem=self.fs, **{**settings, **(options or {})})
         self.fs.move(tmp, path)
 
     def read_text(self, path: str) -> str:

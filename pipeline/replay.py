@@ -26,7 +26,7 @@ from flip7.policies import REGISTRY, Policy, parse_policies
 from flip7.rules import parse_ruleset
 from flip7.variants import parse_variant
 from pipeline.lake import Lake, check_run_name, default_root
-from pipeline.schema import unpack_codes
+from pipeline.schema import SCHEMA_VERSION, UPGRADE, event_codes, unpack_codes
 
 
 def locate(manifest: dict[str, Any], game: int) -> tuple[dict[str, Any], int]:
@@ -51,6 +51,7 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
     check_run_name(run, "--run")
     lake = Lake.open(data or default_root())
     manifest = lake.load_manifest(run)
+    check_schema_version(manifest, lake.uri)
     cell, shard = locate(manifest, game)
     players = cell["players"]
     games = pq.read_table(
@@ -68,11 +69,10 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
     events = pq.read_table(
         lake.shard_path("events", run, players, shard),
         filesystem=lake.fs,
-        columns=["seq", "code"],
         filters=[("game", "=", game)],
     )
     events = events.take(pc.sort_indices(events, [("seq", "ascending")]))
-    unpacked = unpack_codes(events["code"].to_numpy())
+    unpacked = unpack_codes(event_codes(events)["code"])
     columns = [unpacked[name].tolist() for name in FIELDS]
     flat = [v for row in zip(*columns, strict=True) for v in row]
     return {
@@ -87,6 +87,18 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
         "seed": int(rows[0]["seed"]),
         "events": flat,
     }
+
+
+def check_schema_version(manifest: dict[str, Any], lake: str) -> None:
+    """A ValueError naming the run, its schema version and the upgrade command (for the lake
+    at `lake`) unless the run was written with this flip7's event-log schema."""
+    version = manifest.get("schema_version")
+    if version != SCHEMA_VERSION:
+        run = manifest.get("run")
+        raise ValueError(
+            f"run {run!r} was written with event-log schema v{version}; this flip7 reads "
+            f"v{SCHEMA_VERSION}: upgrade it with `{UPGRADE.format(run=run)} --data {lake}`"
+        )
 
 
 @dataclass(frozen=True)

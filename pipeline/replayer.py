@@ -27,8 +27,8 @@ from flip7.kernel.columns import shard_columns
 from flip7.policies import REGISTRY, PolicySpecError, parse_policies
 from flip7.rules import parse_ruleset
 from flip7.variants import parse_variant
-from pipeline.schema import unpack_codes
-from pipeline.shard import events_table
+from pipeline.schema import event_codes, rows_table, unpack_codes
+from pipeline.shard import flat_events
 
 
 def game_seeds(root_seed: int, pair: int, indices: np.ndarray) -> np.ndarray:
@@ -74,14 +74,17 @@ def replay_games(
     seeds = np.asarray(seeds, dtype=np.uint64)
     if variant == "classic" and choose_engine("auto", seats, rules)[0] == "kernel":
         cols = shard_columns(rules, seats, seeds, np.zeros(len(seeds), np.int64), 0)
-        bounds = np.searchsorted(cols.events["game"], np.arange(len(seeds) + 1))
-        replayed = [cols.events["code"][a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        ev = cols.events
+        flat = event_codes(
+            rows_table(ev["game"], ev["round"], ev["seq"], ev["offsets"], ev["codes"])
+        )
+        bounds = np.searchsorted(flat["game"], np.arange(len(seeds) + 1))
+        replayed = [flat["code"][a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
     else:
         replayed = []
         for seed in seeds.tolist():
             events = var.new_engine(rules, seats, int(seed)).run().events
-            table = events_table(events, [len(events) // WIDTH], 0)
-            replayed.append(table["code"].to_numpy())
+            replayed.append(flat_events(events, [len(events) // WIDTH], 0)[3])
     return [difference(a, b) for a, b in zip(logged, replayed, strict=True)]
 
 

@@ -60,7 +60,7 @@ class RunReport:
     failed: dict[int, str] = field(default_factory=dict)
     nodes: dict[int, str] = field(default_factory=dict)  # shard -> Ray node id
     games: int = 0  # games simulated by this invocation
-    events: int = 0  # event rows written by this invocation
+    events: int = 0  # events written by this invocation
     seconds: float = 0.0  # from the first submit to the last result
     cpu_seconds: float = 0.0  # CPU time of this invocation's tasks, summed
     ray_seconds: float = 0.0  # starting or joining Ray
@@ -165,6 +165,13 @@ def check_start(lake: Lake, plan: Plan, *, resume: bool, overwrite: bool) -> Sta
             )
     if existing is not None and overwrite:
         existing, replace = None, True
+    old = existing.get("schema_version") if existing is not None else SCHEMA_VERSION
+    if isinstance(old, int) and not isinstance(old, bool) and old < SCHEMA_VERSION:
+        raise ValueError(
+            f"run {plan.run!r} under {lake.uri} was written with event-log schema v{old}; this "
+            f"flip7 writes v{SCHEMA_VERSION}: upgrade it first with `flip7 warehouse upgrade "
+            f"{plan.run} --data {lake.uri}`, or pass --overwrite to start it again"
+        )
     if existing is not None:
         problem = plan_mismatch(existing, plan)
         if problem:
@@ -345,7 +352,7 @@ def run_tournament(
                     report.ran.append(task.shard)
                     report.nodes[task.shard] = result["node"]
                     report.games += task.n_games
-                    report.events += result["rows"]["events"]
+                    report.events += result.get("events", result["rows"]["events"])
                     report.cpu_seconds += result["cpu_seconds"]
                     if "started" in result:
                         report.timeline.append(

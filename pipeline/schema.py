@@ -2,20 +2,27 @@
 
 Three tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/shard-<shard>.parquet`:
 
-- `events`: one row per engine event: its ids (game, round, seq) and `code`, the event's
-  five small integers (kind, player, card, target, value; see `flip7.events` for what each means
-  per kind) packed into one int64 by `flip7.events.pack`. One packed column instead of five makes
-  the file 3x cheaper to write and 5% smaller (benchmarks/kernel.py measures it); the warehouse's
-  `stg_events` view, `unpack_events` here and `flip7.events.unpack` give the five columns back.
+- `events`: one row per round of a game: its ids (game, round), `seq` (the sequence number of
+  the round's first event) and `codes`, the round's events in order as a list of int64. Each
+  event is its five small integers (kind, player, card, target, value; see `flip7.events` for
+  what each means per kind) packed into one int64 by `flip7.events.pack`, except that a HIT
+  is folded into the event after it when that event is the same player's (almost always the
+  DRAW it causes): that element is the next event's code plus `(hit value + 1) << 55`
+  (HIT_SHIFT). A row per round with folded HITs writes a quarter fewer codes and almost no
+  ids: about half the CPU of a row per event (`benchmarks/kernel.py --pipeline-only` prints
+  both), because each value Parquet encodes costs about 10 ns. The warehouse's
+  `stg_events` view, `unpack_events` and `event_codes` here give one row per event back, HITs
+  and sequence numbers included.
 - `rounds`: one row per player per round (compact; what most queries read).
 - `games`:  one row per player per game (compact; the seed and line-up to replay it).
 
-Every row is unique and orderable by its run, game and (events, rounds) round: `(run, game, seq)`
-for events, `(run, game, round, seat)` for rounds, `(run, game, seat)` for games. `run`,
-`players` and `shard` live in the path (hive partition directories and the file name), not in
-the files: the warehouse's staging views add them to every row (a constant column would cost
-CPU to encode in every shard for nothing). Strings are dictionary-encoded. Bump
-SCHEMA_VERSION on any change; the manifest records it.
+Every row is unique and orderable by its run, game and round: `(run, game, round)` for events,
+`(run, game, round, seat)` for rounds, `(run, game, seat)` for games. `run`, `players` and
+`shard` live in the path (hive partition directories and the file name), not in the files: the
+warehouse's staging views add them to every row (a constant column would cost CPU to encode in
+every shard for nothing). Strings are dictionary-encoded; no column holds nulls (declared so:
+Parquet then writes no definition levels). Bump SCHEMA_VERSION on any change; the manifest
+records it, and `flip7 warehouse upgrade RUN` rewrites an older run's files.
 """
 
 from __future__ import annotations
@@ -23,71 +30,73 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from flip7.events import CODE_BITS, CODE_OFFSETS, CODE_SHIFTS, FIELDS
+from flip7.events import CODE_BITS, CODE_OFFSETS, CODE_SHIFTS, FIELDS, EventKind
 
-#: 2: the events table packs kind..value into `code`; 3: `shard` only in the file name.
-SCHEMA_VERSION = 3
+#: 2: the events table packs kind..value into `code`; 3: `shard` only in the file name;
+#: 4: one events row per round, `codes` a list with HITs folded into the next event.
+SCHEMA_VERSION = 4
+#: An element of `codes` at or above 1 << HIT_SHIFT is an event preceded by a HIT of the same
+#: player with value (element >> HIT_SHIFT) - 1; the event itself is the bits below.
+HIT_SHIFT = 55
+HIT_MASK = (1 << HIT_SHIFT) - 1
+#: The upgrade command readers name for a run of an older schema.
+UPGRADE = "flip7 warehouse upgrade {run}"
 
 _dict = pa.dictionary(pa.int32(), pa.string())
 
-EVENTS = pa.schema(
-    [
-        ("game", pa.int64()),
-        ("round", pa.int16()),
-        ("seq", pa.int32()),
-        ("code", pa.int64()),  # flip7.events.pack(kind, player, card, target, value)
-    ]
+
+def _fields(*cols: tuple[str, pa.DataType]) -> pa.Schema:
+    return pa.schema([pa.field(name, kind, nullable=False) for name, kind in cols])
+
+
+EVENTS = _fields(
+    ("game", pa.int64()),
+    ("round", pa.int16()),
+    ("seq", pa.int32()),  # seq of the round's first event (seqs count 0.. per game)
+    ("codes", pa.list_(pa.field("element", pa.int64(), nullable=False))),
 )
 
-ROUNDS = pa.schema(
-    [
-        ("game", pa.int64()),
-        ("round", pa.int16()),
-        ("seat", pa.int8()),
-        ("policy", _dict),
-        ("dealer", pa.int8()),  # the round's dealer seat
-        ("score", pa.int16()),
-        ("total", pa.int32()),  # the seat's game total after this round
-        ("busted", pa.bool_()),
-        ("flip7", pa.bool_()),
-        (
-            "status",
-            pa.int8(),
-        ),  # at round end: 0 active (Flip 7 ended it), 1 stayed, 2 frozen, 3 busted
-    ]
+ROUNDS = _fields(
+    ("game", pa.int64()),
+    ("round", pa.int16()),
+    ("seat", pa.int8()),
+    ("policy", _dict),
+    ("dealer", pa.int8()),  # the round's dealer seat
+    ("score", pa.int16()),
+    ("total", pa.int32()),  # the seat's game total after this round
+    ("busted", pa.bool_()),
+    ("flip7", pa.bool_()),
+    # at round end: 0 active (Flip 7 ended it), 1 stayed, 2 frozen, 3 busted
+    ("status", pa.int8()),
 )
 
-GAMES = pa.schema(
-    [
-        ("game", pa.int64()),
-        ("seat", pa.int8()),
-        ("policy", _dict),
-        ("cell", pa.int32()),  # the tournament cell (field size x line-up)
-        ("cell_game", pa.int32()),  # index of the game within its cell
-        (
-            "pair",
-            pa.int32(),
-        ),  # common-random-number group: games with equal (pair, cell_game) share shuffles
-        ("lineup", _dict),  # the seats' policies, comma-separated, as played (after rotation)
-        ("ruleset", _dict),
-        ("variant", _dict),
-        ("seed", pa.int64()),
-        ("first_dealer", pa.int8()),
-        ("rounds", pa.int16()),
-        ("total", pa.int32()),
-        ("rank", pa.int8()),  # 1 = winner; ties share the better rank
-        ("winner", pa.bool_()),
-        ("capped", pa.bool_()),  # stopped by max_rounds, not by the target
-        ("events", pa.int32()),  # event rows this game wrote
-    ]
+GAMES = _fields(
+    ("game", pa.int64()),
+    ("seat", pa.int8()),
+    ("policy", _dict),
+    ("cell", pa.int32()),  # the tournament cell (field size x line-up)
+    ("cell_game", pa.int32()),  # index of the game within its cell
+    # common-random-number group: games with equal (pair, cell_game) share shuffles
+    ("pair", pa.int32()),
+    ("lineup", _dict),  # the seats' policies, comma-separated, as played (after rotation)
+    ("ruleset", _dict),
+    ("variant", _dict),
+    ("seed", pa.int64()),
+    ("first_dealer", pa.int8()),
+    ("rounds", pa.int16()),
+    ("total", pa.int32()),
+    ("rank", pa.int8()),  # 1 = winner; ties share the better rank
+    ("winner", pa.bool_()),
+    ("capped", pa.bool_()),  # stopped by max_rounds, not by the target
+    ("events", pa.int32()),  # events this game logged (HITs included)
 )
 
 TABLES: dict[str, pa.Schema] = {"events": EVENTS, "rounds": ROUNDS, "games": GAMES}
 
 
 def pack_codes(columns: dict[str, np.ndarray]) -> np.ndarray:
-    """The `code` column of events given as five integer columns (flip7.events.pack on arrays).
-    A field out of its bit range is a ValueError naming it."""
+    """The packed code of each event given as five integer columns (flip7.events.pack on
+    arrays). A field out of its bit range is a ValueError naming it."""
     value = np.asarray(columns["value"], dtype=np.int64)
     if value.size and not (-(1 << 31) <= value.min() and value.max() < 1 << 31):
         raise ValueError(f"event value out of range: {value.min()}..{value.max()} (32 bits)")
@@ -102,7 +111,7 @@ def pack_codes(columns: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def unpack_codes(code: np.ndarray) -> dict[str, np.ndarray]:
-    """kind, player, card, target (int8) and value (int32) columns of an event `code` column."""
+    """kind, player, card, target (int8) and value (int32) columns of packed event codes."""
     code = np.asarray(code, dtype=np.int64)
     out = {
         name: (((code >> shift) & ((1 << bits) - 1)) - off).astype(np.int8)
@@ -114,21 +123,139 @@ def unpack_codes(code: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+def foldable(game: np.ndarray, rnd: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """Which events (flat, in seq order) the stored form folds into the next one: a HIT (card
+    and target unused, value 0..2) followed in its round by a non-HIT event of the same player
+    whose value is not negative (so the flag bits above bit 54 are free)."""
+    n = code.shape[0]
+    fold = np.zeros(n, dtype=np.bool_)
+    if n < 2:
+        return fold
+    head, tail = code[:-1], code[1:]
+    fold[:-1] = (
+        ((head & 31) == EventKind.HIT)
+        & ((head & (4095 << CODE_SHIFTS[2])) == 0)  # card and target -1
+        & ((head >> CODE_SHIFTS[4]) >= 0)
+        & ((head >> CODE_SHIFTS[4]) <= 2)
+        & ((tail & 31) != EventKind.HIT)
+        & (tail >= 0)
+        & ((head & (63 << CODE_SHIFTS[1])) == (tail & (63 << CODE_SHIFTS[1])))
+        & (game[1:] == game[:-1])
+        & (rnd[1:] == rnd[:-1])
+    )
+    return fold
+
+
+def events_table(game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, code: np.ndarray) -> pa.Table:
+    """The stored events table of flat events in (game, seq) order: one row per (game, round)
+    with the round's codes, HITs folded (see the module docstring). flip7.kernel.columns does
+    the same in one compiled pass; tests hold the two equal."""
+    game = np.asarray(game, dtype=np.int64)
+    rnd = np.asarray(rnd, dtype=np.int16)
+    seq = np.asarray(seq, dtype=np.int32)
+    code = np.asarray(code, dtype=np.int64)
+    n = code.shape[0]
+    starts = (
+        np.flatnonzero(np.concatenate([[True], (game[1:] != game[:-1]) | (rnd[1:] != rnd[:-1])]))
+        if n
+        else np.zeros(0, dtype=np.int64)
+    )
+    fold = foldable(game, rnd, code)
+    stored = code.copy()
+    hit = np.flatnonzero(fold)
+    stored[hit + 1] |= ((code[hit] >> CODE_SHIFTS[4]) + 1) << HIT_SHIFT
+    keep = ~fold
+    kept_before = np.concatenate([[0], np.cumsum(keep)]).astype(np.int32)
+    offsets = np.concatenate([kept_before[starts], [kept_before[n]]]).astype(np.int32)
+    return rows_table(game[starts], rnd[starts], seq[starts], offsets, stored[keep])
+
+
+def rows_table(
+    game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, offsets: np.ndarray, codes: np.ndarray
+) -> pa.Table:
+    """The stored events table from its round rows and the list offsets into `codes`."""
+    lists = pa.ListArray.from_arrays(
+        pa.array(np.asarray(offsets, dtype=np.int32)),
+        pa.array(np.asarray(codes, dtype=np.int64)),
+        type=EVENTS.field("codes").type,
+    )
+    return pa.Table.from_arrays(
+        [
+            pa.array(np.asarray(game, dtype=np.int64)),
+            pa.array(np.asarray(rnd, dtype=np.int16)),
+            pa.array(np.asarray(seq, dtype=np.int32)),
+            lists,
+        ],
+        schema=EVENTS,
+    )
+
+
+def check_events_table(table: pa.Table) -> None:
+    """A ValueError unless `table` has the stored events columns of this schema version."""
+    if table.column_names[: len(EVENTS)] != EVENTS.names or "codes" not in table.column_names:
+        older = " (schema v3 or older: upgrade its run with `flip7 warehouse upgrade RUN`)"
+        raise ValueError(
+            f"not an events table of schema v{SCHEMA_VERSION}: columns {table.column_names}, "
+            f"expected {EVENTS.names}" + (older if "code" in table.column_names else "")
+        )
+
+
+def event_codes(table: pa.Table) -> dict[str, np.ndarray]:
+    """The stored events table as one entry per event, in (game, seq) order: `game` (int64),
+    `round` (int16), `seq` (int32) and the packed `code` (int64), HITs unfolded."""
+    check_events_table(table)
+    table = table.combine_chunks()
+    codes = table.column("codes")
+    lists = codes.chunk(0) if codes.num_chunks else pa.array([], EVENTS.field("codes").type)
+    lengths = np.diff(np.asarray(lists.offsets, dtype=np.int64))
+    stored = np.asarray(lists.flatten(), dtype=np.int64)
+    flagged = stored >= (1 << HIT_SHIFT)
+    # Each stored element stands for one event, or two (the HIT it folds, then itself).
+    width = 1 + flagged.astype(np.int64)
+    total = int(width.sum())
+    ends = np.cumsum(width)
+    code = np.empty(total, dtype=np.int64)
+    code[ends - 1] = np.where(flagged, stored & HIT_MASK, stored)
+    hits = ends[flagged] - 2
+    s = stored[flagged]
+    code[hits] = EventKind.HIT | (s & (63 << CODE_SHIFTS[1])) | (((s >> HIT_SHIFT) - 1) << 23)
+    # Events per round row, then the ids of each event.
+    row_of_stored = np.repeat(np.arange(lengths.shape[0]), lengths)
+    per_row = np.bincount(row_of_stored, weights=width, minlength=lengths.shape[0]).astype(np.int64)
+    row = np.repeat(np.arange(lengths.shape[0]), per_row)
+    first = np.cumsum(per_row) - per_row
+    seq0 = np.asarray(table.column("seq"), dtype=np.int64)
+    return {
+        "game": np.asarray(table.column("game"), dtype=np.int64)[row],
+        "round": np.asarray(table.column("round"), dtype=np.int16)[row],
+        "seq": (seq0[row] + np.arange(total) - first[row]).astype(np.int32),
+        "code": code,
+    }
+
+
 def unpack_events(table: pa.Table) -> pa.Table:
-    """An events table with `code` replaced by the five readable columns (kind..value), e.g.
-    `unpack_events(pq.read_table(path))`: what stg_events gives SQL, for Python readers."""
-    i = table.schema.get_field_index("code")
-    if i < 0:
-        raise ValueError(f"not an events table (no `code` column): {table.column_names}")
-    cols = unpack_codes(table.column(i).to_numpy())
-    out = table.remove_column(i)
-    for j, name in enumerate(FIELDS):
-        out = out.add_column(i + j, name, pa.array(cols[name]))
-    return out
+    """The stored events table as one row per event with the five readable columns: game,
+    round, seq, kind, player, card, target, value (what stg_events gives SQL), e.g.
+    `unpack_events(pq.read_table(path))`."""
+    flat = event_codes(table)
+    cols = unpack_codes(flat["code"])
+    return pa.table(
+        {
+            "game": flat["game"],
+            "round": flat["round"],
+            "seq": flat["seq"],
+            **{name: cols[name] for name in FIELDS},
+        }
+    )
 
 
 def pack_events(table: pa.Table) -> pa.Table:
-    """The inverse of unpack_events: five readable columns back into `code` (EVENTS schema)."""
+    """The inverse of unpack_events: rows of game, round, seq and the five readable columns
+    (in game, seq order) back into the stored events table."""
     cols = {name: table.column(name).to_numpy() for name in FIELDS}
-    rest = {name: table.column(name) for name in EVENTS.names if name != "code"}
-    return pa.table({**rest, "code": pack_codes(cols)}, schema=EVENTS)
+    return events_table(
+        table.column("game").to_numpy(),
+        table.column("round").to_numpy(),
+        table.column("seq").to_numpy(),
+        pack_codes(cols),
+    )

@@ -23,7 +23,8 @@ from flip7.rng import derive_seed
 from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
 from flip7.variants import Variant, parse_variant
-from pipeline.schema import EVENTS, GAMES, ROUNDS, pack_codes
+from pipeline.schema import GAMES, ROUNDS, pack_codes, rows_table
+from pipeline.schema import events_table as stored_events
 
 
 @dataclass(frozen=True)
@@ -197,9 +198,19 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
 def events_table(
     flat: Sequence[int] | np.ndarray, counts: Sequence[int], first_game: int
 ) -> pa.Table:
-    """Flat event buffers of consecutive games -> the `events` table (vectorised, no per-row
-    Python objects): game ids, per-game sequence numbers and round numbers are derived.
+    """Flat event buffers of consecutive games -> the stored `events` table (vectorised, no
+    per-row Python objects): game ids, per-game sequence numbers and round numbers are derived,
+    then the events grouped per round (pipeline.schema.events_table).
     `flat` may be a list of ints (the reference engine's buffers) or an integer array."""
+    games, rnd, seq, code = flat_events(flat, counts, first_game)
+    return stored_events(games, rnd, seq, code)
+
+
+def flat_events(
+    flat: Sequence[int] | np.ndarray, counts: Sequence[int], first_game: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(game, round, seq, packed code) of every event of flat event buffers of consecutive
+    games: one entry per event."""
     if isinstance(flat, np.ndarray):
         arr = flat.astype(np.int16, copy=False).reshape(-1, WIDTH)
     else:
@@ -219,15 +230,7 @@ def events_table(
     np.maximum.accumulate(idx, out=idx) if total else None
     rnd = np.where(idx >= 0, marker[np.maximum(idx, 0)], 0).astype(np.int16)
     # Events after the last ROUND_END of a game (GAME_END, ROUND_CAP) keep the last round.
-    return pa.table(
-        {
-            "game": pa.array(games),
-            "round": pa.array(rnd),
-            "seq": pa.array(seq),
-            "code": pa.array(pack_codes(dict(zip(FIELDS, arr.T, strict=True)))),
-        },
-        schema=EVENTS,
-    )
+    return games, rnd, seq, pack_codes(dict(zip(FIELDS, arr.T, strict=True)))
 
 
 def _dict(indices: np.ndarray, names: list[str]) -> pa.DictionaryArray:
@@ -311,5 +314,6 @@ def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
     rounds = pa.table(
         {**cols.rounds, "policy": _dict(base_to_name[cols.rounds["policy"]], names)}, schema=ROUNDS
     )
-    events = pa.table(cols.events, schema=EVENTS)
+    ev = cols.events
+    events = rows_table(ev["game"], ev["round"], ev["seq"], ev["offsets"], ev["codes"])
     return {"events": events, "rounds": rounds, "games": games}

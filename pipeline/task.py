@@ -34,7 +34,7 @@ def run_shard(
     rules_version: int | None = None,
     policy_timeout: float | None = None,
 ) -> dict[str, Any]:
-    """Simulate and write one shard; return its row counts, seconds (wall and CPU) and where it
+    """Simulate and write one shard; return its row counts and events, seconds (wall and CPU) and where it
     ran, and its games' sufficient statistics per policy (pipeline.summary.shard_stats: what the
     manifest records and the summary adds up). `rules_version`: the driver's; a node whose flip7
     plays other rules refuses. `policy_timeout`: seconds the shard's games may take; a policy
@@ -64,6 +64,8 @@ def run_shard(
     result = {
         "shard": task.shard,
         "rows": {name: tables[name].num_rows for name in TABLE_ORDER},
+        # events played (the events file holds a row per round): the games table counts them
+        "events": int(tables["games"].column("events").to_numpy()[:: task.n_players].sum()),
         "stats": shard_stats(tables["games"]),
         "seconds": round(time.perf_counter() - t0, 4),
         "cpu_seconds": time.process_time() - c0,  # this process's CPU time (benchmarks)

@@ -198,10 +198,12 @@ def _replay(
         if g in wanted:
             seats[g] = tuple(s)
             game_ruleset[g] = cell_rulesets.get(cell, run_ruleset)
-    # The packed codes as the file holds them (stg_events unpacks them).
+    # The packed codes, one per event (stg_events unpacks them; the files fold HITs into the
+    # event after them, which event_codes unfolds).
     events = con.execute(
-        f"SELECT game, code FROM lake_table(events_files()) WHERE run = $run{where} "
-        "ORDER BY game, seq",
+        "SELECT game, code FROM (SELECT game, seq, unnest(codes) AS code, "
+        "generate_subscripts(codes, 1) AS i FROM (SELECT game, seq, event_codes(codes) AS codes "
+        f"FROM stg_event_rounds WHERE run = $run{where})) ORDER BY game, seq, i",
         {"run": run},
     ).fetchnumpy()
     logged = _split(events)

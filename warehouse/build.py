@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse import schema
-from warehouse.lake import SCHEMA_VERSION, Snapshot
+from warehouse.lake import SCHEMA_VERSION, Snapshot, schema_problem
 
 SQL_DIR = Path(__file__).with_name("sql")
 LAYERS = ("staging", "intermediate", "marts")
@@ -99,15 +99,9 @@ def bind_files(con: duckdb.DuckDBPyConnection, snap: Snapshot) -> set[str]:
 
 def _check_schema(manifest: dict[str, object]) -> None:
     """Refuse a run written with another Parquet schema than the views read, saying what to do."""
-    version = manifest.get("schema_version")
-    if version == SCHEMA_VERSION:
+    if manifest.get("schema_version") == SCHEMA_VERSION:
         return
-    raise ValueError(
-        f"run {manifest.get('run')!r} was written with event-log schema v{version} (flip7 "
-        f"{manifest.get('package_version', '?')}); this flip7 reads v{SCHEMA_VERSION}: run its "
-        "tournament again with this flip7 (`flip7 tournament run SPEC`), or choose other runs "
-        "(--run) or another lake (--data)"
-    )
+    raise ValueError(schema_problem(manifest) + ", or choose other runs (--run)")
 
 
 def build(

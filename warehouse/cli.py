@@ -26,7 +26,7 @@ def _lazy(name: str) -> Callable[[argparse.Namespace, Any], int]:
 
 
 run_sql, run_report, run_verify = _lazy("run_sql"), _lazy("run_report"), _lazy("run_verify")
-run_compare = _lazy("run_compare")
+run_compare, run_upgrade = _lazy("run_compare"), _lazy("run_upgrade")
 
 
 def _seconds(text: str) -> float:
@@ -148,7 +148,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_output_options(r)
     r.set_defaults(func=run_report)
 
-    w = sub.add_parser("warehouse", help="check the lake (verify)")
+    w = sub.add_parser("warehouse", help="check the lake (verify) or upgrade an older run")
     ws = w.add_subparsers(dest="warehouse_command", metavar="COMMAND", required=True)
     v = ws.add_parser(
         "verify",
@@ -176,3 +176,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--replay-all", action="store_true", help="re-simulate every game (slow on big lakes)"
     )
     v.set_defaults(func=run_verify, tee=False)
+    u = ws.add_parser(
+        "upgrade",
+        help="rewrite a run written by an older flip7 in this flip7's event-log schema",
+        description="Rewrite a run's shard files in place in the event-log schema this flip7 "
+        "reads (each file under a temporary name, then renamed over the old one), then record "
+        "the new schema version in its manifest. Readers refuse the run until then; an "
+        "interrupted upgrade can be run again. Run `flip7 warehouse verify RUN` after it.",
+    )
+    u.add_argument("run", metavar="RUN", help="the run to upgrade")
+    _add_data(u)
+    u.set_defaults(func=run_upgrade, tee=False)

@@ -356,6 +356,21 @@ def describe(v: Verification) -> list[str]:
     return lines
 
 
+def run_upgrade(args: argparse.Namespace, out: Out) -> int:
+    from warehouse.upgrade import upgrade
+
+    done = upgrade(args.data, args.run)
+    if done.rewritten == 0 and done.old_version == done.new_version:
+        out.print(f"run {done.run} is already in event-log schema v{done.new_version}")
+        return 0
+    out.print(
+        f"run {done.run}: event-log schema v{done.old_version} -> v{done.new_version}, "
+        f"{done.rewritten} files rewritten, {done.kept} already new; check it with "
+        f"`flip7 warehouse verify {done.run}`"
+    )
+    return 0
+
+
 def run_verify(args: argparse.Namespace, out: Out) -> int:
     try:
         result = verify(

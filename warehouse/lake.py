@@ -27,7 +27,7 @@ import pyarrow.fs as pafs
 TABLES = ("events", "rounds", "games")
 #: The version of the pipeline's Parquet schema (pipeline.schema.SCHEMA_VERSION) these views
 #: read; a run whose manifest names another is refused by name (tests keep the two equal).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SHARD_FILE = re.compile(r"^shard-(\d+)\.parquet$")
 _SHARD_PATH = re.compile(r"/run=([^/]+)/players=([^/]+)/(shard-(\d+)\.parquet)$")
 
@@ -307,6 +307,20 @@ def snapshot(root: str | os.PathLike[str], runs: list[str] | None = None) -> Sna
     return snap
 
 
+def schema_problem(manifest: dict[str, object]) -> str:
+    """Why a run of another event-log schema cannot be read, and what to do: the command that
+    upgrades an older run in place, or a newer flip7 for a newer run."""
+    version = manifest.get("schema_version")
+    run = manifest.get("run")
+    head = (
+        f"run {run!r} was written with event-log schema v{version} (flip7 "
+        f"{manifest.get('package_version', '?')}); this flip7 reads v{SCHEMA_VERSION}: "
+    )
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        return head + "read it with a flip7 as new as the one that wrote it"
+    return head + f"upgrade it with `flip7 warehouse upgrade {run} [--data DIR|URI]`"
+
+
 def _manifest_problem(run: str, manifest: object) -> str | None:
     """What makes a parsed manifest unreadable for the views, None if nothing: the fields the
     staging views type (stg_manifests) must have their types, and it must name its own run."""
@@ -315,11 +329,7 @@ def _manifest_problem(run: str, manifest: object) -> str | None:
     if manifest.get("run") != run:
         return f"the manifest names run {manifest.get('run')!r}, not the run it sits in"
     if manifest.get("schema_version") != SCHEMA_VERSION:
-        return (
-            f"written with event-log schema v{manifest.get('schema_version')} (flip7 "
-            f"{manifest.get('package_version', '?')}); this flip7 reads v{SCHEMA_VERSION}: run "
-            "its tournament again with this flip7"
-        )
+        return schema_problem(manifest)
     ints = ("seed", "planned_shards", "planned_games")
     for key in ints:
         if not isinstance(manifest.get(key), int) or isinstance(manifest.get(key), bool):

@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from flip7.events import FIELDS, pack, unpack
 from pipeline.lake import Lake
 from pipeline.run import prepare, record_shard
-from pipeline.schema import EVENTS, pack_codes, pack_events, unpack_codes, unpack_events
+from pipeline.schema import (
+    EVENTS,
+    SCHEMA_VERSION,
+    pack_codes,
+    pack_events,
+    unpack_codes,
+    unpack_events,
+)
 from pipeline.shard import ShardTask, simulate_shard
 from pipeline.task import run_shard
 from tests.pipeline.helpers import small_plan
@@ -80,5 +87,10 @@ def test_resuming_a_run_of_another_schema_version_is_refused(tmp_path: Path) -> 
     record_shard(manifest, todo[0], run_shard(todo[0], lake.uri))
     manifest["schema_version"] = 2  # as an older flip7 would have written it
     lake.write_manifest(manifest)
-    with pytest.raises(ValueError, match="schema_version"):
+    with pytest.raises(ValueError, match=r"schema v2.*`flip7 warehouse upgrade t --data "):
         prepare(lake, plan, resume=True, overwrite=False)
+    from warehouse.upgrade import upgrade
+
+    assert upgrade(str(tmp_path), "t").new_version == SCHEMA_VERSION  # its files, as they are
+    manifest, todo = prepare(lake, plan, resume=True, overwrite=False)
+    assert manifest["schema_version"] == SCHEMA_VERSION and len(todo) == len(plan.shards) - 1

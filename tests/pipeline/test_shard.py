@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -13,7 +14,7 @@ from flip7.events import FIELDS, EventLog, rebuild_scores
 from flip7.policies import parse_policies
 from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
-from pipeline.schema import TABLES, unpack_events
+from pipeline.schema import TABLES, event_codes, unpack_events
 from pipeline.shard import ShardTask, game_seed, simulate_shard
 
 TASK = ShardTask(
@@ -44,7 +45,7 @@ def test_schemas_and_row_counts(tables: dict[str, pa.Table]) -> None:
     games = tables["games"].to_pydict()
     assert len(games["game"]) == TASK.n_games * TASK.n_players
     assert set(games["game"]) == set(range(1010, 1040))
-    assert sum(games["events"]) // TASK.n_players == tables["events"].num_rows
+    assert sum(games["events"]) // TASK.n_players == len(event_codes(tables["events"])["code"])
 
 
 def test_rows_agree_with_the_events(tables: dict[str, pa.Table]) -> None:
@@ -119,3 +120,14 @@ def test_paired_cells_share_shuffles() -> None:
     assert first[0] == first[1]
     unpaired = dataclasses.replace(ev, pair=6)
     assert simulate_shard(unpaired)["games"]["seed"].to_pylist() != a["games"]["seed"].to_pylist()
+
+
+def test_a_shard_task_counts_events_not_stored_rows(tmp_path: Path) -> None:
+    """run_shard reports the events played (what the run's progress and summary count) beside
+    the files' row counts: the events file holds one row per round, so they differ."""
+    from pipeline.task import run_shard
+
+    result = run_shard(TASK, str(tmp_path))
+    tables = simulate_shard(TASK)
+    assert result["events"] == len(event_codes(tables["events"])["code"])
+    assert result["rows"]["events"] == tables["events"].num_rows < result["events"]

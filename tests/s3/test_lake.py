@@ -7,6 +7,7 @@ same chain through `flip7 tournament run --data s3://...` on a real local Ray.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow.fs as pafs
@@ -277,3 +278,25 @@ def test_verify_on_s3_finds_damage(bucket: str) -> None:
     failed = {c.name for c in result.checks if c.failed}
     assert not result.ok and "assert_rounds_match_events" in failed, failed
     assert fs.get_file_info(f"{bucket}/lake/runs/t/verified.json").type == pafs.FileType.NotFound
+
+
+def test_an_older_run_on_s3_is_upgraded_in_the_bucket(
+    bucket: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`flip7 warehouse upgrade RUN --data s3://...` rewrites a v3 run in the bucket (each file
+    via a temporary key, then renamed), after which the bucket reads and verifies."""
+    fixture = Path(__file__).parents[1] / "warehouse" / "fixtures" / "lake-v3"
+    uri = f"s3://{bucket}/lake"
+    s3, base = pafs.FileSystem.from_uri(uri)
+    pafs.copy_files(
+        str(fixture), base, source_filesystem=pafs.LocalFileSystem(), destination_filesystem=s3
+    )
+    assert main(["warehouse", "upgrade", "t2", "--data", uri]) == 0
+    assert "v3 -> v4, 3 files rewritten" in capsys.readouterr().out
+    with s3.open_input_stream(f"{base}/runs/t2/manifest.json") as f:
+        assert json.loads(f.read())["schema_version"] == 4
+    con = connect(uri, runs=["t2"])
+    assert con.execute("SELECT count(*) FROM stg_events").fetchall() == [(4775,)]
+    assert verify(uri, discover=False).ok
+    listed = s3.get_file_info(pafs.FileSelector(base, recursive=True))
+    assert not [i.path for i in listed if ".tmp-" in i.path]

@@ -18,7 +18,7 @@ from warehouse import verify
 from warehouse.lake import snapshot
 
 from .lakes import Lake, shard_path, write_run
-from .test_verify import edit, failed
+from .test_verify import edit, edit_event, failed
 
 verify_module = importlib.import_module("warehouse.verify")
 
@@ -27,7 +27,7 @@ def _edit_value(path: Path, kind: EventKind, delta: int) -> None:
     """Add `delta` to the value of the first event of `kind` in an events file."""
     events = unpack_events(pq.read_table(path)).to_pandas()
     row = int(events.index[events.kind == int(kind)][0])
-    edit(path, "code", row, delta << CODE_SHIFTS[4])
+    edit_event(path, row, delta << CODE_SHIFTS[4])
 
 
 @pytest.fixture(scope="module")

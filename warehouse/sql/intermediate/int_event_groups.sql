@@ -9,9 +9,10 @@
 --          each as often as drawn) and the bonus the FLIP7 event carries (one sum: a separate
 --          aggregate per value costs more than the few FLIP7 events it would keep apart)
 --   round_score, game_end_value: the values of ROUND_SCORE and GAME_END
--- HIT events (a quarter of the log) tell a rebuild nothing and are left out; int_games_from_events
--- counts every event and checks the sequence numbers, per game, in a pass of its own (cheaper
--- than grouping the HITs here too). Few keys and aggregates, with little to compute per event,
+-- HIT events (a quarter of the log) tell a rebuild nothing and are left out: this reads the
+-- stored elements (stg_event_rounds) without unfolding the HITs folded into them, masking the
+-- fold bits off, and drops the few HITs stored on their own; int_games_from_events counts every
+-- event and checks the sequence numbers per round row, in a pass of its own. Few keys and aggregates, with little to compute per event,
 -- on purpose: verify runs this over every event, and each key column or expression evaluated
 -- per event costs several percent of the pass (FILTER clauses cost more than CASE; measured,
 -- see docs/warehouse.md). Shifts stay below bit 63: DuckDB refuses shifts that overflow.
@@ -20,10 +21,32 @@
 -- makes it a table only in batches with Vengeance games, where int_vengeance_rounds reads it
 -- too).
 -- materialized: view
-with events as (
-    select run, game, round, player, kind, card, value
-    from stg_events
-    where kind <> 2
+with stored as (
+    select run, game, round, unnest(codes) as element
+    from stg_event_rounds
+),
+
+unfolded as (
+    select
+        run,
+        game,
+        round,
+        case when element >= 36028797018963968 then element & 36028797018963967 else element end
+            as code
+    from stored
+),
+
+events as (
+    select
+        run,
+        game,
+        round,
+        cast(((code >> 5) & 63) - 1 as tinyint) as player,
+        cast(code & 31 as tinyint) as kind,
+        cast(((code >> 11) & 63) - 1 as tinyint) as card,
+        cast(code >> 23 as integer) as value
+    from unfolded
+    where code & 31 <> 2
 ),
 
 grouped as (

@@ -1,7 +1,8 @@
 -- Every game summarised from the event log alone, beside which verify's tests compare it with
 -- the compact tables (int_games_from_tables, side by side in int_games_compared):
 --   events, first_seq, last_seq, seq_sum: how many events and whether their sequence numbers
---     run 0..n-1 (count, bounds and sum)
+--     run 0..n-1 (count, bounds and sum; a stored round row of n events starting at seq s
+--     holds s .. s + n - 1)
 --   rounds, round_starts, round_ends, round_caps, game_ends: the last round and the markers
 --     (ROUND_START and GAME_END counted where they name a seat, as they always do)
 --   winner, winner_total: the seat GAME_END names and the total it names
@@ -21,11 +22,11 @@ with ids as (
         run,
         game,
         any_value(shard) as shard,
-        count(*) as events,
+        sum(events) as events,
         min(seq) as first_seq,
-        max(seq) as last_seq,
-        sum(seq) as seq_sum
-    from stg_events
+        max(seq + events - 1) as last_seq,
+        sum(events * seq + events * (events - 1) // 2) as seq_sum
+    from stg_event_rounds
     group by run, game
 ),
 

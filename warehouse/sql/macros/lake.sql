@@ -20,3 +20,14 @@ create or replace macro lake_table(files) as table
 -- it with the footers pyarrow read (warehouse/db.py): there DuckDB opens no file itself.
 create or replace macro parquet_footers(files) as table
     select file_name, num_rows from parquet_file_metadata(files);
+
+-- The events of a stored round row's `codes` (pipeline/schema.py), one element per event: an
+-- element at or above 2^55 is a HIT folded into the event after it, by the same player, with
+-- value (element >> 55) - 1; it becomes that HIT (kind 2, card and target -1) and the event
+-- (the bits below 55).
+create or replace macro event_codes(codes) as
+    flatten(list_transform(codes, lambda c:
+        case
+            when c < 36028797018963968 then [c]
+            else [2 | (c & 2016) | (((c >> 55) - 1) << 23), c & 36028797018963967]
+        end));

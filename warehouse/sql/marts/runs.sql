@@ -19,7 +19,6 @@ committed as (
         run,
         count(*) filter (table_name = 'games') as shards,
         cast(sum(num_rows // players) filter (table_name = 'games') as bigint) as games,
-        cast(sum(num_rows) filter (table_name = 'events') as bigint) as events,
         cast(sum(num_rows) filter (table_name = 'rounds') as bigint) as rounds
     from files
     group by run
@@ -31,7 +30,9 @@ played as (
         list(distinct ruleset order by ruleset) as rulesets,
         any_value(variant) as variant,
         list(distinct players order by players) as field_sizes,
-        list(distinct policy order by policy) as policies
+        list(distinct policy order by policy) as policies,
+        -- the events files hold a row per round: the games table counts the events
+        cast(sum(events) filter (seat = 0) as bigint) as events
     from games
     group by run
 ),
@@ -66,7 +67,7 @@ final as (
         m.planned_games,
         coalesce(c.shards, 0) as shards,
         coalesce(c.games, 0) as games,
-        coalesce(c.events, 0) as events,
+        coalesce(p.events, 0) as events,
         coalesce(c.rounds, 0) as rounds,
         p.field_sizes,
         p.policies,
