@@ -129,7 +129,7 @@ def bare(a):
     return carray(_address_as_pointer(a.ctypes.data), a.shape, a.dtype)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stable_order(keys, m, order, cnt):
     """order[:m] = numpy.argsort(keys[:m], kind="stable"). Keys are bucketed by their top bits
     (a stable counting sort), then an insertion sort (stable) orders the few keys that share a
@@ -159,7 +159,7 @@ def stable_order(keys, m, order, cnt):
         order[h + 1] = i
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle(src, m, dst, seed, counter, keys, order, cnt):
     """dst[:m] = src[:m] in flip7.rng.CardRng order: key_i = splitmix64(seed + (counter+1+i) *
     GOLDEN) in uint64 arithmetic, then the stable argsort of the keys."""
