@@ -264,7 +264,11 @@ def ev_hit(pl, cd, p, counting, bonus):
             acc += u * (now + PLUS_VALUE[c])
     if total <= 0:
         return False
-    return acc / total > now
+    # The reference compares the float acc / total with `now`. All three are small integers
+    # (exact as doubles), so that equals acc > now * total: rounding is monotonic and `now` is
+    # a double, so it cannot turn q > now into fl(q) <= now unless q - now, at least
+    # 1 / total, were under half an ulp of `now` (about now * 2**-53). No division needed.
+    return acc > now * total
 
 
 @njit(cache=True, inline="always")
