@@ -1,7 +1,7 @@
 """Pipeline throughput: end-to-end games/s and card events/s on 1 and 2 CPUs vs the bare engine.
 
 Usage: python benchmarks/pipeline.py [--players 4] [--repeat 2] [--engines reference,kernel]
-       [--scale 0.1 for a quick check]
+       [--scale 0.1 for a quick check] [--whole-run-games 1000000]
 
 For each engine the tournament can use (the reference engine, and the compiled kernel that
 `--engine auto` picks for built-in policies), one plan (an equal mix of ev and bust:0.25, seats
@@ -14,7 +14,11 @@ rotated) is measured in one process:
              warm-up run first, so that its workers have imported and loaded everything)
   tables     per game, each table's bytes on disk (the files of the last run) and the CPU
              microseconds to write it (the plan's first shard, with the lake's options)
-Every figure is the best of `--repeat` runs. Rates are wall-clock; the overhead is also given in
+Then the whole-run figure beside the per-shard one (benchmarks/whole_run.py): one warm shard of
+four `sum:20` seats in this process (games per CPU-second), and `--whole-run-games` of them in
+20,000-game shards the way `flip7 tournament run --num-cpus 2` runs them (games per second of
+wall time after Ray started; target 150,000, 75,000 per CPU). Every other figure is the best of
+`--repeat` runs. Rates are wall-clock; the overhead is also given in
 CPU seconds per game (the engine's process vs the sum over tasks), which other load on the
 machine disturbs less. Targets (issue 4): the pipeline at most 20% over the bare engine; 2 CPUs
 at least 1.8x one CPU (on a 2-core machine that needs the machine to itself).
@@ -175,6 +179,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2, help="runs per figure (the best is kept)")
     ap.add_argument("--engines", default="reference,kernel")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply the games (quick checks)")
+    ap.add_argument(
+        "--whole-run-games", type=int, default=1_000_000, help="games of the whole run (0 skips)"
+    )
     args = ap.parse_args()
     engines = args.engines.split(",")
     plans = [bench_plan(e, args.players, scale=args.scale) for e in engines]
@@ -217,6 +224,19 @@ def main() -> None:
             f"{cap.rate() / one.rate() - 1:+.0%}, CPU {(one.cpu / one.games) / (cap.cpu / cap.games) - 1:+.0%}; "
             f"over the engine without: wall {nocap.rate() / one.rate() - 1:+.0%} (target <= +20%); "
             f"2 CPUs / 1 CPU: {two.rate() / one.rate():.2f}x (target >= 1.8x)"
+        )
+
+    if args.whole_run_games and "kernel" in engines:
+        from benchmarks.whole_run import whole_run
+
+        print("whole run (benchmarks/whole_run.py): four sum:20 seats, 20,000-game shards")
+        whole = whole_run(args.whole_run_games, out=lambda line: print(f"  {line}"))
+        per_cpu = whole.rate / whole.cpus
+        print(
+            f"kernel: one shard in-process {whole.shard_rate:,.0f} games per CPU-second; the whole "
+            f"run {whole.rate:,.0f} games/s after Ray started (target 150,000), {per_cpu:,.0f} "
+            f"per CPU (target 75,000, {per_cpu / whole.shard_rate:.0%} of the shard's rate); its "
+            f"CPU time on idle CPUs {whole.idle_rate:,.0f} games/s; load average {whole.load:.2f}"
         )
 
 

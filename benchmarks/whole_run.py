@@ -34,6 +34,8 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -105,23 +107,47 @@ class Sampler(threading.Thread):
         return dict(out)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", type=int, default=1_000_000)
-    ap.add_argument("--shard-size", type=int, default=20_000)
-    ap.add_argument("--num-cpus", type=int, default=2)
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--policy", default="sum:20")
-    args = ap.parse_args()
-    seats = ", ".join(f'"{args.policy}"' for _ in range(args.players))
+@dataclass
+class WholeRun:
+    """The headline figures of one whole run (what benchmarks/kernel.py and pipeline.py print)."""
+
+    games: int
+    cpus: int
+    seconds: float  # first submit to last result (Ray's start apart)
+    ray_seconds: float  # starting Ray
+    shard_rate: float  # one warm shard in-process, games per CPU-second
+    run_cpu: float  # CPU seconds of Ray's processes and the driver during the run
+    load: float  # the load average (1 min) when the run ended
+
+    @property
+    def rate(self) -> float:
+        """Games per second of wall time after Ray started."""
+        return self.games / self.seconds
+
+    @property
+    def idle_rate(self) -> float:
+        """Games per second the run's CPU time would give on `cpus` otherwise idle CPUs."""
+        return self.games * self.cpus / self.run_cpu
+
+
+def whole_run(
+    games: int = 1_000_000,
+    shard_size: int = 20_000,
+    cpus: int = 2,
+    players: int = 4,
+    policy: str = "sum:20",
+    out: Callable[[str], None] = print,
+) -> WholeRun:
+    """Time one shard in this process, then the whole run on a private local Ray; print the
+    breakdown through `out` and return the headline figures."""
+    seats = ", ".join(f'"{policy}"' for _ in range(players))
     spec = parse_spec(
-        f'name = "whole-run"\nseed = 7\ngames = {args.games}\nshard_size = {args.shard_size}\n'
+        f'name = "whole-run"\nseed = 7\ngames = {games}\nshard_size = {shard_size}\n'
         f"[[lineups]]\nseats = [{seats}]\n"
     )
     plan = make_plan(spec)
-    cpus = args.num_cpus
-    print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
-    print(f"{plan.games:,} games, {len(plan.shards)} shards of {spec.shard_size:,}, {cpus} CPUs")
+    out(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
+    out(f"{plan.games:,} games, {len(plan.shards)} shards of {spec.shard_size:,}, {cpus} CPUs")
     with tempfile.TemporaryDirectory(prefix="flip7-whole-") as root:
         # -- one shard in this process (the shard benchmark's figure), after a warm-up shard
         # of the same size (the first pays for imports, the kernel's load and fresh memory)
@@ -130,7 +156,7 @@ def main() -> None:
         one = run_shard(plan.shards[0], root)
         shard_cpu = (time.process_time() - c0) / plan.shards[0].n_games
         predicted = plan.games * shard_cpu / cpus
-        print(
+        out(
             f"shard    {1 / shard_cpu:>10,.0f} games per CPU-second in this process "
             f"({one['seconds']:.2f} s wall for {plan.shards[0].n_games:,}): "
             f"{predicted:.1f} s predicted on {cpus} CPUs"
@@ -142,7 +168,7 @@ def main() -> None:
         sampler.join()
     assert report.status == "complete", report.failed
     wall = report.seconds
-    print(
+    out(
         f"run      {wall:>10.2f} s after Ray started ({report.ray_seconds:.1f} s to start it): "
         f"{report.games / wall:,.0f} games/s; {wall / predicted:.2f}x the shard prediction"
     )
@@ -156,7 +182,7 @@ def main() -> None:
         firsts.append(rows[0])
         others += [r[1] - r[0] for r in rows[1:]]
         busy += sum(r[1] - r[0] for r in rows)
-        print(
+        out(
             f"worker {pid}: first task started at {rows[0][0]:.2f} s, took "
             f"{rows[0][1] - rows[0][0]:.2f} s; {len(rows)} tasks, busy "
             f"{sum(r[1] - r[0] for r in rows):.2f} s, last finished at {rows[-1][1]:.2f} s"
@@ -164,40 +190,54 @@ def main() -> None:
     task_cpu = sum(r[5] for r in report.timeline) / report.games
     lags = [r[4] - r[3] for r in report.timeline]
     typical = statistics.median(others) if others else float("nan")
-    print(
+    out(
         f"where    workers: {len(by_pid)}; first start {min(f[0] for f in firsts):.2f} s after "
         f"the first submit; first tasks {statistics.mean(f[1] - f[0] for f in firsts):.2f} s "
         f"against {typical:.2f} s for the others (median)"
     )
-    print(
+    out(
         f"         busy share {busy / (wall * cpus):.0%} of {cpus} CPUs x the run; task CPU "
         f"{1e6 * task_cpu:.1f} us/game in the workers against {1e6 * shard_cpu:.1f} in-process; "
         f"task wall/CPU {busy / sum(r[5] for r in report.timeline):.2f}"
     )
-    print(
+    out(
         f"         driver: {report.driver_cpu_seconds:.2f} CPU s; result lag median "
         f"{1e3 * statistics.median(lags):.1f} ms, max {1e3 * max(lags):.1f} ms; last result "
         f"{max(r[4] for r in report.timeline) - t0:.2f} s"
     )
     first_cpu = statistics.mean(min(rows)[3] for rows in by_pid.values())
     other_cpu = statistics.median(r[5] for r in report.timeline)
-    print(f"         first task CPU {first_cpu:.2f} s against {other_cpu:.2f} s (median)")
+    out(f"         first task CPU {first_cpu:.2f} s against {other_cpu:.2f} s (median)")
     used = sampler.used(t0, t0 + wall)
     tasks = sum(r[5] for r in report.timeline)
     total = sum(used.values())
-    print(
+    out(
         f"         CPU of Ray's processes during the run: {total:.2f} s, of which the tasks "
         f"{tasks:.2f} s; by process name:"
     )
     for name, cpu in sorted(used.items(), key=lambda kv: -kv[1])[:8]:
-        print(f"           {name:<28}{cpu:>7.2f} s")
+        out(f"           {name:<28}{cpu:>7.2f} s")
     whole = total + report.driver_cpu_seconds
-    print(
+    out(
         f"cpu      the run used {whole:.2f} CPU s (Ray's processes and the driver) for "
-        f"{plan.games * shard_cpu:.2f} s of in-process shard work: {whole / (plan.games * shard_cpu):.2f}x; "
-        f"on {cpus} otherwise idle CPUs about {whole / cpus:.1f} s, "
-        f"{plan.games * cpus / whole:,.0f} games/s"
+        f"{plan.games * shard_cpu:.2f} s of in-process shard work: "
+        f"{whole / (plan.games * shard_cpu):.2f}x; on {cpus} otherwise idle CPUs about "
+        f"{whole / cpus:.1f} s, {plan.games * cpus / whole:,.0f} games/s"
     )
+    return WholeRun(
+        plan.games, cpus, wall, report.ray_seconds, 1 / shard_cpu, whole, os.getloadavg()[0]
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=1_000_000)
+    ap.add_argument("--shard-size", type=int, default=20_000)
+    ap.add_argument("--num-cpus", type=int, default=2)
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--policy", default="sum:20")
+    args = ap.parse_args()
+    whole_run(args.games, args.shard_size, args.num_cpus, args.players, args.policy)
 
 
 if __name__ == "__main__":

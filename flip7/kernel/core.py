@@ -129,7 +129,7 @@ def bare(a):
     return carray(_address_as_pointer(a.ctypes.data), a.shape, a.dtype)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stable_order(keys, m, order, cnt):
     """order[:m] = numpy.argsort(keys[:m], kind="stable"). Keys are bucketed by their top bits
     (a stable counting sort), then an insertion sort (stable) orders the few keys that share a
@@ -159,7 +159,7 @@ def stable_order(keys, m, order, cnt):
         order[h + 1] = i
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle(src, m, dst, seed, counter, keys, order, cnt):
     """dst[:m] = src[:m] in flip7.rng.CardRng order: key_i = splitmix64(seed + (counter+1+i) *
     GOLDEN) in uint64 arithmetic, then the stable argsort of the keys."""
@@ -264,7 +264,11 @@ def ev_hit(pl, cd, p, counting, bonus):
             acc += u * (now + PLUS_VALUE[c])
     if total <= 0:
         return False
-    return acc / total > now
+    # The reference compares the float acc / total with `now`. All three are small integers
+    # (exact as doubles), so that equals acc > now * total: rounding is monotonic and `now` is
+    # a double, so it cannot turn q > now into fl(q) <= now unless q - now, at least
+    # 1 / total, were under half an ulp of `now` (about now * 2**-53). No division needed.
+    return acc > now * total
 
 
 @njit(cache=True, inline="always")
@@ -529,7 +533,7 @@ def play_games(
 # error_model="numpy": a division or modulo by zero gives 0 or inf instead of raising, so numba
 # drops its zero checks and their exception paths from the loop; every division here is
 # guarded (total > 0, n >= 1), so no result changes. Measured +5-8% on four sum:20 seats.
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _play(
     seeds, seat_policy, pol_kind, pol_int, pol_flt, pol_counting, pol_dp, ip, fp, deck,
     stacked, dpb, dpm, dps, ev, rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles, fr,

@@ -150,7 +150,7 @@ JOB_DRAW, JOB_RECEIVE = 1, 2
 WHO_IN_PLAY, WHO_ALL = 0, 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def face(c):
     """flip7.cards.face_value: numbers are themselves, the Unlucky 7 a 7, the Lucky 13 a 13."""
     if c <= N13:
@@ -162,20 +162,20 @@ def face(c):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def em(ev, st, kind, player, card, target, value):
     st[S_POS] = emit(
         ev, st[S_POS], st[S_CAPTURE] != 0, st[S_RND], kind, player, card, target, value
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def in_play(pl, q):
     s = pl[F_STATUS, q]
     return s == ACTIVE or s == STAYED
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def row_points(nsum, zero, div2, minus, flip7, brutal):
     """flip7.scoring.vengeance_row_points from a row's sums."""
     t = 0 if (zero and not flip7) else nsum
@@ -189,7 +189,7 @@ def row_points(nsum, zero, div2, minus, flip7, brutal):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def vpoints(pl, p, flip7, brutal):
     """What p banks now (VengeanceEngine.points / policies.vengeance.points with flip7 False)."""
     if pl[F_STATUS, p] == BUSTED:
@@ -197,7 +197,7 @@ def vpoints(pl, p, flip7, brutal):
     return row_points(pl[F_NSUM, p], pl[V_ZERO, p], pl[V_DIV2, p], pl[V_MINUS, p], flip7, brutal)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def recompute(pl, lines, p):
     """VengeanceEngine.recompute: p's counters from p's row."""
     mask = nsum = ncount = thirteens = div2 = minus = zero = lucky = 0
@@ -228,7 +228,7 @@ def recompute(pl, lines, p):
     pl[V_LUCKY, p] = lucky
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def unseen(cd, c, counting):
     u = cd[C_DECK, c] - cd[C_VIS, c]
     if counting:
@@ -236,7 +236,7 @@ def unseen(cd, c, counting):
     return u
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def unseen_total(cd, counting):
     total = 0
     for c in range(cd.shape[1]):
@@ -244,7 +244,7 @@ def unseen_total(cd, counting):
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def busting(cd, counting, mask, thirteens, lucky):
     """policies.vengeance._busting: unseen cards that would bust a row showing `mask`."""
     dup = 0
@@ -260,7 +260,7 @@ def busting(cd, counting, mask, thirteens, lucky):
     return dup
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def bust_risk(pl, cd, p, counting):
     """policies.vengeance.bust_risk."""
     total = unseen_total(cd, counting)
@@ -270,7 +270,7 @@ def bust_risk(pl, cd, p, counting):
     return dup / total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def dup_risk(pl, cd, p, counting):
     """policies.vengeance.dup_risk."""
     total = unseen_total(cd, counting)
@@ -286,7 +286,7 @@ def dup_risk(pl, cd, p, counting):
     return same / total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ev_hit(pl, cd, p, counting, bonus, brutal):
     """policies.vengeance.hit_value: one more card then staying beats staying now. The
     accumulator only ever holds integers (exact in a float), so the one division decides."""
@@ -326,7 +326,7 @@ def ev_hit(pl, cd, p, counting, bonus, brutal):
     return acc / total > now
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def wants_hit(pl, pf, cd, p, n, target, bonus, brutal):
     """The seat's policy answers hit-or-stay (thresholds, ev, endgame; dp plays ev here)."""
     kind = pl[F_KIND, p]
@@ -364,7 +364,7 @@ def wants_hit(pl, pf, cd, p, n, target, bonus, brutal):
     return ev_hit(pl, cd, p, counting, bonus, brutal)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def threat_best(pl, me, n, who, skip_busted, brutal):
     """max(candidates other than me, key=(total + points, -seat)); -1 if none."""
     best = -1
@@ -383,7 +383,7 @@ def threat_best(pl, me, n, who, skip_busted, brutal):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_target(pl, cd, fp, me, card, n, who, brutal, target):
     """policies.vengeance.choose_target over the candidates `who` names (two or more)."""
     counting = pl[F_COUNTING, me]
@@ -445,7 +445,7 @@ def choose_target(pl, cd, fp, me, card, n, who, brutal, target):
 # === Steal / Swap / Discard ===================================================================
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def seen_before(lines, q, i):
     """Whether lines[q, i] also sits earlier in q's row (dict.fromkeys keeps the first)."""
     c = lines[q, i]
@@ -455,7 +455,7 @@ def seen_before(lines, q, i):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def worth(pl, cd, lines, vc, q, rem, add, me, counting, brutal):
     """policies.vengeance.choose_move's worth(q, row) for q's row less the first `rem` and plus
     `add` (-1: none): what q banks (busted: the -N penalty in Brutal), times the chance of not
@@ -504,7 +504,7 @@ def worth(pl, cd, lines, vc, q, rem, add, me, counting, brutal):
     return float(pts)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def option_value(pl, cd, lines, vc, w0, me, card, leader, a, ca, b, cb, counting, brutal):
     """The value of one option (see policies.vengeance.choose_move): Steal (a, ca), Discard
     (a, ca), Swap (a, ca, b, cb)."""
@@ -557,7 +557,7 @@ def option_value(pl, cd, lines, vc, w0, me, card, leader, a, ca, b, cb, counting
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_move(pl, cd, lines, vc, w0, me, card, n, brutal, out):
     """Enumerate VengeanceEngine.move_options in its order; out[:4] = the option the policy
     picks (the first best value). Returns how many options there are."""
@@ -628,7 +628,7 @@ def best_move(pl, cd, lines, vc, w0, me, card, n, brutal, out):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_move(pl, lines, p, card, n):
     """Whether VengeanceEngine.move_options(p, card) is not empty."""
     if card == STEAL:
@@ -655,14 +655,14 @@ def has_move(pl, lines, p, card, n):
 # === card movements ===========================================================================
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def place(pl, cd, lines, p, c):
     lines[p, pl[F_LEN, p]] = c
     pl[F_LEN, p] += 1
     cd[C_VIS, c] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def take(pl, lines, p, c):
     """Remove the first copy of c from p's row (list.remove); the census is the caller's."""
     ln = pl[F_LEN, p]
@@ -674,14 +674,14 @@ def take(pl, lines, p, c):
     pl[F_LEN, p] = ln - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def to_discard(st, cd, piles, c):
     piles[1, st[S_NDIS]] = c
     st[S_NDIS] += 1
     cd[C_DIS, c] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def aside_remove(st, aside, c):
     """aside.remove(c) if c is there; whether it was."""
     m = st[S_NASIDE]
@@ -694,14 +694,14 @@ def aside_remove(st, aside, c):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bust(st, pl, ev, p, c):
     pl[F_STATUS, p] = BUSTED
     pl[F_BUSTS, p] += 1
     em(ev, st, K_BUST, p, c, -1, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def flip7(st, pl, cd, fp, ev, p):
     """VengeanceEngine.flip7: the round ends; Brutal: the bonus, or 15 from another seat."""
     n = st[S_N]
@@ -721,7 +721,7 @@ def flip7(st, pl, cd, fp, ev, p):
     em(ev, st, K_FLIP7, p, -1, -1, bonus)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_move(st, pl, cd, fp, lines, piles, aside, ev, vc, w0, out, chooser, c):
     """VengeanceEngine.play_move: Steal, Swap or Discard, then settle the rows it touched."""
     n = st[S_N]
@@ -780,7 +780,7 @@ def play_move(st, pl, cd, fp, lines, piles, aside, ev, vc, w0, out, chooser, c):
             flip7(st, pl, cd, fp, ev, q)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def row_busts(pl, lines, vc, q):
     """flip7.scoring.vengeance_row_busts on q's row."""
     for v in range(14):
@@ -854,7 +854,7 @@ def play_games(
     )  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _play(
     seeds, seat_policy, pol_kind, pol_int, pol_flt, pol_counting, ip, fp, deck, stacked, ev,
     rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles, fr, keys, order, cnt, fresh, aside,

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-import numba  # noqa: F401  (a dependency: missing, it fails the suite rather than skipping it)
+import numba  # (a dependency: missing, it fails the suite rather than skipping it)
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -292,6 +292,32 @@ def test_a_subclass_of_a_builtin_policy_is_left_to_the_reference_engine():
 def test_kernel_constants_agree_with_flip7():
     """Card ids, event kinds, statuses and rule modes in the kernel equal flip7's enums."""
     assert encode.constant_mismatches() == []
+
+
+def test_the_game_loops_compile_without_reference_counting():
+    """The game loops, the shuffle and the Vengeance kernel's helpers compile with numba's
+    runtime off (`_nrt=False`): with it on, every array an inlined helper copies costs an
+    NRT_incref/decref call, about a third of the classic kernel's time (docs/kernel.md). Only
+    the functions that allocate (workspace) or hand out views (play_games, bare) keep it."""
+    from flip7.kernel import vengeance
+
+    allocating = {"workspace", "play_games", "bare", "event_columns"}
+    for module in (core, vengeance):
+        jitted = {
+            name: obj
+            for name, obj in vars(module).items()
+            if isinstance(obj, numba.core.registry.CPUDispatcher)
+            and obj.__module__ == module.__name__
+        }
+        assert "_play" in jitted
+        with_runtime = sorted(
+            name
+            for name, fn in jitted.items()
+            if fn.targetoptions.get("_nrt", True)
+            and fn.targetoptions.get("inline") != "always"  # compiled into their caller
+            and name not in allocating
+        )
+        assert with_runtime == [], f"{module.__name__}: {with_runtime} count references"
 
 
 def test_a_new_process_loads_the_cached_kernel_instead_of_compiling():
