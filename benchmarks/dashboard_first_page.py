@@ -6,8 +6,9 @@ charts have drawn; then the Policy comparison page in a new tab (its first visit
 done twice per round: with an empty mart cache (`--cache-dir`, a new temporary directory: a lake
 this machine has never shown), then again with the cache the first server left (a second
 server over the same, unchanged lake). `--starts N` rounds; the medians are printed. Also
-printed: when the server answered, and the first page counted from the command's start (the
-server's start-up thread opens the lake while Streamlit starts). Run:
+printed: when the server answered, the first page counted from the command's start (the
+server's start-up thread opens the lake while Streamlit starts), and for scale the page of an
+empty lake (no query, no chart), timed the same way in each round. Run:
 `python benchmarks/dashboard_first_page.py [--data DIR] [--starts 3]` (default lake: the one of
 `python benchmarks/warehouse.py --games 200000 --root /tmp/flip7-bench/200k --build-only`).
 """
@@ -28,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.dashboard.
 from tests.dashboard import browser  # noqa: E402
 
 KINDS = ("empty cache", "cache of the previous server")
+FLOOR = "empty lake (Streamlit alone)"
 
 
 def one_start(b: object, data: Path, cache: str) -> tuple[float, float, float, bool]:
@@ -42,6 +44,17 @@ def one_start(b: object, data: Path, cache: str) -> tuple[float, float, float, b
     return up, first.seconds, second.seconds, bool(first.exceptions or second.exceptions)
 
 
+def floor(b: object) -> tuple[float, float, float, bool]:
+    """The same for the page of an empty lake (no query, no chart): what Streamlit and the
+    browser cost by themselves under the same load."""
+    with tempfile.TemporaryDirectory() as empty:
+        t0 = time.perf_counter()
+        with browser.serve(Path(empty), timeout=300) as url:
+            up = time.perf_counter() - t0
+            first = browser.visit(b, url, "", min_charts=0, title="No tournament")
+    return up, first.seconds, 0.0, bool(first.exceptions)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("/tmp/flip7-bench/200k"))
@@ -52,7 +65,7 @@ def main() -> int:
         print(reason, file=sys.stderr)
         return 2
     print(f"lake {args.data}; load average at start: {os.getloadavg()[0]:.1f}")
-    results: dict[str, list[tuple[float, float, float]]] = {k: [] for k in KINDS}
+    results: dict[str, list[tuple[float, float, float]]] = {k: [] for k in (*KINDS, FLOOR)}
     failed = False
     with browser.browser() as b:
         for i in range(args.starts):
@@ -70,8 +83,19 @@ def main() -> int:
                     )
             finally:
                 shutil.rmtree(cache, ignore_errors=True)
+            up, first, _, raised = floor(b)
+            failed |= raised
+            results[FLOOR].append((up, first, 0.0))
+            print(
+                f"start {i + 1}, {FLOOR}: server answering {up:.1f} s, page {first:.1f} s",
+                flush=True,
+            )
     print(f"\nmedians of {args.starts} starts:")
     for kind, rows in results.items():
+        if kind == FLOOR:
+            up, first = (statistics.median(col) for col in list(zip(*rows, strict=True))[:2])
+            print(f"  {kind}: page {first:.1f} s after navigation; server answering {up:.1f} s")
+            continue
         up, first, nxt = (statistics.median(col) for col in zip(*rows, strict=True))
         total = statistics.median(u + f for u, f, _ in rows)
         print(

@@ -30,13 +30,12 @@ from typing import Any
 
 import duckdb
 import pandas as pd
-import pyarrow as pa
 import streamlit as st
 
-from warehouse import queries, record
-from warehouse.cache import MartCache, cache_dir, lake_key, location
-from warehouse.db import connect, problems, scratch, seal
-from warehouse.lake import EmptyLakeError, screen, snapshot
+from warehouse import queries
+from warehouse.cache import MartCache, current_key, open_cached
+from warehouse.db import connect
+from warehouse.lake import EmptyLakeError
 
 DATA_ENV = "FLIP7_DATA"
 CACHE_ENV = "FLIP7_CACHE"
@@ -100,25 +99,16 @@ def _open(root: str) -> Warehouse:
     unless the first page's marts are all cached (it then opens when a page needs it)."""
     wh = Warehouse(root)
     try:
-        snap, skipped = screen(snapshot(root))
-        if not snap.shards:
+        cached = open_cached(root, MARTS, os.environ.get(CACHE_ENV))
+        if cached is None:
             wh.con = connect(root)  # raises EmptyLakeError, with the warehouse's own words
             return wh  # shards appeared meanwhile: the full warehouse, no mart cache
-        cache = MartCache(
-            cache_dir(os.environ.get(CACHE_ENV)), location(snap), lake_key(snap, skipped)
+        wh.cache, wh.light, wh.cached, wh.notes = (
+            cached.cache,
+            cached.con,
+            cached.marts,
+            cached.notes,
         )
-        light = scratch()
-        light.execute("CREATE TABLE runs_with_problems (run VARCHAR, problem VARCHAR)")
-        rows = [list(n) for n in record.notes(snap, skipped)]
-        if rows:
-            light.executemany("INSERT INTO runs_with_problems VALUES (?, ?)", rows)
-        for mart in MARTS:
-            table = cache.load(mart)
-            if table is not None:
-                _load(light, mart, table)
-                wh.cached.add(mart)
-        seal(light)
-        wh.notes, wh.light, wh.cache = problems(light), light, cache
         if not set(FIRST_PAGE) <= wh.cached:
             _full(wh)
     except EmptyLakeError as exc:
@@ -129,25 +119,14 @@ def _open(root: str) -> Warehouse:
     return wh
 
 
-def _load(con: duckdb.DuckDBPyConnection, mart: str, table: pa.Table) -> None:
-    """Make `table` the table `mart` of `con` (`mart` is one of MARTS, never user input)."""
-    con.register("cached_rows", table)
-    try:
-        con.execute(f"CREATE OR REPLACE TABLE {mart} AS SELECT * FROM cached_rows")
-    finally:
-        con.unregister("cached_rows")
-
-
 def _full(wh: Warehouse) -> duckdb.DuckDBPyConnection:
     """The full warehouse of `wh`, opened on first call (hold `wh.lock` or call before sharing
     `wh`). When the lake changed since `wh` was listed, its cached marts belong to another
     snapshot: they are dropped and nothing more is stored."""
     if wh.con is None:
         con = connect(wh.root)
-        if wh.cache is not None:
-            snap, skipped = screen(snapshot(wh.root))
-            if lake_key(snap, skipped) != wh.cache.key:
-                wh.cache, wh.cached = None, set()
+        if wh.cache is not None and current_key(wh.root) != wh.cache.key:
+            wh.cache, wh.cached = None, set()
         wh.con = con
     return wh.con
 
@@ -225,10 +204,9 @@ def _query(
         return fn(wh.con, *args, **kwargs)
 
 
-def prepare(root: str, marts: Sequence[str] = MARTS, *, full: bool = True) -> None:
+def prepare(root: str, marts: Sequence[str] = MARTS) -> None:
     """Compute `marts` (those neither cached nor computed yet) one by one, each under the lock,
-    so that a page asking meanwhile waits for one mart at most; then, with `full`, open the full
-    warehouse if still closed (the replay reads the lake itself)."""
+    so that a page asking meanwhile waits for one mart at most."""
     wh = warehouse(root)
     if wh.empty:
         return
@@ -238,16 +216,19 @@ def prepare(root: str, marts: Sequence[str] = MARTS, *, full: bool = True) -> No
         with wh.lock:
             if name not in wh.cached:
                 _ensure(wh, [name])
-    if full and not wh.closed:
-        with wh.lock:
-            _full(wh)
+
+
+def _missing(wh: Warehouse) -> list[str]:
+    """The marts a page reads that are neither cached nor computed yet."""
+    return [] if wh.empty else [m for m in MARTS if m not in wh.cached | wh.computed]
 
 
 def prepare_in_background(root: str) -> None:
-    """Start `prepare(root)` in a daemon thread, once per warehouse, PREPARE_DELAY_S from now."""
+    """Start `prepare(root)` in a daemon thread, once per warehouse and only when some mart is
+    missing, PREPARE_DELAY_S from now."""
     wh = warehouse(root)
     with _REGISTRY_LOCK:
-        if wh.empty or wh.worker is not None:
+        if wh.worker is not None or not _missing(wh):
             return
         wh.worker = threading.Thread(
             target=_prepare_quietly, args=(root,), name="flip7-prepare", daemon=True
@@ -256,8 +237,9 @@ def prepare_in_background(root: str) -> None:
 
 
 #: The background preparation starts this long after the first page's script has run: the
-#: browser is still drawing its charts then, on the same cores when both run on one machine.
-PREPARE_DELAY_S = 1.0
+#: browser is still drawing that page's charts then, on the same cores when both run on one
+#: machine.
+PREPARE_DELAY_S = 2.0
 
 
 def _prepare_quietly(root: str) -> None:

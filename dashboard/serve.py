@@ -26,7 +26,7 @@ def warm() -> None:
 
         root = data.data_root()
         if not data.is_empty(root):
-            data.prepare(root, data.FIRST_PAGE, full=False)
+            data.prepare(root, data.FIRST_PAGE)
     except Exception:  # noqa: BLE001  # the first page opens it again and says what is wrong
         return
 

@@ -29,8 +29,10 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from warehouse import record
 from warehouse.build import SQL_DIR
-from warehouse.lake import Snapshot
+from warehouse.db import problems, scratch, seal
+from warehouse.lake import Snapshot, screen, snapshot
 
 #: Bumped when the layout or the metadata of an entry changes.
 FORMAT = 1
@@ -175,3 +177,49 @@ class MartCache:
             return
         for other in others:
             shutil.rmtree(other, ignore_errors=True)
+
+
+@dataclass
+class Cached:
+    """A lake opened from the mart cache alone: `con` is a sealed in-memory DuckDB holding the
+    cached marts as tables of their own names (the queries of warehouse.queries read them as
+    they read the warehouse's) and `runs_with_problems`, as `connect()` makes it."""
+
+    cache: MartCache
+    con: duckdb.DuckDBPyConnection
+    marts: set[str]  # the marts found in the cache (tables of `con`)
+    notes: list[str]  # warehouse.db.problems(con): what a reader is told about the runs
+
+
+def open_cached(
+    root: str, marts: tuple[str, ...], directory: str | os.PathLike[str] | None = None
+) -> Cached | None:
+    """List the lake at `root` and load those of `marts` that the cache (`cache_dir(directory)`)
+    holds for it as it is now; None when the lake has no committed shard (`connect()` then
+    says why). Builds no view and reads no Parquet file of the lake."""
+    snap, skipped = screen(snapshot(root))
+    if not snap.shards:
+        return None
+    cache = MartCache(cache_dir(directory), location(snap), lake_key(snap, skipped))
+    con = scratch()
+    con.execute("CREATE TABLE runs_with_problems (run VARCHAR, problem VARCHAR)")
+    rows = [list(n) for n in record.notes(snap, skipped)]
+    if rows:
+        con.executemany("INSERT INTO runs_with_problems VALUES (?, ?)", rows)
+    found = set()
+    for mart in marts:
+        table = cache.load(mart)
+        if table is not None:
+            con.register("cached_rows", table)
+            try:  # `mart` is a relation name (MartCache.files checked it)
+                con.execute(f"CREATE OR REPLACE TABLE {mart} AS SELECT * FROM cached_rows")
+            finally:
+                con.unregister("cached_rows")
+            found.add(mart)
+    seal(con)
+    return Cached(cache, con, found, problems(con))
+
+
+def current_key(root: str) -> str:
+    """The key of the lake at `root` as it is now (compare with an open entry's key)."""
+    return lake_key(*screen(snapshot(root)))

@@ -148,3 +148,21 @@ def test_a_mart_name_is_a_relation_name(lake, tmp_path):
     """A name that is not a relation name never becomes a path."""
     with pytest.raises(ValueError, match="not a relation name"):
         entry(tmp_path, lake.root).files("../../etc/passwd")
+
+
+def test_open_cached_reads_the_cache_and_the_runs_notes_only(lake, tmp_path):
+    """open_cached over a lake: the stored marts as tables the queries read, the others absent,
+    the same warnings connect() gives; None for a lake without shards."""
+    from warehouse import connect, queries
+    from warehouse.db import problems
+
+    con = connect(lake.root)
+    c = entry(tmp_path, lake.root)
+    c.store("runs", con.sql("SELECT * FROM runs").to_arrow_table())
+    opened = cache.open_cached(str(lake.root), ("runs", "win_rates"), tmp_path)
+    assert opened is not None and opened.marts == {"runs"}
+    assert opened.notes == problems(con)
+    assert queries.runs(opened.con).equals(queries.runs(con))
+    with pytest.raises(Exception, match="win_rates"):
+        queries.win_rates(opened.con)
+    assert cache.open_cached(str(tmp_path / "nothing"), ("runs",), tmp_path) is None
