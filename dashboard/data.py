@@ -83,6 +83,8 @@ class Warehouse:
     con: duckdb.DuckDBPyConnection | None = None  # the full warehouse, opened on first need
     computed: set[str] = field(default_factory=set)  # marts computed into tables of `con`
     worker: threading.Thread | None = None  # `prepare`'s thread
+    waiting: int = 0  # page queries waiting for `lock` (the background gives way to them)
+    yielding: bool = False  # `lock` is held by a background `prepare` that gives way
     closed: bool = False  # forgotten by `reload`: its thread stops, it stores nothing more
 
     @property
@@ -198,24 +200,64 @@ def _query(
     if marts and wh.light is not None and set(marts) <= wh.cached:
         with wh.light_lock:
             return fn(wh.light, *args, **kwargs)
-    with wh.lock:
+    _acquire_for_page(wh)
+    try:
         _ensure(wh, marts)
         assert wh.con is not None
         return fn(wh.con, *args, **kwargs)
+    finally:
+        wh.lock.release()
 
 
-def prepare(root: str, marts: Sequence[str] = MARTS) -> None:
-    """Compute `marts` (those neither cached nor computed yet) one by one, each under the lock,
-    so that a page asking meanwhile waits for one mart at most."""
+#: How often a page waiting for the lock interrupts a background computation again (the
+#: interrupt can land between two of its statements and miss).
+_INTERRUPT_EVERY_S = 0.2
+
+
+def _acquire_for_page(wh: Warehouse) -> None:
+    """Take `wh.lock` for a page (the caller releases it): while a background `prepare` holds
+    it to compute a mart, interrupt that computation (it is done again after the page's
+    queries); the background waits meanwhile, as long as any page waits."""
+    with _COUNT_LOCK:
+        wh.waiting += 1
+    try:
+        while not wh.lock.acquire(timeout=_INTERRUPT_EVERY_S):
+            if wh.yielding and wh.con is not None:
+                wh.con.interrupt()
+    finally:
+        with _COUNT_LOCK:
+            wh.waiting -= 1
+
+
+_COUNT_LOCK = threading.Lock()
+
+
+def prepare(root: str, marts: Sequence[str] = MARTS, *, give_way: bool = False) -> None:
+    """Compute `marts` (those neither cached nor computed yet) one by one, each under the lock.
+    With `give_way` (the background thread), a page's query goes first: this waits while a page
+    waits for the lock, and a page that asks while a mart is being computed interrupts it (the
+    mart is computed again afterwards)."""
     wh = warehouse(root)
     if wh.empty:
         return
     for name in marts:
-        if wh.closed:
-            return
-        with wh.lock:
-            if name not in wh.cached:
-                _ensure(wh, [name])
+        while not wh.closed:
+            while give_way and wh.waiting:
+                time.sleep(0.05)
+            with wh.lock:
+                if name in wh.cached or name in wh.computed:
+                    break
+                wh.yielding = give_way
+                try:
+                    if give_way and wh.waiting:
+                        continue  # a page asked in the meantime: after it
+                    _ensure(wh, [name])
+                    break
+                except duckdb.InterruptException:
+                    if not give_way:
+                        raise
+                finally:
+                    wh.yielding = False
 
 
 def _missing(wh: Warehouse) -> list[str]:
@@ -247,7 +289,7 @@ def _prepare_quietly(root: str) -> None:
     # raises there); the thread only stops.
     time.sleep(PREPARE_DELAY_S)
     try:
-        prepare(root)
+        prepare(root, give_way=True)
     except (ValueError, OSError, duckdb.Error):
         return
 

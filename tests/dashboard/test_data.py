@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -182,3 +184,30 @@ def test_the_server_opens_the_lake_while_streamlit_starts(field_lake, monkeypatc
     no_warehouse(monkeypatch)
     serve.warm()
     assert data.warehouse(str(field_lake)).cached == set(data.FIRST_PAGE)
+
+
+def test_a_page_goes_before_the_background_preparation(field_lake, monkeypatch):
+    """A page asking for a mart while the background computes another (made to take minutes
+    here) interrupts it, gets its answer at once, and the background computes its mart after."""
+    root = str(field_lake)
+    wh = data.warehouse(root)
+    real = data._ensure
+    started = threading.Event()
+
+    def slow(wh: data.Warehouse, marts: list[str]) -> None:
+        if threading.current_thread().name == "bg" and not started.is_set():
+            started.set()
+            wh.con.execute("SELECT count(*) FROM range(1000000000000)")  # until interrupted
+        real(wh, marts)
+
+    monkeypatch.setattr(data, "_ensure", slow)
+    bg = threading.Thread(
+        target=data.prepare, args=(root, ["card_counting"]), kwargs={"give_way": True}, name="bg"
+    )
+    bg.start()
+    assert started.wait(60)
+    t0 = time.perf_counter()
+    assert not data.league(root, "field").empty
+    assert time.perf_counter() - t0 < 20
+    bg.join(60)
+    assert not bg.is_alive() and {"league", "card_counting"} <= wh.computed
