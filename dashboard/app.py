@@ -11,7 +11,6 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import data, filters
-from warehouse.db import problems
 
 # A local icon: a Material icon or an emoji as page_icon makes the browser fetch the favicon
 # from a Google or CDN host, and the dashboard must work offline.
@@ -85,12 +84,8 @@ else:
     ]
     # Runs left out (unreadable manifest), not verified as they are now, or holding shards their
     # manifest does not record: said on every page, above what it qualifies.
-    wh = data.warehouse(ROOT)
-    if wh.con is not None:
-        with wh.lock:
-            notes = problems(wh.con)
-        for note in notes:
-            st.caption(f":warning: {note}")
+    for note in data.notes(ROOT):
+        st.caption(f":warning: {note}")
 
 page = st.navigation(pages)
 if not data.is_empty(ROOT):
@@ -101,4 +96,17 @@ if not data.is_empty(ROOT):
             "This page pools every run of the lake: the run and policy filters do not apply."
         )
         filters.reload_button()
-page.run()
+    progress = data.progress(ROOT)
+    if progress is not None:
+        ready, total = progress
+        st.sidebar.progress(
+            ready / total, text=f"Preparing the other pages: {ready} of {total} tables ready"
+        )
+try:
+    page.run()
+finally:
+    if not data.is_empty(ROOT) and data.PREPARE_IN_BACKGROUND:
+        # The other pages' marts, computed once this page has run (it does not wait for
+        # them; a page stopped early by st.stop counts as run); the sidebar shows how far
+        # that got, on the next rerun.
+        data.prepare_in_background(ROOT)

@@ -1,8 +1,9 @@
 """`flip7 dashboard`: serve the Streamlit dashboard over a lake, on 127.0.0.1 by default.
 
-The command only builds a `streamlit run` command line and turns into it (exec); the lake
-location goes to the app through the environment (`FLIP7_DATA`, the lake contract's own variable), so the app
-reads the same root `flip7 sql` would. Importing this module imports neither Streamlit nor the
+The command only builds a `streamlit run` command line and turns into it (exec), through
+dashboard/serve.py, which opens the lake while Streamlit starts; the lake location goes to the
+app through the environment (`FLIP7_DATA`, the lake contract's own variable), so the app reads
+the same root `flip7 sql` would, and so does the mart cache's directory (`FLIP7_CACHE`). Importing this module imports neither Streamlit nor the
 warehouse, so `flip7 --help` stays fast.
 """
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 APP = Path(__file__).with_name("app.py")
 DATA_ENV = "FLIP7_DATA"
+CACHE_ENV = "FLIP7_CACHE"
 DEFAULT_PORT = 8501
 DEFAULT_ADDRESS = "127.0.0.1"
 
@@ -36,6 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="DIR|URI",
         help="data root: a directory or a URI such as s3://bucket/prefix (default: "
         "$FLIP7_DATA, else ./data)",
+    )
+    p.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="where computed tables are kept between servers, outside the lake (default: "
+        "$FLIP7_CACHE, else ~/.cache/flip7)",
     )
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument(
@@ -59,6 +67,23 @@ def data_dir(data: str | None) -> str:
     return os.path.abspath(os.path.expanduser(root))
 
 
+def cache_path(cache: str | None, root: str) -> str:
+    """The mart cache's directory: --cache-dir, else $FLIP7_CACHE, else ~/.cache/flip7, made
+    absolute; a ValueError when it lies inside a local lake (the cache is never in the lake)."""
+    path = os.path.abspath(
+        os.path.expanduser(cache or os.environ.get(CACHE_ENV) or "~/.cache/flip7")
+    )
+    if "://" not in root:
+        lake = os.path.realpath(root)
+        real = os.path.realpath(path)
+        if real == lake or real.startswith(lake.rstrip(os.sep) + os.sep):
+            raise ValueError(
+                f"--cache-dir {path} lies inside the lake {root}; give a directory outside it "
+                "(default: $FLIP7_CACHE, else ~/.cache/flip7)"
+            )
+    return path
+
+
 def check_port(port: int) -> int:
     if not 1 <= port <= 65535:
         raise ValueError(f"--port must be between 1 and 65535, got {port}")
@@ -78,12 +103,12 @@ def check_address(address: str) -> str:
 
 
 def streamlit_command(port: int, address: str) -> list[str]:
-    """The `streamlit run` command line: no usage statistics, no browser, no file watcher, no
-    developer menu."""
+    """The `streamlit run` command line (run by dashboard/serve.py): no usage statistics, no
+    browser, no file watcher, no developer menu."""
     return [
         sys.executable,
         "-m",
-        "streamlit",
+        "dashboard.serve",
         "run",
         str(APP),
         "--server.address",
@@ -103,6 +128,7 @@ def streamlit_command(port: int, address: str) -> list[str]:
 
 def cmd_dashboard(args: argparse.Namespace, out: Output) -> int:
     root = data_dir(args.data)
+    cache = cache_path(args.cache_dir, root)
     port = check_port(args.port)
     address = check_address(args.address)
     if "://" not in root and not os.path.isdir(root):
@@ -114,7 +140,7 @@ def cmd_dashboard(args: argparse.Namespace, out: Output) -> int:
     out.print(f"dashboard over {root} at http://{host}:{port} (Ctrl-C stops it)")
     if not ipaddress.ip_address("127.0.0.1" if address == "localhost" else address).is_loopback:
         out.print(f"warning: listening on {address}: other machines can reach it")
-    env = {**os.environ, DATA_ENV: root}
+    env = {**os.environ, DATA_ENV: root, CACHE_ENV: cache}
     cmd = streamlit_command(port, address)
     sys.stdout.flush()
     # Become the server (same process): Ctrl-C, kill and exit status all reach Streamlit itself,

@@ -1,22 +1,29 @@
 """Cached reads of the warehouse: the only place the dashboard touches data.
 
-One read-only warehouse per data root is opened once per server process (`st.cache_resource`):
-an in-memory DuckDB over the lake's committed shards, its marts as views. Each mart is computed
-into a table the first time a page asks for it (`_ensure`), so the first page of a new server
-waits only for its own marts, not for every mart of the lake, and every later query reads
-small tables. Query results are cached per
-plain arguments (`st.cache_data`), so switching pages or widgets back and forth is a cache hit.
-Every wrapper takes the data root first, so two lakes never share a cache entry.
+One warehouse per data root is opened once per server process and kept in a registry of this
+module (not `st.cache_resource`: the server's start-up thread, see dashboard/serve.py, opens it
+before the first browser session asks). Opening it lists the lake, hashes the listing into a
+key and loads the marts already computed for that key from the mart cache on disk
+(warehouse.cache, in `--cache-dir`/$FLIP7_CACHE/~/.cache/flip7) into a small in-memory DuckDB:
+a page whose marts are all there is answered from it without building the warehouse at all.
+Any other page opens the full warehouse (an in-memory DuckDB over the lake's committed shards,
+marts as views) and computes each mart it reads into a table once (`_ensure`), storing it in
+the mart cache for the next server. After the first page has run, a background thread computes
+the marts of the other pages the same way (`prepare`; the sidebar shows its progress).
+Query results are cached per plain arguments (`st.cache_data`), so switching pages or widgets
+back and forth is a cache hit. Every wrapper takes the data root first, so two lakes never share
+a cache entry.
 
 DuckDB connections are not safe to use from two threads at once, and Streamlit runs each
 browser session in its own thread; the warehouse's staging views read per-connection variables,
-so cursors cannot be used either. A lock serialises the (short) queries instead.
+so cursors cannot be used either. A lock per connection serialises the (short) queries instead.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,11 +33,30 @@ import pandas as pd
 import streamlit as st
 
 from warehouse import queries
+from warehouse.cache import MartCache, current_key, open_cached
 from warehouse.db import connect
 from warehouse.lake import EmptyLakeError
 
 DATA_ENV = "FLIP7_DATA"
+CACHE_ENV = "FLIP7_CACHE"
 TTL_S = 3600  # a snapshot does not change; "Reload the lake" clears everything sooner
+
+#: The marts the first page (Field size, with the sidebar's run list) reads.
+FIRST_PAGE = ("runs", "win_rates", "points_per_round")
+#: Every mart a page reads, in the order `prepare` computes them: the first page's first.
+MARTS = (
+    *FIRST_PAGE,
+    "league",
+    "head_to_head",
+    "round_distribution",
+    "round_rates",
+    "card_counting",
+    "variant_comparison",
+    "sprt_waves",
+)
+#: Whether the app starts `prepare` after a page has run (tests switch it off to see what a
+#: page computes by itself).
+PREPARE_IN_BACKGROUND = True
 
 
 def data_root() -> str:
@@ -40,34 +66,85 @@ def data_root() -> str:
     return root if "://" in root else os.path.abspath(root)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Warehouse:
-    """An open warehouse (or why there is none) and the lock that serialises its queries."""
+    """An open lake (or why there is none): the marts loaded from the mart cache (`cached`, in
+    `light`), the full warehouse once opened (`con`), and the locks that serialise each."""
 
-    con: duckdb.DuckDBPyConnection | None
-    lock: threading.Lock
+    root: str
+    lock: threading.Lock = field(default_factory=threading.Lock)  # `con`, `computed`
     empty_reason: str | None = None
     broken: bool = False  # the lake has data the warehouse could not read
-    computed: set[str] = field(default_factory=set)  # marts computed into tables so far
+    notes: list[str] = field(default_factory=list)  # what every page says about the runs
+    cache: MartCache | None = None  # None: nothing is stored (the lake changed while opening)
+    light: duckdb.DuckDBPyConnection | None = None  # the cached marts, as tables
+    light_lock: threading.Lock = field(default_factory=threading.Lock)
+    cached: set[str] = field(default_factory=set)  # marts answered from `light`
+    con: duckdb.DuckDBPyConnection | None = None  # the full warehouse, opened on first need
+    computed: set[str] = field(default_factory=set)  # marts computed into tables of `con`
+    worker: threading.Thread | None = None  # `prepare`'s thread
+    waiting: int = 0  # page queries waiting for `lock` (the background gives way to them)
+    yielding: bool = False  # `lock` is held by a background `prepare` that gives way
+    closed: bool = False  # forgotten by `reload`: its thread stops, it stores nothing more
+
+    @property
+    def empty(self) -> bool:
+        return self.empty_reason is not None
 
 
-@st.cache_resource(show_spinner="Opening the lake ...")
-def warehouse(root: str) -> Warehouse:
-    """The warehouse over `root`, opened once per server; an empty lake is not an error here.
-    Its marts are views until a page first needs them (`_ensure`)."""
+_REGISTRY: dict[str, Warehouse] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def _open(root: str) -> Warehouse:
+    """List the lake, load what the mart cache holds for it; open the full warehouse now
+    unless the first page's marts are all cached (it then opens when a page needs it)."""
+    wh = Warehouse(root)
     try:
-        con = connect(root, materialize=False)
+        cached = open_cached(root, MARTS, os.environ.get(CACHE_ENV))
+        if cached is None:
+            wh.con = connect(root)  # raises EmptyLakeError, with the warehouse's own words
+            return wh  # shards appeared meanwhile: the full warehouse, no mart cache
+        wh.cache, wh.light, wh.cached, wh.notes = (
+            cached.cache,
+            cached.con,
+            cached.marts,
+            cached.notes,
+        )
+        if not set(FIRST_PAGE) <= wh.cached:
+            _full(wh)
     except EmptyLakeError as exc:
-        return Warehouse(None, threading.Lock(), str(exc))
+        return Warehouse(root, empty_reason=str(exc))
     except (ValueError, OSError, duckdb.Error) as exc:  # a damaged manifest, a store that
         # refuses (no bucket, no credentials): say so, do not crash
-        return Warehouse(None, threading.Lock(), f"{exc.__class__.__name__}: {exc}", broken=True)
-    return Warehouse(con, threading.Lock())
+        return Warehouse(root, empty_reason=f"{exc.__class__.__name__}: {exc}", broken=True)
+    return wh
+
+
+def _full(wh: Warehouse) -> duckdb.DuckDBPyConnection:
+    """The full warehouse of `wh`, opened on first call (hold `wh.lock` or call before sharing
+    `wh`). When the lake changed since `wh` was listed, its cached marts belong to another
+    snapshot: they are dropped and nothing more is stored."""
+    if wh.con is None:
+        con = connect(wh.root)
+        if wh.cache is not None and current_key(wh.root) != wh.cache.key:
+            wh.cache, wh.cached = None, set()
+        wh.con = con
+    return wh.con
+
+
+def warehouse(root: str) -> Warehouse:
+    """The warehouse over `root`, opened once per server; an empty lake is not an error here."""
+    with _REGISTRY_LOCK:
+        wh = _REGISTRY.get(root)
+        if wh is None:
+            wh = _REGISTRY[root] = _open(root)
+        return wh
 
 
 def is_empty(root: str) -> bool:
     """True when the lake has no committed shard (the pages then show how to make one)."""
-    return warehouse(root).con is None
+    return warehouse(root).empty
 
 
 def empty_reason(root: str) -> str:
@@ -80,22 +157,32 @@ def is_broken(root: str) -> bool:
     return warehouse(root).broken
 
 
+def notes(root: str) -> list[str]:
+    """One line per run a reader should be warned about (left out, unverified, stray shards)."""
+    return warehouse(root).notes
+
+
 def reload() -> None:
-    """Forget the open warehouse and every cached result (to see shards committed since)."""
+    """Forget the open warehouses and every cached result (to see shards committed since)."""
     st.cache_data.clear()
-    warehouse.clear()
+    with _REGISTRY_LOCK:
+        for wh in _REGISTRY.values():
+            wh.closed = True
+        _REGISTRY.clear()
 
 
 def _ensure(wh: Warehouse, marts: Sequence[str]) -> None:
-    """Compute each of `marts` into a table once (the view of that name then reads the table),
-    under the warehouse's lock. What materialize=True did for every mart at once, per mart."""
-    assert wh.con is not None
+    """Compute each of `marts` into a table once (the view of that name then reads the table)
+    and store it in the mart cache; hold `wh.lock`."""
+    con = _full(wh)
     for name in marts:
         if name in wh.computed:
             continue
-        wh.con.execute(f"CREATE OR REPLACE TABLE {_TABLE}{name} AS SELECT * FROM {name}")
-        wh.con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM {_TABLE}{name}")
+        con.execute(f"CREATE OR REPLACE TABLE {_TABLE}{name} AS SELECT * FROM {name}")
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM {_TABLE}{name}")
         wh.computed.add(name)
+        if wh.cache is not None and not wh.closed and name not in wh.cached:
+            wh.cache.store(name, con.sql(f"SELECT * FROM {_TABLE}{name}").to_arrow_table())
 
 
 _TABLE = "dashboard_mart_"  # prefix of the tables `_ensure` computes
@@ -104,14 +191,117 @@ _TABLE = "dashboard_mart_"  # prefix of the tables `_ensure` computes
 def _query(
     fn: Callable[..., Any], root: str, *args: Any, marts: Sequence[str] = (), **kwargs: Any
 ) -> Any:
-    """`fn(con, *args, **kwargs)` on the root's warehouse once `marts` (those `fn` reads) are
-    computed."""
+    """`fn(con, *args, **kwargs)` on the root's warehouse: on the cached marts when `marts`
+    (those `fn` reads) are all cached, else on the full warehouse once they are computed.
+    `marts=()` means `fn` reads the lake itself (a game's events): the full warehouse."""
     wh = warehouse(root)
-    if wh.con is None:
+    if wh.empty:
         raise EmptyLakeError(wh.empty_reason or f"no data under {root}")
-    with wh.lock:
+    if marts and wh.light is not None and set(marts) <= wh.cached:
+        with wh.light_lock:
+            return fn(wh.light, *args, **kwargs)
+    _acquire_for_page(wh)
+    try:
         _ensure(wh, marts)
+        assert wh.con is not None
         return fn(wh.con, *args, **kwargs)
+    finally:
+        wh.lock.release()
+
+
+#: How often a page waiting for the lock interrupts a background computation again (the
+#: interrupt can land between two of its statements and miss).
+_INTERRUPT_EVERY_S = 0.2
+
+
+def _acquire_for_page(wh: Warehouse) -> None:
+    """Take `wh.lock` for a page (the caller releases it): while a background `prepare` holds
+    it to compute a mart, interrupt that computation (it is done again after the page's
+    queries); the background waits meanwhile, as long as any page waits."""
+    with _COUNT_LOCK:
+        wh.waiting += 1
+    try:
+        while not wh.lock.acquire(timeout=_INTERRUPT_EVERY_S):
+            if wh.yielding and wh.con is not None:
+                wh.con.interrupt()
+    finally:
+        with _COUNT_LOCK:
+            wh.waiting -= 1
+
+
+_COUNT_LOCK = threading.Lock()
+
+
+def prepare(root: str, marts: Sequence[str] = MARTS, *, give_way: bool = False) -> None:
+    """Compute `marts` (those neither cached nor computed yet) one by one, each under the lock.
+    With `give_way` (the background thread), a page's query goes first: this waits while a page
+    waits for the lock, and a page that asks while a mart is being computed interrupts it (the
+    mart is computed again afterwards)."""
+    wh = warehouse(root)
+    if wh.empty:
+        return
+    for name in marts:
+        while not wh.closed:
+            while give_way and wh.waiting:
+                time.sleep(0.05)
+            with wh.lock:
+                if name in wh.cached or name in wh.computed:
+                    break
+                wh.yielding = give_way
+                try:
+                    if give_way and wh.waiting:
+                        continue  # a page asked in the meantime: after it
+                    _ensure(wh, [name])
+                    break
+                except duckdb.InterruptException:
+                    if not give_way:
+                        raise
+                finally:
+                    wh.yielding = False
+
+
+def _missing(wh: Warehouse) -> list[str]:
+    """The marts a page reads that are neither cached nor computed yet."""
+    return [] if wh.empty else [m for m in MARTS if m not in wh.cached | wh.computed]
+
+
+def prepare_in_background(root: str) -> None:
+    """Start `prepare(root)` in a daemon thread, once per warehouse and only when some mart is
+    missing, PREPARE_DELAY_S from now."""
+    wh = warehouse(root)
+    with _REGISTRY_LOCK:
+        if wh.worker is not None or not _missing(wh):
+            return
+        wh.worker = threading.Thread(
+            target=_prepare_quietly, args=(root,), name="flip7-prepare", daemon=True
+        )
+    wh.worker.start()
+
+
+#: The background preparation starts this long after the first page's script has run: the
+#: browser is still drawing that page's charts then, on the same cores when both run on one
+#: machine.
+PREPARE_DELAY_S = 2.0
+
+
+def _prepare_quietly(root: str) -> None:
+    # A failure here shows where a page needs that mart (it then computes it itself and
+    # raises there); the thread only stops. Any failure: an uncaught one would print a
+    # traceback from a thread nobody waits for (and the lake may be gone: a test's, a bucket).
+    time.sleep(PREPARE_DELAY_S)
+    try:
+        prepare(root, give_way=True)
+    except Exception:  # noqa: BLE001
+        return
+
+
+def progress(root: str) -> tuple[int, int] | None:
+    """(marts ready, every mart a page reads) while the background preparation runs, else None;
+    a mart is ready when cached or computed."""
+    wh = warehouse(root)
+    if wh.worker is None or not wh.worker.is_alive():
+        return None
+    return len(set(MARTS) & (wh.cached | wh.computed)), len(MARTS)
 
 
 def _list(values: Sequence[str] | None) -> list[str] | None:

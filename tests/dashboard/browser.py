@@ -70,10 +70,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(data: Path, timeout: float = 60.0) -> Iterator[str]:
-    """Run `flip7 dashboard --data DATA` on a free port; yield its URL; stop it afterwards."""
+def serve(data: Path, timeout: float = 60.0, args: Sequence[str] = ()) -> Iterator[str]:
+    """Run `flip7 dashboard --data DATA [ARGS]` on a free port; yield its URL; stop it
+    afterwards."""
     port = free_port()
     cmd = [sys.executable, "-m", "flip7", "dashboard", "--data", str(data), "--port", str(port)]
+    cmd += list(args)
     log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in finally)
     proc = subprocess.Popen(
         cmd,

@@ -23,3 +23,17 @@ def empty_lake(tmp_path: Path) -> Path:
     root = tmp_path / "empty"
     root.mkdir()
     return root
+
+
+@pytest.fixture(autouse=True)
+def fresh_dashboard(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Each test: a mart cache of its own (never the user's ~/.cache), no background
+    preparation (a test sees what a page computes by itself), and no warehouse left open by
+    an earlier test."""
+    from dashboard import data
+
+    monkeypatch.setenv("FLIP7_CACHE", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setattr(data, "PREPARE_IN_BACKGROUND", False)
+    data.reload()
+    yield
+    data.reload()

@@ -19,7 +19,7 @@ def test_streamlit_command_is_private_and_quiet():
     """The server binds the address given, sends no usage statistics and opens no browser."""
     cmd = cli.streamlit_command(8600, "127.0.0.1")
     flags = dict(zip(cmd[5::2], cmd[6::2], strict=True))
-    assert cmd[1:5] == ["-m", "streamlit", "run", str(cli.APP)]
+    assert cmd[1:5] == ["-m", "dashboard.serve", "run", str(cli.APP)]
     assert flags["--server.address"] == "127.0.0.1"
     assert flags["--server.port"] == "8600"
     assert flags["--browser.gatherUsageStats"] == "false"
@@ -36,12 +36,30 @@ def test_data_dir_defaults_to_the_lake_contract(monkeypatch, tmp_path):
     assert cli.data_dir(None) == str(tmp_path / "data")
 
 
+def test_cache_dir_is_the_users_and_never_inside_the_lake(monkeypatch, tmp_path):
+    """--cache-dir, else $FLIP7_CACHE, else ~/.cache/flip7, made absolute; a directory inside
+    the lake is refused, naming both."""
+    lake = str(tmp_path / "lake")
+    monkeypatch.delenv("FLIP7_CACHE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cli.cache_path(None, lake) == str(tmp_path / "home" / ".cache" / "flip7")
+    monkeypatch.setenv("FLIP7_CACHE", str(tmp_path / "env"))
+    assert cli.cache_path(None, lake) == str(tmp_path / "env")
+    assert cli.cache_path(str(tmp_path / "flag"), lake) == str(tmp_path / "flag")
+    assert cli.cache_path(str(tmp_path / "lake-cache"), lake) == str(tmp_path / "lake-cache")
+    for inside in (lake, f"{lake}/cache"):
+        with pytest.raises(ValueError, match="lies inside the lake"):
+            cli.cache_path(inside, lake)
+    assert cli.cache_path(f"{lake}/cache", "s3://bucket/lake") == f"{lake}/cache"
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--port", "70000"], "--port must be between 1 and 65535"),
         (["--address", "my laptop"], "is not an IP address"),
         (["--data", "gopher://host/lake"], "cannot open data location"),
+        (["--data", "/tmp/lake", "--cache-dir", "/tmp/lake/c"], "lies inside the lake"),
     ],
 )
 def test_bad_options_are_one_line_errors(capsys, argv, message):

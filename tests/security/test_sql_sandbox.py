@@ -179,20 +179,21 @@ def test_a_bad_timeout_is_one_line(
 def test_the_dashboard_and_the_report_read_through_the_sandbox(
     place: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The dashboard's cached warehouse and the report's connection are the same read-only
-    kind: DuckDB refuses a file outside the lake and a COPY over the manifest."""
+    """The dashboard's warehouse, its database of cached marts and the report's connection are
+    the same read-only kind: DuckDB refuses a file outside the lake and a COPY over the
+    manifest."""
     from dashboard import data
 
     report_con = connect(place["lake"], ["t2"])
-    dashboard_con = data.warehouse(str(place["lake"])).con
-    assert dashboard_con is not None
+    wh = data.warehouse(str(place["lake"]))
+    assert wh.con is not None and wh.light is not None
     before = state(place["lake"], place["outside"], Path.cwd())
-    for con in (report_con, dashboard_con):
+    for con in (report_con, wh.con, wh.light):
         for sql in (ROUTES[0][1], "SELECT * FROM read_text('{outside}/secret.csv')"):
             with pytest.raises(duckdb.Error, match="disabled by configuration"):
                 con.execute(fill(sql, place)).fetchall()
     assert state(place["lake"], place["outside"], Path.cwd()) == before
-    data.warehouse.clear()
+    data.reload()
 
 
 def test_a_bad_memory_limit_is_one_line(

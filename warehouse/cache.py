@@ -1,0 +1,225 @@
+"""Computed marts kept on disk, so that a reader opening an unchanged lake again skips computing them.
+
+An entry is one Parquet file per mart, `<cache dir>/marts/<lake>/<key>/<mart>-<sha256>.parquet`:
+`<lake>` hashes the lake's location, `<sha256>` is the hash of the file's own bytes, `<key>` (`lake_key`) hashes everything a mart's rows depend on: the
+location, every committed file's path, size and modification time, the manifests' bytes, the
+warehouse's SQL text and the DuckDB version. A changed lake (a shard added, a file rewritten, a
+manifest edited) has another key, so its marts are computed again; storing an entry removes the
+older entries of the same lake. The cache directory is the user's (`--cache-dir`, else
+$FLIP7_CACHE, else ~/.cache/flip7, as for the solver's tables): never inside the lake.
+
+Reading an entry runs no code: it is Parquet, read by pyarrow. A file is used only when its
+bytes hash to its name, it parses, and its metadata names this format, this key and this mart;
+any other file (truncated, a flipped bit, from another lake or version, planted) is ignored, and
+replaced once the mart is computed. A cache that cannot be written (a read-only directory) costs speed only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from warehouse import record
+from warehouse.build import SQL_DIR
+from warehouse.db import problems, scratch, seal
+from warehouse.lake import Snapshot, screen, snapshot
+
+#: Bumped when the layout or the metadata of an entry changes.
+FORMAT = 1
+#: The metadata key of an entry's Parquet schema: {"format", "key", "mart"} as JSON.
+META = b"flip7.mart_cache"
+#: Larger files are not read: a mart is an aggregate (kilobytes); this is no mart.
+MAX_BYTES = 64 * 2**20
+_HEX = re.compile(r"^[0-9a-f]{64}$")
+_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def cache_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """Where cached files live: `override`, else $FLIP7_CACHE, else ~/.cache/flip7."""
+    if override:
+        return Path(override).expanduser()
+    env = os.environ.get("FLIP7_CACHE")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".cache" / "flip7"
+
+
+def _sql_digest() -> str:
+    h = hashlib.sha256()
+    for path in sorted(SQL_DIR.rglob("*.sql")):
+        h.update(f"{path.relative_to(SQL_DIR)}\n".encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def location(snap: Snapshot) -> str:
+    """The lake's location as one string: its filesystem and its path there."""
+    return f"{snap.fs.type_name}:{snap.base}"
+
+
+def lake_key(snap: Snapshot, skipped: dict[str, str] | None = None) -> str:
+    """A hash of what the marts over `snap` depend on (see the module docstring); the runs
+    `skipped` (left out for an unreadable manifest) are part of it."""
+    h = hashlib.sha256()
+
+    def line(*parts: object) -> None:
+        h.update(("\t".join(map(str, parts)) + "\n").encode())
+
+    line("format", FORMAT, "duckdb", duckdb.__version__, "sql", _sql_digest())
+    line("lake", location(snap))
+    for run, why in sorted((skipped or {}).items()):
+        line("skipped", run, why)
+    for run, path in sorted(snap.manifests.items()):
+        line("manifest", run, path, hashlib.sha256(snap.read_bytes(path)).hexdigest())
+    for shard in sorted(snap.shards, key=lambda s: (s.run, s.players, s.shard)):
+        for table, path in sorted(shard.files.items()):
+            info = snap.infos.get(path)
+            if info is None:
+                line("file", table, path, "missing")
+            else:
+                line("file", table, path, info.size, info.mtime_ns)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class MartCache:
+    """The entries of one lake snapshot (`key`) under `directory` (see the module docstring)."""
+
+    directory: Path
+    lake: str  # location(snap)
+    key: str
+
+    @property
+    def folder(self) -> Path:
+        """This snapshot's folder: marts/<hash of the location>/<key>."""
+        where = hashlib.sha256(self.lake.encode()).hexdigest()
+        return self.directory / "marts" / where / self.key
+
+    def files(self, mart: str) -> list[Path]:
+        """The files named as entries of `mart` in this snapshot's folder (`<mart>-<sha256 of
+        the file>.parquet`), whether whole or not."""
+        if not _NAME.match(mart):
+            raise ValueError(f"mart name {mart!r} is not a relation name (lower case, digits, _)")
+        name = re.compile(rf"^{mart}-[0-9a-f]{{64}}\.parquet$")
+        try:
+            return sorted(p for p in self.folder.iterdir() if name.match(p.name))
+        except OSError:
+            return []
+
+    def _meta(self, mart: str) -> bytes:
+        return json.dumps({"format": FORMAT, "key": self.key, "mart": mart}).encode()
+
+    def load(self, mart: str) -> pa.Table | None:
+        """The cached rows of `mart`, or None when no file is a usable entry: each is read only
+        when its bytes hash to its name, then used only when it is Parquet whose metadata names
+        this format, key and mart."""
+        for path in self.files(mart):
+            try:
+                if path.stat().st_size > MAX_BYTES:
+                    continue
+                data = path.read_bytes()
+                if hashlib.sha256(data).hexdigest() != path.stem[len(mart) + 1 :]:
+                    continue
+                table = pq.read_table(pa.BufferReader(data))
+            except (OSError, ValueError, pa.ArrowException):
+                continue
+            if (table.schema.metadata or {}).get(META) == self._meta(mart):
+                return table.replace_schema_metadata(None)
+        return None
+
+    def store(self, mart: str, table: pa.Table) -> bool:
+        """Write `mart`'s rows (atomically: a temporary name, then a rename), then remove its
+        other files and the older entries of the same lake; False when the cache cannot be
+        written."""
+        others = self.files(mart)
+        sink = pa.BufferOutputStream()
+        pq.write_table(
+            table.replace_schema_metadata({META: self._meta(mart)}), sink, compression="zstd"
+        )
+        data = sink.getvalue().to_pybytes()
+        path = self.folder / f"{mart}-{hashlib.sha256(data).hexdigest()}.parquet"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(prefix=f".{mart}.", suffix=".tmp", dir=path.parent)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, path)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        except OSError:
+            return False
+        for other in others:
+            if other != path:
+                other.unlink(missing_ok=True)
+        self.prune()
+        return True
+
+    def prune(self) -> None:
+        """Remove this lake's entries for other keys (snapshots of the lake that are gone);
+        only folders named like a key are touched."""
+        try:
+            others = [
+                p for p in self.folder.parent.iterdir() if p.name != self.key and _HEX.match(p.name)
+            ]
+        except OSError:
+            return
+        for other in others:
+            shutil.rmtree(other, ignore_errors=True)
+
+
+@dataclass
+class Cached:
+    """A lake opened from the mart cache alone: `con` is a sealed in-memory DuckDB holding the
+    cached marts as tables of their own names (the queries of warehouse.queries read them as
+    they read the warehouse's) and `runs_with_problems`, as `connect()` makes it."""
+
+    cache: MartCache
+    con: duckdb.DuckDBPyConnection
+    marts: set[str]  # the marts found in the cache (tables of `con`)
+    notes: list[str]  # warehouse.db.problems(con): what a reader is told about the runs
+
+
+def open_cached(
+    root: str, marts: tuple[str, ...], directory: str | os.PathLike[str] | None = None
+) -> Cached | None:
+    """List the lake at `root` and load those of `marts` that the cache (`cache_dir(directory)`)
+    holds for it as it is now; None when the lake has no committed shard (`connect()` then
+    says why). Builds no view and reads no Parquet file of the lake."""
+    snap, skipped = screen(snapshot(root))
+    if not snap.shards:
+        return None
+    cache = MartCache(cache_dir(directory), location(snap), lake_key(snap, skipped))
+    con = scratch()
+    con.execute("CREATE TABLE runs_with_problems (run VARCHAR, problem VARCHAR)")
+    rows = [list(n) for n in record.notes(snap, skipped)]
+    if rows:
+        con.executemany("INSERT INTO runs_with_problems VALUES (?, ?)", rows)
+    found = set()
+    for mart in marts:
+        table = cache.load(mart)
+        if table is not None:
+            con.register("cached_rows", table)
+            try:  # `mart` is a relation name (MartCache.files checked it)
+                con.execute(f"CREATE OR REPLACE TABLE {mart} AS SELECT * FROM cached_rows")
+            finally:
+                con.unregister("cached_rows")
+            found.add(mart)
+    seal(con)
+    return Cached(cache, con, found, problems(con))
+
+
+def current_key(root: str) -> str:
+    """The key of the lake at `root` as it is now (compare with an open entry's key)."""
+    return lake_key(*screen(snapshot(root)))
