@@ -53,6 +53,7 @@ MARTS = (
     "card_counting",
     "variant_comparison",
     "sprt_waves",
+    "cell_results",
 )
 #: Whether the app starts `prepare` after a page has run (tests switch it off to see what a
 #: page computes by itself).
