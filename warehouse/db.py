@@ -66,6 +66,7 @@ from warehouse.lake import (
 #: dashboard's server, a tournament).
 MEMORY_LIMIT = "50%"
 MEMORY_LIMIT_ENV = "FLIP7_MEMORY_LIMIT"
+THREADS_ENV = "FLIP7_THREADS"
 #: Where the private spill directories are made (default: the system's temporary directory,
 #: $TMPDIR) and how much each may hold (default: SPILL_SHARE of the free space there).
 SPILL_DIR_ENV = "FLIP7_SPILL_DIR"
@@ -106,7 +107,7 @@ def connect(
 ) -> duckdb.DuckDBPyConnection:
     """A connection with every view and mart over the lake's committed shards.
 
-    `data_dir` defaults to $FLIP7_DATA or ./data; `runs` restricts it to some runs. Read-only
+    `threads` defaults to $FLIP7_THREADS, else one per core. `data_dir` defaults to $FLIP7_DATA or ./data; `runs` restricts it to some runs. Read-only
     (the default) seals DuckDB off from every file (see the module docstring). `memory_limit`
     defaults to $FLIP7_MEMORY_LIMIT, else MEMORY_LIMIT; with `spill`, a query that needs more
     spills into the connection's private directory (see the module docstring), without, it
@@ -211,6 +212,7 @@ def open_duckdb(
         # files go with the directory (DuckDB copes when they are already gone). A cursor or
         # relation that outlives its connection would find no directory to spill into.
         weakref.finalize(con, shutil.rmtree, private, ignore_errors=True)
+    threads = threads or _threads_from_env()
     if threads is not None:
         con.execute(f"SET threads = {int(threads)}")
     limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or MEMORY_LIMIT
@@ -223,6 +225,17 @@ def open_duckdb(
             "give a size such as 4GB or 500MB, or a share of the machine such as 50%"
         ) from None
     return con
+
+
+def _threads_from_env() -> int | None:
+    """$FLIP7_THREADS: DuckDB's threads per connection (each needs its own working memory,
+    spilling or not); None (DuckDB's default: one per core) when unset."""
+    text = os.environ.get(THREADS_ENV, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"${THREADS_ENV} {text!r} is not a number of threads; give 1 or more")
+    return int(text)
 
 
 def spill_dir() -> str:
