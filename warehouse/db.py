@@ -15,17 +15,18 @@ glob, INSTALL or LOAD of any file), extensions never autoload or autoinstall, an
 `lock_configuration` refuses any SET that would give some of it back (log_query_path,
 profiling_output, temp_directory, memory_limit, ...).
 
-Memory: a connection holds at most `memory_limit` (MEMORY_LIMIT, $FLIP7_MEMORY_LIMIT or the
-argument). With `spill` (the default), what does not fit spills into a private temporary
-directory made for this connection alone (`spill_dir`: mode 0700, under $FLIP7_SPILL_DIR or the
-system's temporary directory, never a path a query names), at most `max_temp_directory_size`
-($FLIP7_SPILL_LIMIT, else half the free space there); DuckDB deletes its files when the
-connection closes, and the directory goes when the connection is released or the interpreter
-exits. DuckDB lets SQL on a
+Memory: a connection holds at most `memory_limit` (the argument, else $FLIP7_MEMORY_LIMIT, else
+SPILL_MEMORY_LIMIT where it spills and MEMORY_LIMIT where it does not) in DuckDB's buffers. With
+`spill` (the default), what does not fit spills into a private temporary directory made for this
+connection alone (`spill_dir`: mode 0700, under $FLIP7_SPILL_DIR or the system's temporary
+directory, never a path a query names), at most `max_temp_directory_size` ($FLIP7_SPILL_LIMIT,
+else half the free space there); DuckDB deletes its files when the connection closes, and the
+directory goes when the connection is released or the interpreter exits. DuckDB lets SQL on a
 connection with file access off still read and write inside its own temporary directory, so
 `flip7 sql`, which runs the user's text, connects with `spill=False` (no temporary directory: a
 query over the limit fails); the report, compare, verify and the dashboard run only the
 warehouse's own SQL and spill.
+
 Each connection also holds `runs_with_problems` (run, problem): the runs left out because their
 manifest cannot be read, and the runs `verify` has not passed as they are now (see
 warehouse.record); `problems()` gives them as lines for a reader.
@@ -61,10 +62,14 @@ from warehouse.lake import (
     store_error,
 )
 
-#: The default memory limit of a warehouse connection ($FLIP7_MEMORY_LIMIT overrides it):
-#: DuckDB's own default is 80% of the machine; half leaves room for the rest of it (the
-#: dashboard's server, a tournament).
+#: The default memory limit of a connection that cannot spill (`flip7 sql` without --write),
+#: where a query over it fails: DuckDB's own default is 80% of the machine; half leaves room
+#: for the rest of it (the dashboard's server, a tournament).
 MEMORY_LIMIT = "50%"
+#: The default memory limit of a connection that spills (the report, the dashboard, verify):
+#: past it, DuckDB writes to disk and goes on, so a fixed size keeps the process's peak flat
+#: however big the run (measured in docs/pipeline.md, "Memory of the whole-run commands").
+SPILL_MEMORY_LIMIT = "2GB"
 MEMORY_LIMIT_ENV = "FLIP7_MEMORY_LIMIT"
 THREADS_ENV = "FLIP7_THREADS"
 #: Where the private spill directories are made (default: the system's temporary directory,
@@ -109,7 +114,8 @@ def connect(
 
     `threads` defaults to $FLIP7_THREADS, else one per core. `data_dir` defaults to $FLIP7_DATA or ./data; `runs` restricts it to some runs. Read-only
     (the default) seals DuckDB off from every file (see the module docstring). `memory_limit`
-    defaults to $FLIP7_MEMORY_LIMIT, else MEMORY_LIMIT; with `spill`, a query that needs more
+    defaults to $FLIP7_MEMORY_LIMIT, else SPILL_MEMORY_LIMIT (with `spill`) or MEMORY_LIMIT
+    (without); with `spill`, a query that needs more
     spills into the connection's private directory (see the module docstring), without, it
     fails. Raises EmptyLakeError (a FileNotFoundError) when there is nothing committed to
     read, naming the runs that exist and how to make one; ValueError for a memory or spill
@@ -215,7 +221,8 @@ def open_duckdb(
     threads = threads or _threads_from_env()
     if threads is not None:
         con.execute(f"SET threads = {int(threads)}")
-    limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or MEMORY_LIMIT
+    default = SPILL_MEMORY_LIMIT if private is not None else MEMORY_LIMIT
+    limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or default
     try:
         con.execute("SET memory_limit = $limit", {"limit": limit})
     except duckdb.Error as exc:
