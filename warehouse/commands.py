@@ -35,6 +35,7 @@ from warehouse.db import (
     MEMORY_LIMIT_ENV,
     SPILL_DIR_ENV,
     SPILL_LIMIT_ENV,
+    THREADS_ENV,
     connect,
     problems,
 )
@@ -111,7 +112,7 @@ def memory_message(exc: duckdb.OutOfMemoryException, spills: bool | None = None)
     if spills is None:
         return (
             f"query needs more memory than its limit ({first}); raise ${MEMORY_LIMIT_ENV} "
-            f"(e.g. {MEMORY_LIMIT_ENV}=8GB)"
+            f"(e.g. {MEMORY_LIMIT_ENV}=8GB) or lower ${THREADS_ENV} (each thread needs its own)"
         )
     how = "" if spills else ", or pass --write to let it spill to a private temporary directory"
     return (
