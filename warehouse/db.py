@@ -308,10 +308,17 @@ def arrow_dataset(snap: Snapshot, table: str) -> ds.Dataset | None:
         & (pc.field("shard") == s.shard)
         for s in shards
     ]
+    # On a local disk, pyarrow reads column chunks as DuckDB asks for them instead of buffering
+    # a row group's at once (pre_buffer): the same speed, less memory outside DuckDB's limit
+    # (the report of 2M games under a 1 GB limit: 1,841 -> 1,597 MB peak). A remote store
+    # keeps pre_buffer, which coalesces its range requests.
+    options = ds.ParquetFragmentScanOptions(
+        pre_buffer=not snap.local, use_buffered_stream=snap.local
+    )
     return ds.FileSystemDataset.from_paths(
         paths,
         schema=schema,
-        format=ds.ParquetFileFormat(),
+        format=ds.ParquetFileFormat(default_fragment_scan_options=options),
         filesystem=snap.fs,
         partitions=partitions,
     )
