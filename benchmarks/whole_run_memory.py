@@ -1,16 +1,21 @@
 """Peak memory of the commands that read a whole run: report, verify, status, the dashboard's
 first build (prints figures; not a test).
 
-Usage: python benchmarks/whole_run_memory.py --data DIR --run RUN [--only NAME ...]
-       [--report-limits 1GB 500MB ...]
+Usage: python benchmarks/whole_run_memory.py --data DIR --run RUN [--data DIR2 --run RUN2 ...]
+       [--only NAME ...] [--report-limits 1GB 500MB ...] [--repo CHECKOUT]
 
 Each command runs in a child process; its peak resident set is the child's `ru_maxrss` from
 `os.wait4` (the same figure as "Maximum resident set size" of `/usr/bin/time -v`, and VmHWM
-when the process ends), with its wall time. DuckDB's buffers are in that figure. The
-dashboard's first build is what the dashboard's server does on its first page view:
-`warehouse.db.connect(DATA, materialize=True)` (every view and mart over the lake, the
-aggregated marts computed into tables), then the runs table. Build a lake to measure with
-`python benchmarks/warehouse.py --games 1000000 --root DIR --build-only` (run `bench`).
+when the process ends), with its wall time. DuckDB's buffers are in that figure. Each child
+gets a fresh, empty $FLIP7_SPILL_DIR, whose size is sampled every 0.2 s: the "spilled" column
+is the most it held (DuckDB's spill files; 0 for a command that never spilled, or a checkout
+that cannot spill). The dashboard's first build is what the dashboard's server does when every
+page has been viewed once: `warehouse.db.connect(DATA, materialize=True)` (every view and mart
+over the lake, the aggregated marts computed into tables), then the runs table. `--repo`
+runs another checkout of the project through PYTHONPATH (e.g. `git archive` of an older commit
+into a temporary directory), to compare before and after on the same lakes. Build a lake with
+`python benchmarks/warehouse.py --games 1000000 --root DIR --build-only` (run `bench`) or
+`flip7 tournament run SPEC --out DIR` (a spec as benchmarks/driver_memory.py writes).
 Note: `flip7 warehouse verify` records a pass beside the run's manifest (runs/RUN/verified.json).
 """
 
@@ -18,8 +23,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -55,26 +63,60 @@ def commands(data: str, run: str, limits: list[str]) -> dict[str, list[str]]:
     }
 
 
-def measure(cmd: list[str]) -> tuple[int, float, int]:
-    """(peak RSS in kB, wall seconds, exit status) of one child process."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "RAY_AUTH_MODE": "disabled"}
+def tree_size(path: str) -> int:
+    """Bytes in the files under path (0 if it is gone); files vanishing meanwhile are skipped."""
+    total = 0
+    for top, _, names in os.walk(path):
+        for name in names:
+            try:
+                total += os.stat(os.path.join(top, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
+def measure(cmd: list[str], repo: Path) -> tuple[int, float, int, int]:
+    """(peak RSS in kB, wall seconds, exit status, peak bytes spilled) of one child process."""
+    spill = tempfile.mkdtemp(prefix="flip7-bench-spill-")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(repo),
+        "RAY_AUTH_MODE": "disabled",
+        "FLIP7_SPILL_DIR": spill,
+    }
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.2):
+            peak[0] = max(peak[0], tree_size(spill))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        cmd, env=env, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     assert proc.stderr is not None
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    done.set()
+    sampler.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         sys.stderr.write(err.decode(errors="replace")[-2000:])
-    return usage.ru_maxrss, time.perf_counter() - t0, proc.returncode
+    left = os.listdir(spill)
+    shutil.rmtree(spill, ignore_errors=True)
+    if left:
+        sys.stderr.write(f"left in the spill directory after exit: {left}\n")
+    return usage.ru_maxrss, wall, proc.returncode, peak[0]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", required=True)
-    parser.add_argument("--run", required=True)
+    parser.add_argument("--data", required=True, action="append", help="a lake (repeatable)")
+    parser.add_argument("--run", required=True, action="append", help="its run (one per --data)")
     parser.add_argument("--only", nargs="*", help="some of: report, verify, status, dashboard")
     parser.add_argument(
         "--report-limits",
@@ -82,15 +124,24 @@ def main() -> int:
         default=[],
         help="also run the report under these DuckDB memory limits, e.g. 1GB 500MB",
     )
+    parser.add_argument("--repo", type=Path, default=REPO, help="the checkout to run")
     args = parser.parse_args()
+    if len(args.data) != len(args.run):
+        parser.error("give one --run for each --data")
+    repo = args.repo.resolve()
     one, five, _ = os.getloadavg()
-    print(f"lake {args.data}, run {args.run}; load average {one:.1f} (1 min), {five:.1f} (5 min)")
-    print(f"{'command':<24}{'peak RSS':>12}{'wall':>9}  exit")
-    for name, cmd in commands(args.data, args.run, args.report_limits).items():
-        if args.only and not name.startswith(("report, limit", *args.only)):
-            continue
-        kb, wall, rc = measure(cmd)
-        print(f"{name:<24}{kb / 1024:>9,.0f} MB{wall:>8.1f}s  {rc}", flush=True)
+    print(f"checkout {repo}; load average {one:.1f} (1 min), {five:.1f} (5 min)")
+    print(f"{'lake':<28}{'command':<24}{'peak RSS':>12}{'wall':>9}{'spilled':>11}  exit")
+    for data, run in zip(args.data, args.run, strict=True):
+        for name, cmd in commands(data, run, args.report_limits).items():
+            if args.only and not name.startswith(("report, limit", *args.only)):
+                continue
+            kb, wall, rc, spilled = measure(cmd, repo)
+            print(
+                f"{data[-27:]:<28}{name:<24}{kb / 1024:>9,.0f} MB{wall:>8.1f}s"
+                f"{spilled / 2**20:>8,.0f} MB  {rc}",
+                flush=True,
+            )
     return 0
 
 

@@ -16,7 +16,7 @@ reported as not replayed.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Protocol
@@ -27,6 +27,8 @@ import numpy as np
 GROUP = "flip7.replayers"
 #: The share of each shard's games verify re-simulates unless told otherwise (--replay-sample).
 SAMPLE = 0.01
+#: Games fetched into Python at a time to check their seeds (five integers each).
+BIND_ROWS = 100_000
 
 
 class Replayer(Protocol):
@@ -107,27 +109,54 @@ def bind(
     rng = rng or np.random.default_rng()
     runs = [r for (r,) in con.execute("SELECT DISTINCT run FROM stg_games ORDER BY run").fetchall()]
     for run in runs:
-        games = con.execute(
-            "SELECT shard, game, cell_game, pair, seed FROM stg_games "
-            "WHERE run = $run AND seat = 0 ORDER BY shard, game",
-            {"run": run},
-        ).fetchnumpy()
-        col = {k: np.asarray(v, dtype=np.int64) for k, v in games.items()}
-        out.games += len(col["game"])
         manifest = manifests.get(run)
-        if replayer is None or manifest is None or not isinstance(manifest.get("seed"), int):
-            continue
-        ok = _check_seeds(out, run, int(manifest["seed"]), col, replayer)
-        picked = sample(col["shard"], fraction, rng)
-        picked = picked[ok[picked]]  # a game with a wrong seed is already reported
-        if len(picked):
-            _replay(out, con, run, manifest, col, picked, whole=fraction >= 1, replayer=replayer)
+        seed = manifest.get("seed") if manifest is not None else None
+        check = replayer if manifest is not None and isinstance(seed, int) else None
+        kept = []  # the sampled games' columns (a share of the run, not every game)
+        for col in _games(con, run):
+            out.games += len(col["game"])
+            if check is None or not isinstance(seed, int):
+                continue
+            ok = _check_seeds(out, run, seed, col, check)
+            picked = sample(col["shard"], fraction, rng)
+            picked = picked[ok[picked]]  # a game with a wrong seed is already reported
+            kept.append({k: v[picked] for k, v in col.items()})
+        if check is not None and manifest is not None and sum(len(k["game"]) for k in kept):
+            col = {k: np.concatenate([c[k] for c in kept]) for k in kept[0]}
+            every = np.arange(len(col["game"]))
+            _replay(out, con, run, manifest, col, every, whole=fraction >= 1, replayer=check)
     if replayer is None:
         out.notes.append(
             f"seeds and labels of {out.games:,} games not bound to the games by replay: no "
             f"replayer is installed (entry point group {GROUP}; flip7's pipeline provides one)"
         )
     return out
+
+
+def _games(con: duckdb.DuckDBPyConnection, run: str) -> Iterator[dict[str, np.ndarray]]:
+    """The run's games (seat 0: shard, game, cell_game, pair, seed), sorted by shard and game,
+    in batches of about BIND_ROWS games that never split a shard: verify's memory stays flat
+    however many games the run has (DuckDB sorts within its memory limit, spilling if need be).
+    Nothing else may run on `con` until the batches are all read."""
+    reader = con.sql(
+        "SELECT shard, game, cell_game, pair, seed FROM stg_games "
+        "WHERE run = $run AND seat = 0 ORDER BY shard, game",
+        params={"run": run},
+    ).to_arrow_reader(BIND_ROWS)
+    carry: dict[str, np.ndarray] | None = None
+    for batch in reader:
+        col = {
+            name: np.asarray(batch.column(name).to_numpy(zero_copy_only=False), dtype=np.int64)
+            for name in batch.schema.names
+        }
+        if carry is not None:
+            col = {k: np.concatenate([carry[k], v]) for k, v in col.items()}
+        cut = int(np.searchsorted(col["shard"], col["shard"][-1]))  # the last shard's first row
+        carry = {k: v[cut:] for k, v in col.items()}  # it may go on in the next batch
+        if cut:
+            yield {k: v[:cut] for k, v in col.items()}
+    if carry is not None and len(carry["game"]):
+        yield carry
 
 
 def _check_seeds(

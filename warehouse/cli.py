@@ -86,9 +86,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--memory-limit",
         metavar="SIZE",
-        default="50%",
-        help="DuckDB's memory limit, a size (4GB) or a share of the machine (default: 50%%); "
-        "a query needing more fails instead of spilling to disk",
+        default=None,
+        help="DuckDB's memory limit, a size (4GB) or a share of the machine (default: "
+        "$FLIP7_MEMORY_LIMIT, else 50%%); a query needing more fails (with --write: spills "
+        "into a private temporary directory)",
     )
     p.add_argument(
         "--timeout",

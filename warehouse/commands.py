@@ -9,8 +9,9 @@ is warehouse.compare.
 `sql` is read-only unless `--write` is given. The guarantee is DuckDB's own sandbox (see
 warehouse.db: DuckDB opens no file, settings are locked), so no statement can write a file or
 read one outside the lake; the statement-type check below only gives plain COPY/CREATE/INSERT a
-clearer message. `--memory-limit` caps a query's memory and `--timeout` interrupts it. DuckDB
-errors become one line (`flip7 sql: error: Parser Error: ...`), as do a missing run or lake (the
+clearer message. `--memory-limit` caps a query's memory (read-only, a query over it fails: it
+does not spill, see warehouse.db; with `--write` it spills into a private temporary directory)
+and `--timeout` interrupts it. DuckDB errors become one line (`flip7 sql: error: Parser Error: ...`), as do a missing run or lake (the
 flip7 CLI prints ValueError and FileNotFoundError that way, exit status 2).
 """
 
@@ -30,7 +31,14 @@ import duckdb
 import pandas as pd
 
 from warehouse import schema
-from warehouse.db import connect, problems
+from warehouse.db import (
+    MEMORY_LIMIT_ENV,
+    SPILL_DIR_ENV,
+    SPILL_LIMIT_ENV,
+    THREADS_ENV,
+    connect,
+    problems,
+)
 from warehouse.lake import data_root, is_uri
 from warehouse.report import report_result
 from warehouse.text import frame
@@ -91,6 +99,28 @@ def sandbox_message(text: str) -> str | None:
     return None
 
 
+def memory_message(exc: duckdb.OutOfMemoryException, spills: bool | None = None) -> str:
+    """DuckDB's out-of-memory error as one line: which limit was reached (the memory limit, or
+    the spill directory's size limit) and how to raise it. `spills` is whether the connection
+    could spill (flip7 sql: only with --write); None for the commands without --memory-limit."""
+    first = str(exc).splitlines()[0]
+    if "max_temp_directory_size" in str(exc):
+        return (
+            f"query needs more disk to spill to than its limit ({first}); narrow it, or raise "
+            f"${SPILL_LIMIT_ENV} (e.g. {SPILL_LIMIT_ENV}=100GB; ${SPILL_DIR_ENV} for another disk)"
+        )
+    if spills is None:
+        return (
+            f"query needs more memory than its limit ({first}); raise ${MEMORY_LIMIT_ENV} "
+            f"(e.g. {MEMORY_LIMIT_ENV}=8GB) or lower ${THREADS_ENV} (each thread needs its own)"
+        )
+    how = "" if spills else ", or pass --write to let it spill to a private temporary directory"
+    return (
+        f"query needs more memory than its limit ({first}); narrow it or raise --memory-limit "
+        f"(e.g. --memory-limit 80%){how}"
+    )
+
+
 # -- sql ----------------------------------------------------------------------------------------
 
 
@@ -133,10 +163,7 @@ def execute(
             "or shard reads fewer files) or give it more time with --timeout"
         ) from None
     except duckdb.OutOfMemoryException as exc:
-        raise ValueError(
-            f"query needs more memory than its limit ({str(exc).splitlines()[0]}); narrow it "
-            "or raise --memory-limit (e.g. --memory-limit 80%)"
-        ) from None
+        raise ValueError(memory_message(exc, write)) from None
     except duckdb.Error as exc:
         raise ValueError(one_line(exc)) from None
     finally:
@@ -167,8 +194,13 @@ def emit(df: pd.DataFrame, fmt: str, output: str | None, out: Out, max_rows: int
 
 
 def run_sql(args: argparse.Namespace, out: Out) -> int:
+    # The user's SQL: read-only, no spill directory (DuckDB would let SQL read and write in it).
     con = connect(
-        args.data, args.run, read_only=not args.write, memory_limit=args.memory_limit or None
+        args.data,
+        args.run,
+        read_only=not args.write,
+        memory_limit=args.memory_limit or None,
+        spill=args.write,
     )
     note = "; ".join(problems(con))
     if args.tables or args.describe or args.schema_doc:
@@ -315,6 +347,8 @@ def run_report(args: argparse.Namespace, out: Out) -> int:
     try:
         notes = problems(con, [args.run])
         result = report_result(con, args.run)
+    except duckdb.OutOfMemoryException as exc:
+        raise ValueError(memory_message(exc)) from None
     except duckdb.Error as exc:
         raise ValueError(one_line(exc)) from None
     fmt = getattr(args, "format", "table")
@@ -380,6 +414,8 @@ def run_verify(args: argparse.Namespace, out: Out) -> int:
             workers=args.workers,
             replay=1.0 if args.replay_all else args.replay_sample,
         )
+    except duckdb.OutOfMemoryException as exc:
+        raise ValueError(memory_message(exc)) from None
     except duckdb.Error as exc:
         raise ValueError(one_line(exc)) from None
     for line in describe(result):

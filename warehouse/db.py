@@ -11,9 +11,22 @@ never opens a file itself. The staging views read the committed shards through p
 handed to DuckDB (`lake_events`, `lake_rounds`, `lake_games`: pyarrow opens the files for
 reading only, on whatever filesystem the lake lies: a local disk, S3, ...), the Parquet footers'
 row counts are read by pyarrow too (`lake_footers`), and then `enable_external_access` goes off (no COPY TO, ATTACH, read_csv, read_text,
-glob, INSTALL or LOAD of any file), extensions never autoload or autoinstall, spilling to a
-temporary directory is off (a query gets `memory_limit`, then fails), and `lock_configuration`
-refuses any SET that would give some of it back (log_query_path, profiling_output, ...).
+glob, INSTALL or LOAD of any file), extensions never autoload or autoinstall, and
+`lock_configuration` refuses any SET that would give some of it back (log_query_path,
+profiling_output, temp_directory, memory_limit, ...).
+
+Memory: a connection holds at most `memory_limit` (the argument, else $FLIP7_MEMORY_LIMIT, else
+SPILL_MEMORY_LIMIT where it spills and MEMORY_LIMIT where it does not) in DuckDB's buffers. With
+`spill` (the default), what does not fit spills into a private temporary directory made for this
+connection alone (`spill_dir`: mode 0700, under $FLIP7_SPILL_DIR or the system's temporary
+directory, never a path a query names), at most `max_temp_directory_size` ($FLIP7_SPILL_LIMIT,
+else half the free space there); DuckDB deletes its files when the connection closes, and the
+directory goes when the connection is released or the interpreter exits. DuckDB lets SQL on a
+connection with file access off still read and write inside its own temporary directory, so
+`flip7 sql`, which runs the user's text, connects with `spill=False` (no temporary directory: a
+query over the limit fails); the report, compare, verify and the dashboard run only the
+warehouse's own SQL and spill.
+
 Each connection also holds `runs_with_problems` (run, problem): the runs left out because their
 manifest cannot be read, and the runs `verify` has not passed as they are now (see
 warehouse.record); `problems()` gives them as lines for a reader.
@@ -25,6 +38,9 @@ leaves DuckDB's file access as it is.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
@@ -46,9 +62,23 @@ from warehouse.lake import (
     store_error,
 )
 
-#: The default memory limit of a read-only warehouse: DuckDB's own default is 80% of the
-#: machine; half leaves room for the rest of it (the dashboard's server, a tournament).
+#: The default memory limit of a connection that cannot spill (`flip7 sql` without --write),
+#: where a query over it fails: DuckDB's own default is 80% of the machine; half leaves room
+#: for the rest of it (the dashboard's server, a tournament).
 MEMORY_LIMIT = "50%"
+#: The default memory limit of a connection that spills (the report, the dashboard, verify):
+#: past it, DuckDB writes to disk and goes on, so a fixed size keeps the process's peak flat
+#: however big the run (measured in docs/pipeline.md, "Memory of the whole-run commands").
+#: DuckDB still needs working memory per thread: the report of 10M games on 2 threads failed
+#: under 2 GB (it passed on 1 thread), so more cores may need more ($FLIP7_MEMORY_LIMIT).
+SPILL_MEMORY_LIMIT = "4GB"
+MEMORY_LIMIT_ENV = "FLIP7_MEMORY_LIMIT"
+THREADS_ENV = "FLIP7_THREADS"
+#: Where the private spill directories are made (default: the system's temporary directory,
+#: $TMPDIR) and how much each may hold (default: SPILL_SHARE of the free space there).
+SPILL_DIR_ENV = "FLIP7_SPILL_DIR"
+SPILL_LIMIT_ENV = "FLIP7_SPILL_LIMIT"
+SPILL_SHARE = 0.5
 #: Replaces macros/lake.sql's `lake_table` in a read-only warehouse: the same columns (run,
 #: players, shard, then the file's), read from the pyarrow dataset of the files' table
 #: (`lake_<table>`, the table named by the files' path; the lists hold one table's files).
@@ -79,14 +109,19 @@ def connect(
     materialize: bool = False,
     threads: int | None = None,
     read_only: bool = True,
-    memory_limit: str | None = MEMORY_LIMIT,
+    memory_limit: str | None = None,
+    spill: bool = True,
 ) -> duckdb.DuckDBPyConnection:
     """A connection with every view and mart over the lake's committed shards.
 
-    `data_dir` defaults to $FLIP7_DATA or ./data; `runs` restricts it to some runs. Read-only
-    (the default) seals DuckDB off from every file (see the module docstring). Raises
-    EmptyLakeError (a FileNotFoundError) when there is nothing committed to read, naming the
-    runs that exist and how to make one; ValueError for a memory limit DuckDB does not accept.
+    `threads` defaults to $FLIP7_THREADS, else one per core. `data_dir` defaults to $FLIP7_DATA or ./data; `runs` restricts it to some runs. Read-only
+    (the default) seals DuckDB off from every file (see the module docstring). `memory_limit`
+    defaults to $FLIP7_MEMORY_LIMIT, else SPILL_MEMORY_LIMIT (with `spill`) or MEMORY_LIMIT
+    (without); with `spill`, a query that needs more
+    spills into the connection's private directory (see the module docstring), without, it
+    fails. Raises EmptyLakeError (a FileNotFoundError) when there is nothing committed to
+    read, naming the runs that exist and how to make one; ValueError for a memory or spill
+    limit DuckDB does not accept.
     """
     root = data_root(data_dir)
     snap, skipped = screen(snapshot(root, runs))
@@ -98,24 +133,15 @@ def connect(
             f"{', '.join(snap.runs) or 'none'}{left_out}); write one with `flip7 tournament run "
             f"SPEC --data {root}`, or point --data / $FLIP7_DATA at a lake"
         )
-    # Read-only: no extension loads itself, and nothing spills to disk, even while the marts
-    # are computed (DuckDB's in-memory default spills to .tmp/ in the working directory).
-    config = {
-        "autoload_known_extensions": False,
-        "autoinstall_known_extensions": False,
-        "temp_directory": "",
-    }
-    con = duckdb.connect(":memory:", config=config if read_only else {})
-    if threads is not None:
-        con.execute(f"SET threads = {int(threads)}")
-    if memory_limit:
-        try:
-            con.execute("SET memory_limit = $limit", {"limit": memory_limit})
-        except duckdb.Error as exc:
-            raise ValueError(
-                f"memory limit {memory_limit!r} not understood ({str(exc).splitlines()[0]}); "
-                "give a size such as 4GB or 500MB, or a share of the machine such as 50%"
-            ) from None
+    # No extension loads itself; nothing spills but into the connection's own directory
+    # (DuckDB's in-memory default spills to .tmp/ in the working directory).
+    config: dict[str, str | bool | int] = {"temp_directory": ""}
+    if read_only:
+        config |= {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
+    private = spill_dir() if spill else None
+    if private is not None:
+        config |= spill_config(private)
+    con = open_duckdb(config, private, memory_limit, threads)
     notes = record.notes(snap, skipped)
     con.execute("CREATE TABLE runs_with_problems (run VARCHAR, problem VARCHAR)")
     if notes:
@@ -157,24 +183,96 @@ def problems(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None) -> l
     return [f"run {r}: {p}" for r, p in rows if runs is None or r in runs]
 
 
-def scratch(memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
+def scratch(memory_limit: str | None = None, spill: bool = True) -> duckdb.DuckDBPyConnection:
     """A private in-memory DuckDB for the warehouse's own SQL (`verify`): the readers' memory
-    limit, no extension loading itself, and nothing spilled (DuckDB's in-memory default spills
-    into .tmp/ of whatever directory the user runs it from)."""
-    return duckdb.connect(
-        ":memory:",
-        config={
-            "autoload_known_extensions": False,
-            "autoinstall_known_extensions": False,
-            "temp_directory": "",
-            "memory_limit": memory_limit,
-        },
-    )
+    limit, no extension loading itself, spilling (with `spill`) only into a private directory
+    of its own, never into .tmp/ of whatever directory the user runs it from."""
+    config: dict[str, str | bool | int] = {
+        "autoload_known_extensions": False,
+        "autoinstall_known_extensions": False,
+        "temp_directory": "",
+    }
+    private = spill_dir() if spill else None
+    if private is not None:
+        config |= spill_config(private)
+    return open_duckdb(config, private, memory_limit, None)
+
+
+def open_duckdb(
+    config: dict[str, str | bool | int],
+    private: str | None,
+    memory_limit: str | None,
+    threads: int | None,
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with `config`, its memory limit and threads set; its private spill
+    directory (if any) removed once it is released. ValueError for a limit DuckDB refuses."""
+    try:
+        con = duckdb.connect(":memory:", config=config)
+    except duckdb.Error as exc:
+        if private is not None:
+            os.rmdir(private)
+        raise ValueError(
+            f"spill limit {config.get('max_temp_directory_size')!r} from ${SPILL_LIMIT_ENV} "
+            f"not understood ({str(exc).splitlines()[0]}); give a size such as 20GB"
+        ) from None
+    if private is not None:
+        # Runs when the connection is released (or at exit), just before DuckDB closes: its
+        # files go with the directory (DuckDB copes when they are already gone). A cursor or
+        # relation that outlives its connection would find no directory to spill into.
+        weakref.finalize(con, shutil.rmtree, private, ignore_errors=True)
+    threads = threads or _threads_from_env()
+    if threads is not None:
+        con.execute(f"SET threads = {int(threads)}")
+    default = SPILL_MEMORY_LIMIT if private is not None else MEMORY_LIMIT
+    limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or default
+    try:
+        con.execute("SET memory_limit = $limit", {"limit": limit})
+    except duckdb.Error as exc:
+        con.close()
+        raise ValueError(
+            f"memory limit {limit!r} not understood ({str(exc).splitlines()[0]}); "
+            "give a size such as 4GB or 500MB, or a share of the machine such as 50%"
+        ) from None
+    return con
+
+
+def _threads_from_env() -> int | None:
+    """$FLIP7_THREADS: DuckDB's threads per connection (each needs its own working memory,
+    spilling or not); None (DuckDB's default: one per core) when unset."""
+    text = os.environ.get(THREADS_ENV, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"${THREADS_ENV} {text!r} is not a number of threads; give 1 or more")
+    return int(text)
+
+
+def spill_dir() -> str:
+    """A new private directory (mode 0700) for one connection's spill files, under
+    $FLIP7_SPILL_DIR or the system's temporary directory. DuckDB makes its `duckdb` folder in
+    it when it first spills and deletes that folder when the connection closes."""
+    parent = os.environ.get(SPILL_DIR_ENV) or None
+    if parent is not None and not os.path.isdir(parent):
+        raise ValueError(
+            f"${SPILL_DIR_ENV} {parent!r} is not a directory; point it at an existing directory "
+            "on a disk with room to spill, or unset it for the system's temporary directory"
+        )
+    return tempfile.mkdtemp(prefix="flip7-spill-", dir=parent)
+
+
+def spill_config(private: str) -> dict[str, str | bool | int]:
+    """DuckDB's settings for spilling into `private`: where, and at most how much
+    ($FLIP7_SPILL_LIMIT, else SPILL_SHARE of the free space on its disk)."""
+    limit = os.environ.get(SPILL_LIMIT_ENV)
+    if not limit:
+        free = shutil.disk_usage(private).free
+        limit = f"{max(1, int(free * SPILL_SHARE) // 2**20)}MiB"
+    return {"temp_directory": os.path.join(private, "duckdb"), "max_temp_directory_size": limit}
 
 
 def seal(con: duckdb.DuckDBPyConnection) -> None:
-    """Close DuckDB's sandbox on a connection: no file access, no spilling, settings locked."""
-    con.execute("SET temp_directory = ''")  # already so from the start; said again before the lock
+    """Close DuckDB's sandbox on a connection: no file access (but its own spill directory, if
+    it has one: DuckDB allows that one), settings locked."""
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
 
@@ -210,10 +308,17 @@ def arrow_dataset(snap: Snapshot, table: str) -> ds.Dataset | None:
         & (pc.field("shard") == s.shard)
         for s in shards
     ]
+    # On a local disk, pyarrow reads column chunks as DuckDB asks for them instead of buffering
+    # a row group's at once (pre_buffer): the same speed, less memory outside DuckDB's limit
+    # (the report of 2M games under a 1 GB limit: 1,841 -> 1,597 MB peak). A remote store
+    # keeps pre_buffer, which coalesces its range requests.
+    options = ds.ParquetFragmentScanOptions(
+        pre_buffer=not snap.local, use_buffered_stream=snap.local
+    )
     return ds.FileSystemDataset.from_paths(
         paths,
         schema=schema,
-        format=ds.ParquetFileFormat(),
+        format=ds.ParquetFileFormat(default_fragment_scan_options=options),
         filesystem=snap.fs,
         partitions=partitions,
     )

@@ -8,7 +8,9 @@ directory) exactly as it was.
 
 from __future__ import annotations
 
+import gc
 import hashlib
+import threading
 import time
 from pathlib import Path
 
@@ -150,10 +152,18 @@ def test_a_runaway_query_stops_at_the_timeout(
 
 
 def test_a_huge_query_stops_at_the_memory_limit(
-    place: dict[str, Path], capsys: pytest.CaptureFixture[str]
+    place: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
-    """A cross join far over a 64 MB limit fails with one line naming the limit, and spills
-    nothing to disk (DuckDB would otherwise write .tmp/ in the working directory)."""
+    """Read-only, a cross join far over a 64 MB limit fails with one line naming the limit and
+    spills nothing anywhere: `flip7 sql` runs the user's text, and DuckDB would let that text
+    read and write in a spill directory, so it gets none (no .tmp/ in the working directory,
+    no private directory made either)."""
+    spills = tmp_path / "spills"
+    spills.mkdir()
+    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
     q = "SELECT a.i, b.i FROM range(20000) a(i), range(5000) b(i) ORDER BY hash(a.i * b.i)"
     before = state(place["lake"], place["outside"], Path.cwd())
     code = main(
@@ -162,7 +172,209 @@ def test_a_huge_query_stops_at_the_memory_limit(
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "--memory-limit" in err, err
+    assert "--write" in err, err  # the way to let it spill
     assert state(place["lake"], place["outside"], Path.cwd()) == before
+    assert list(spills.iterdir()) == []
+
+
+#: 10M rows sorted: about 150 MB of sort data, over a 64 MB memory limit. DuckDB needs some
+#: memory per thread however much it spills, so the connections that run it have one thread.
+BIG_SORT = (
+    "SELECT count(*) AS n, sum(x) AS s FROM (SELECT a.i * b.i AS x FROM range(20000) a(i), "
+    "range(500) b(i) ORDER BY hash(a.i * b.i))"
+)
+#: sum of i * j over i < 20000, j < 500.
+BIG_SORT_SUM = (19999 * 20000 // 2) * (499 * 500 // 2)
+
+
+def test_a_query_over_the_limit_spills_into_a_private_directory(
+    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """On a reading connection (the report's, the dashboard's), a query over its memory limit
+    spills into a directory made for it alone under $FLIP7_SPILL_DIR, finishes with the right
+    answer, and leaves nothing behind there, in the lake or in the working directory."""
+    spills = tmp_path / "spills"
+    spills.mkdir()
+    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
+    monkeypatch.setenv("FLIP7_SPILL_LIMIT", "2GB")
+    before = state(place["lake"], place["outside"], Path.cwd())
+    con = connect(place["lake"], memory_limit="64MB", threads=1)
+    assert con.execute(BIG_SORT).fetchall() == [(10_000_000, BIG_SORT_SUM)]
+    assert state(place["lake"], place["outside"], Path.cwd()) == before
+    del con
+    gc.collect()
+    assert list(spills.iterdir()) == []
+
+
+def test_a_query_over_the_spill_limit_stops_with_one_line(
+    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Spilling stops at $FLIP7_SPILL_LIMIT: the query fails, and the commands say so in one
+    line naming that limit and how to raise it; the spill directory is gone afterwards."""
+    from warehouse.commands import memory_message
+
+    spills = tmp_path / "spills"
+    spills.mkdir()
+    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
+    monkeypatch.setenv("FLIP7_SPILL_LIMIT", "40MB")
+    con = connect(place["lake"], memory_limit="64MB", threads=1)
+    with pytest.raises(duckdb.OutOfMemoryException) as exc:
+        con.execute(BIG_SORT).fetchall()
+    for spills_at_all in (None, True):
+        line = memory_message(exc.value, spills_at_all)
+        assert "\n" not in line and "more disk to spill to than its limit" in line, line
+        assert "FLIP7_SPILL_LIMIT" in line, line
+    del con
+    gc.collect()
+    assert list(spills.iterdir()) == []
+
+
+def test_sql_write_spills_into_a_private_directory(
+    place: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """`flip7 sql --write` (the sandbox lifted) spills under $FLIP7_SPILL_DIR, not into .tmp/ of
+    the working directory as DuckDB would by default; the directory goes when it is done."""
+    spills = tmp_path / "spills"
+    spills.mkdir()
+    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
+    q = "SELECT current_setting('temp_directory') AS t"
+    code = main(["sql", q, "--write", "--format", "csv", "--data", str(place["lake"])])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert Path(out.splitlines()[1]).parent.parent == spills
+    gc.collect()
+    assert list(spills.iterdir()) == [] and list(Path.cwd().iterdir()) == []
+
+
+def spill_dir_of(con: duckdb.DuckDBPyConnection) -> Path:
+    """The private directory a connection spills into (its temp_directory's parent)."""
+    rows = con.execute("SELECT current_setting('temp_directory')").fetchall()
+    return Path(rows[0][0]).parent
+
+
+def test_the_spill_directory_is_private_and_chosen_by_the_warehouse(
+    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A reading connection (the report's, the dashboard's) spills into a new directory of
+    mode 0700 under $FLIP7_SPILL_DIR, never into the working directory, and no query can move
+    it elsewhere or lift its size limit or the memory limit (the configuration is locked)."""
+    spills = tmp_path / "spills"
+    spills.mkdir()
+    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
+    con = connect(place["lake"], memory_limit="64MB", threads=1)
+    private = spill_dir_of(con)
+    assert private.parent == spills and private.stat().st_mode & 0o777 == 0o700
+    assert con.execute(BIG_SORT).fetchall()[0][0] == 10_000_000
+    for sql in (
+        f"SET temp_directory = '{place['outside']}'",
+        "SET temp_directory = '.tmp'",
+        "RESET temp_directory",
+        "SET max_temp_directory_size = '1TB'",
+        "SET memory_limit = '100GB'",
+    ):
+        with pytest.raises(duckdb.Error, match="locked|disabled"):
+            con.execute(sql).fetchall()
+    assert spill_dir_of(con) == private
+    # DuckDB lets SQL reach the spill directory itself (see docs/guarantees.md), not beside it.
+    planted = spills / "planted.csv"
+    planted.write_text("a\n1\n")
+    for sql in (
+        f"SELECT * FROM read_csv('{planted}')",
+        f"COPY (SELECT 1 AS a) TO '{private}/duckdb/../../x.csv'",
+        f"COPY (SELECT 1 AS a) TO '{spills}/x.csv'",
+    ):
+        with pytest.raises(duckdb.Error, match="disabled by configuration"):
+            con.execute(sql).fetchall()
+    assert sorted(p.name for p in spills.iterdir()) == sorted([private.name, "planted.csv"])
+    assert list(Path.cwd().iterdir()) == []
+
+
+def test_the_spill_directory_is_removed_when_the_connection_is_released(
+    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """After a query spilled, closing the connection deletes DuckDB's files and releasing it
+    removes the private directory: nothing is left under $FLIP7_SPILL_DIR."""
+    spills = tmp_path / "spills"
+    spills.mkdir()
+    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
+    con = connect(place["lake"], memory_limit="64MB", threads=1)
+    private = spill_dir_of(con)
+    done = threading.Event()
+    sizes: list[int] = []
+
+    def watch() -> None:  # the spill files exist only while the sort runs
+        while not done.wait(0.01):
+            sizes.append(sum(p.stat().st_size for p in private.rglob("*") if p.is_file()))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        con.execute(BIG_SORT).fetchall()
+    finally:
+        done.set()
+        watcher.join()
+    assert max(sizes) > 0  # it did spill there
+    con.close()
+    assert list(private.rglob("*")) == []
+    del con
+    gc.collect()
+    assert not private.exists() and list(spills.iterdir()) == []
+
+
+def test_flip7_sql_makes_no_spill_directory_a_query_could_reach(
+    place: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """DuckDB lets SQL read and write inside a connection's spill directory even with file
+    access off, so `flip7 sql` (the user's text) has none: its temp_directory is empty and
+    nothing is made under $FLIP7_SPILL_DIR."""
+    spills = tmp_path / "spills"
+    spills.mkdir()
+    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
+    code = main(
+        [
+            "sql",
+            "SELECT current_setting('temp_directory') AS t",
+            "--format",
+            "csv",
+            "--data",
+            str(place["lake"]),
+        ]
+    )
+    out, _ = capsys.readouterr()
+    assert code == 0 and out.splitlines() == ["t", '""']
+    assert list(spills.iterdir()) == []
+
+
+def test_a_query_cannot_use_the_spill_directory_of_flip7_sql(
+    place: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """Even naming a directory where flip7 would spill, `flip7 sql` refuses to read a file
+    planted there, to COPY into it or ATTACH a database in it: one line each, nothing written."""
+    spills = tmp_path / "spills"
+    spills.mkdir()
+    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
+    planted = spills / "planted.csv"
+    planted.write_text("a\n1\n")
+    before = state(place["lake"], place["outside"], Path.cwd(), spills)
+    for sql in (
+        f"SELECT * FROM read_csv('{planted}')",
+        f"EXPLAIN ANALYZE COPY (SELECT 1 AS a) TO '{spills}/x.csv'",
+        f"ATTACH '{spills}/x.duckdb' AS x",
+        f"SELECT * FROM glob('{spills}/*')",
+    ):
+        code = main(["sql", sql, "--data", str(place["lake"])])
+        _, err = capsys.readouterr()
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert state(place["lake"], place["outside"], Path.cwd(), spills) == before
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "soon"])

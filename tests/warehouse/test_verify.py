@@ -183,17 +183,29 @@ def test_verify_on_a_lake_with_nothing_in_it(tmp_path: Path) -> None:
 
 def test_verify_scratch_database_spills_nothing_into_the_working_directory(tmp_path, monkeypatch):
     """verify's own DuckDB (warehouse.db.scratch) keeps the readers' memory limit and never
-    spills into .tmp/ of the directory it is run from: a query over the limit fails instead."""
+    spills into .tmp/ of the directory it is run from: only into a private directory under
+    $FLIP7_SPILL_DIR, at most $FLIP7_SPILL_LIMIT (a query over both fails), gone afterwards."""
+    import gc
+
     import duckdb as _duckdb
     import pytest as _pytest
 
     from warehouse.db import scratch
 
-    monkeypatch.chdir(tmp_path)
+    cwd, spills = tmp_path / "cwd", tmp_path / "spills"
+    cwd.mkdir()
+    spills.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
+    monkeypatch.setenv("FLIP7_SPILL_LIMIT", "20MB")
     con = scratch("64MB")
-    assert con.execute("SELECT current_setting('temp_directory')").fetchall() == [("",)]
-    with _pytest.raises(_duckdb.Error):
+    temp = con.execute("SELECT current_setting('temp_directory')").fetchall()[0][0]
+    assert os.path.dirname(os.path.dirname(temp)) == str(spills)
+    with _pytest.raises(_duckdb.Error, match="Out of Memory"):  # spill limit, or memory
         con.execute(
             "SELECT a.i, b.i FROM range(20000) a(i), range(5000) b(i) ORDER BY hash(a.i * b.i)"
         ).fetchall()
-    assert list(tmp_path.iterdir()) == []
+    assert list(cwd.iterdir()) == []
+    del con
+    gc.collect()
+    assert list(spills.iterdir()) == []

@@ -36,6 +36,20 @@ policies as (
     from results
 ),
 
+-- The cells that seat a counting policy or the twin of one: only their games can make a pair
+-- below, so only their seats go into the self-join (in a run without counting, none).
+counting_cells as (
+    select distinct
+        r.run,
+        r.cell
+    from results as r
+    semi join (
+        select policy from policies where policy <> twin
+        union
+        select twin from policies where policy <> twin
+    ) as p on r.policy = p.policy
+),
+
 seats as (
     select
         r.run,
@@ -51,6 +65,7 @@ seats as (
         r.total / r.rounds as ppr
     from results as r
     inner join policies as p on r.policy = p.policy
+    semi join counting_cells as c on r.run = c.run and r.cell = c.cell
 ),
 
 matched as (
