@@ -201,7 +201,8 @@ def open_cached(
     if not snap.shards:
         return None
     cache = MartCache(cache_dir(directory), location(snap), lake_key(snap, skipped))
-    con = scratch()
+    # Small cached tables: nothing to spill, so no spill directory that SQL could reach.
+    con = scratch(spill=False)
     con.execute("CREATE TABLE runs_with_problems (run VARCHAR, problem VARCHAR)")
     rows = [list(n) for n in record.notes(snap, skipped)]
     if rows:
