@@ -25,6 +25,7 @@ def race_backward(
     x,
     q,
     bounds,
+    live,
 ):  # type: ignore[no-untyped-def]
     """The backward sweep of `flip7.solver.kernels.backward` with a terminal cost of the round
     score in place of the score, minimised: q[s] = (C, P0), the expected cost[S] over S > 0 and
@@ -36,7 +37,11 @@ def race_backward(
     With `optimize` it also narrows `bounds` (lo, hi) to the values of x for which every
     choice made stays optimal: at each decision state the move not taken is worth the move
     taken plus dC + dP * x (both followed by the policy found), which must stay >= 0. By the
-    policy improvement theorem (the round is acyclic) the policy is optimal for any x in it."""
+    policy improvement theorem (the round is acyclic) the policy is optimal for any x in it.
+
+    `live` (uint8 per (Second Chance state, numbers) row, or empty for all): rows left out are
+    skipped, their q and hit untouched. A sweep from one hand needs only the rows it can reach
+    (supersets of its numbers, Second Chance states after its own), far fewer than all."""
     n_masks = mask_tab.shape[0]
     n_ph = ph_tab.shape[0]
     n_sc = sc_tab.shape[0]
@@ -62,6 +67,8 @@ def race_backward(
         used = 0 if keep_dup else sc_tab[sc, 2]
         sc_left = n_sc_cards - sc_tab[sc, 0]
         for mi in range(n_masks - 1, -1, -1):
+            if live.shape[0] and not live[sc * n_masks + mi]:
+                continue
             row = (sc * n_masks + mi) * row_len
             nsum = mask_tab[mi, 13]
             dups = mask_tab[mi, 14] - used
