@@ -20,16 +20,25 @@ one backward sweep over the hands it can reach, kept for the rest of the round; 
 depends only on the gap, so it serves every pair of totals with that gap). Further from the
 target the same exact reward (the table's W between rounds) gained no measurable win rate for
 six times the work, so there the menu policy plays on.
+
+Heads-up, a Freeze it flips goes where it leaves the better chance to win: on the opponent (it
+banks what it shows, and I play on against that total) or on itself (it banks its points, and
+the opponent plays on: its round score's law from the hand it shows, playing dp, by a forward
+sweep). Flip Three and larger tables keep the shared heuristics.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from flip7.cards import Card
 from flip7.observation import ACTIVE, Observation
 from flip7.policies import PolicySpecError
 from flip7.policies.base import points
-from flip7.policies.dp import DPPolicy
+from flip7.policies.dp import _FLIP_THREE, _MOD_HI, _MOD_LO, DPPolicy
 
 if TYPE_CHECKING:
     from flip7.solver.model import Model
@@ -64,6 +73,8 @@ class WinPolicy(DPPolicy):
         self._solo: object | None = None
         #: Play the in-round optimum once the others are done (off: the menu policy only).
         self.endgame = endgame
+        #: Heads-up, aim a Freeze by the chance to win (off: the shared heuristics).
+        self.freeze = True
         self._use(self.table_for(target))
 
     def table_for(self, target: int):  # type: ignore[no-untyped-def]
@@ -96,18 +107,73 @@ class WinPolicy(DPPolicy):
         leader = max(totals[p] for p in others)
         return self.decide(obs, obs.n_players, totals[me], leader)
 
+    def _in_round(self):  # type: ignore[no-untyped-def]
+        from flip7.solver.win import InRound
+
+        ir = _IN_ROUND.get(self.model.key)
+        if ir is None:
+            ir = _IN_ROUND[self.model.key] = InRound(self.model)
+        return ir
+
+    def _dp_hit(self):  # type: ignore[no-untyped-def]
+        """dp's round policy in the solver's order (the opponent's model)."""
+        ir = self._in_round()
+        got = getattr(ir, "dp_hit", None)
+        if got is None:
+            from flip7.solver.cache import load_table
+
+            sp = ir.space
+            table, _, _ = load_table(self.model, self.cache_dir)
+            dense = table.as_array()[sp.masks]  # (mask rank, mods, sc, t)
+            got = ir.dp_hit = np.ascontiguousarray(dense.transpose(2, 0, 1, 3)).reshape(-1)
+        return got
+
+    def choose_target(self, obs: Observation, card: int, candidates: Sequence[int]) -> int:
+        """Heads-up, a Freeze goes where it leaves me the better chance to win: on the
+        opponent (it banks what it shows; I play on against that total, my best in-round play
+        for the exact reward) or on me (I bank mine; the opponent plays on, its round score's
+        law from its hand under dp). Otherwise the shared heuristics."""
+        me = obs.seat
+        if (
+            card != Card.FREEZE
+            or not self.freeze
+            or obs.n_players != 2
+            or me not in candidates
+            or (1 - me) not in candidates
+            or not self._in_table(obs)
+            or obs.mask[1 - me] >> 13
+        ):
+            return super().choose_target(obs, card, candidates)
+        o = 1 - me
+        table = self.table if obs.target == self.table.target else self.table_for(obs.target)
+        ir = self._in_round()
+        mine, theirs = obs.totals[me], obs.totals[o]
+        mask, mods, sc, t = self._hand(obs, False)
+        ir.solve(table.reward(2, mine, theirs + points(obs, o)), mask, sc, None)
+        on_them = ir.value(mask, mods, sc, t)
+        law = ir.law(self._dp_hit(), *self._seat_hand(obs, o))
+        on_me = float(table.reward_against(2, mine, theirs, law)[points(obs, me)])
+        return o if on_them >= on_me else me
+
+    def _seat_hand(self, obs: Observation, p: int) -> tuple[int, int, int, int]:
+        """Seat p's hand as the table indexes it (its Second Chance state from what it holds)."""
+        mods = 0
+        t = 0
+        for c in obs.line[p]:
+            if _MOD_LO <= c <= _MOD_HI:
+                mods |= 1 << (c - _MOD_LO)
+            elif c == _FLIP_THREE:
+                t += 1
+        sc = self._held if obs.has_sc[p] else self._none
+        return obs.mask[p], mods, sc, min(t, self._n_t - 1)
+
     def decide_known(
         self, obs: Observation, n: int, mine: int, final: int, solo_count: bool = False
     ) -> bool:
         """The in-round optimum from this hand when the others are done and the leader among
         them ends the round at `final` (a field of n, my total `mine`)."""
-        from flip7.solver.win import InRound
-
         table = self.table if obs.target == self.table.target else self.table_for(obs.target)
-        ir = _IN_ROUND.get(self.model.key)
-        if ir is None:
-            ir = _IN_ROUND[self.model.key] = InRound(self.model)
-        assert isinstance(ir, InRound)
+        ir = self._in_round()
         mask, mods, sc, t = self._hand(obs, solo_count)
         # At the target the reward is a step at final - mine (a tie worth the tie value): one
         # sweep serves every pair of totals with that gap.

@@ -47,7 +47,7 @@ from flip7.solver.cache import cache_dir, dense_bits, load_cached
 from flip7.solver.kernels import HIST
 from flip7.solver.model import Model
 from flip7.solver.race import RaceSolution, _Sweeps, solve_race
-from flip7.solver.race_kernel import race_backward
+from flip7.solver.race_kernel import forward_from, race_backward
 
 MAGIC = b"FLIP7WN2"
 #: The first format (no values): rebuilt when met.
@@ -366,14 +366,36 @@ class InRound:
     def solve(self, reward: np.ndarray, mask: int, sc: int, key: object = None) -> None:
         """Sweep from the hand (numbers `mask`, Second Chance state `sc`) for reward R."""
         sp = self.space
-        sup = (sp.masks & mask) == mask
-        self.live[:] = (self._reach[sc][:, None] & sup[None, :]).reshape(-1)
+        self.rows_from(mask, sc, self.live)
         cost = -np.asarray(reward, np.float64)
         self.x = float(cost[0])
         cost[0] = 0.0
         race_backward(*sp.tabs, True, self.hit, cost, self.x, self.q, self.bounds, self.live)
         self.key = key
         self.sweeps += 1
+
+    def rows_from(self, mask: int, sc: int, out: np.ndarray) -> np.ndarray:
+        """Mark in `out` the rows a hand (numbers `mask`, Second Chance state `sc`) can reach."""
+        sp = self.space
+        sup = (sp.masks & mask) == mask
+        out[:] = (self._reach[sc][:, None] & sup[None, :]).reshape(-1)
+        return out
+
+    def law(self, hit: np.ndarray, mask: int, mods: int, sc: int, t: int = 0) -> np.ndarray:
+        """The distribution of the round score from this hand, playing round policy `hit`
+        (uint8 over the decision states, solver order): a forward sweep over the rows the hand
+        can reach."""
+        sp = self.space
+        if not hasattr(self, "prob"):
+            self.prob = np.zeros(sp.n_states, np.float64)
+            self.live2 = np.zeros_like(self.live)
+        live = self.rows_from(mask, sc, self.live2)
+        self.prob[:] = 0.0
+        s = ((sc * sp.n_masks + int(sp.mask_rank[mask])) * 64 + mods) * sp.n_phases + t
+        self.prob[s] = 1.0
+        hist = np.zeros(HIST)
+        forward_from(*sp.tabs, hit, self.prob, hist, live)
+        return hist
 
     def decide(self, mask: int, mods: int, sc: int, t: int = 0) -> bool:
         """Hit? (the hand must be one the last sweep covers)."""
@@ -488,6 +510,19 @@ class WinTable:
             below = x < self.target
             out[below] = self.values[i - FIELD[0], x[below], max(final, 0)]
         return out
+
+    def reward_against(self, n: int, mine: int, other: int, law: np.ndarray) -> np.ndarray:
+        """R(s) when the leader stands at `other` and scores t this round with law `law`:
+        sum over t of law(t) times my chance to win from my total + s against `other` + t."""
+        i = min(max(n, FIELD[0]), FIELD[-1])
+        ts = np.flatnonzero(law)
+        x = mine + np.arange(HIST)[:, None]
+        y = other + ts[None, :]
+        g = np.where(x > y, 1.0, np.where(x == y, self.ties[i], 0.0))
+        below = (x < self.target) & (y < self.target)
+        xs, ys = np.broadcast_arrays(x, y)
+        g[below] = self.values[i - FIELD[0], xs[below], ys[below]]
+        return g @ law[ts]
 
     def hit(self, m: int, mask: int, mods: int, sc: int, t: int = 0) -> bool:
         got = self._bits.get(m)

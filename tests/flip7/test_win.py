@@ -261,3 +261,52 @@ def test_once_the_other_is_done_at_the_target_the_policy_plays_for_its_total(mod
         active = _table_obs(20, 29, 5, ACTIVE, mask)
         assert pol.hit(active) == menu
     assert differ > 0
+
+
+def test_a_freeze_goes_where_it_leaves_the_better_chance_to_win(model, tmp_path):
+    """Heads-up, a Freeze goes to the seat whose freezing leaves the better chance to win,
+    as the two chances computed apart say: on the opponent (it banks what it shows, I play on
+    against that total) or on me (I bank mine, it plays on). I show 2, 3, 5 doubled (20
+    points) at 0, the opponent a 1: the shared heuristic freezes me (15 points or more, a
+    risky next card); the win policy freezes the opponent, since I can still stay on 20. With
+    the rule off, the heuristic decides."""
+    from flip7.solver.win import InRound
+
+    pol = WinPolicy(model, str(tmp_path), target=TARGET)
+    counts = [0] * 32
+    for card, n in TINY.items():
+        counts[card] = n
+    ir = InRound(model)
+    checked = 0
+    for mine, theirs, omask, mymask, x2 in [
+        (0, 0, 0b10, 0b101100, True),
+        (20, 28, 0b100000, 0b1110, False),
+        (20, 25, 0b1110, 0b100000, False),
+    ]:
+        obs = _table_obs(mine, theirs, 0, ACTIVE, mymask)
+        opts = [v for v in range(13) if omask >> v & 1]
+        obs.mask[1], obs.line[1], obs.nsum[1], obs.ncount[1] = omask, opts, sum(opts), len(opts)
+        if x2:
+            obs.line[0] = [*obs.line[0], Card.TIMES2]
+            obs.x2[0] = True
+        obs.deck, obs.deck_size = counts, sum(counts)
+        obs.visible = [0] * 32
+        for c in obs.line[0] + obs.line[1]:
+            obs.visible[c] += 1
+        mods = 32 if x2 else 0
+        pts = obs.nsum[0] * (2 if x2 else 1)
+        ir.solve(pol.table.reward(2, mine, theirs + sum(opts)), mymask, 0)
+        on_them = ir.value(mymask, mods, 0)
+        law = ir.law(pol._dp_hit(), omask, 0, 0)
+        on_me = pol.table.reward_against(2, mine, theirs, law)[pts]
+        assert pol.choose_target(obs, Card.FREEZE, [0, 1]) == (1 if on_them >= on_me else 0)
+        if x2:
+            assert Policy.choose_target(pol, obs, Card.FREEZE, [0, 1]) == 0
+            assert pol.choose_target(obs, Card.FREEZE, [0, 1]) == 1
+            assert on_them > on_me
+        checked += 1
+    pol.freeze = False
+    assert pol.choose_target(obs, Card.FREEZE, [0, 1]) == Policy.choose_target(
+        pol, obs, Card.FREEZE, [0, 1]
+    )
+    assert checked == 3
