@@ -412,7 +412,8 @@ class InRound:
 
 
 def win_path(model: Model, target: int, directory: str | os.PathLike[str] | None = None) -> Path:
-    return cache_dir(directory) / f"win-{model.name}-{model.key}-t{target}.bin"
+    # win2-: the second format (with W), so code reading the first one keeps its own file.
+    return cache_dir(directory) / f"win2-{model.name}-{model.key}-t{target}.bin"
 
 
 def write_win(path: Path, solution: WinSolution) -> Path:
