@@ -75,6 +75,8 @@ class WinPolicy(DPPolicy):
         self.endgame = endgame
         #: Heads-up, aim a Freeze by the chance to win (off: the shared heuristics).
         self.freeze = True
+        #: The opponent's round-score law under dp, per hand it shows (totals do not enter).
+        self._laws: dict[tuple[int, int, int, int], np.ndarray] = {}
         self._use(self.table_for(target))
 
     def table_for(self, target: int):  # type: ignore[no-untyped-def]
@@ -146,14 +148,20 @@ class WinPolicy(DPPolicy):
             return super().choose_target(obs, card, candidates)
         o = 1 - me
         table = self.table if obs.target == self.table.target else self.table_for(obs.target)
-        ir = self._in_round()
         mine, theirs = obs.totals[me], obs.totals[o]
+        hand = self._seat_hand(obs, o)
+        law = self._laws.get(hand)
+        if law is None:
+            law = self._laws[hand] = self._in_round().law(self._dp_hit(), *hand)
+        mine_pts = points(obs, me)
+        on_me = float(table.reward_against(2, mine, theirs, law)[mine_pts])
+        reward = table.reward(2, mine, theirs + points(obs, o))
+        if reward[mine_pts] >= on_me:
+            return o  # frozen opponent, I can stay on the same points: no worse (no sweep)
+        ir = self._in_round()
         mask, mods, sc, t = self._hand(obs, False)
-        ir.solve(table.reward(2, mine, theirs + points(obs, o)), mask, sc, None)
-        on_them = ir.value(mask, mods, sc, t)
-        law = ir.law(self._dp_hit(), *self._seat_hand(obs, o))
-        on_me = float(table.reward_against(2, mine, theirs, law)[points(obs, me)])
-        return o if on_them >= on_me else me
+        ir.solve(reward, mask, sc, None)
+        return o if ir.value(mask, mods, sc, t) >= on_me else me
 
     def _seat_hand(self, obs: Observation, p: int) -> tuple[int, int, int, int]:
         """Seat p's hand as the table indexes it (its Second Chance state from what it holds)."""
