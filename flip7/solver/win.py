@@ -27,6 +27,11 @@ For 3..8 players the field is approximated by one opponent at the leader's total
 each round, the best of m independent `dp` rounds (the law cdf^m, m real), with m calibrated
 so that a `dp` player wins 1/n of the games against it, as it does at a table of n `dp`
 players by symmetry: one effective opponent that finishes as fast as the field's first.
+
+`InRound` plays the round in progress when its terminal reward is known (the others done):
+the race's backward sweep with that reward, over the rows one hand can reach; and gives a
+hand's round-score law under a round policy (a forward sweep from that hand). The tables keep
+W and the tie values for it (`WinTable.reward`, `WinTable.reward_against`).
 """
 
 from __future__ import annotations
