@@ -17,6 +17,10 @@ in-process, with the one-time compilation measured apart.
    times (target: under 60 s), and the solve in-process. With --race-check RACES: RACES solo
    races of `race:MODEL` by the reference engine from a fresh deck every round (the model's
    assumption), mean rounds +- standard error next to the exact expectation.
+6. With --win: the win tables solved from the race (the menu, the grid's free policies, the
+   seven field sizes), written to a fresh cache and loaded back (target: under a second), and
+   the cost of the win policy's in-round sweep from typical hands (the decisions taken once
+   the others are done at the target).
 Targets (issue 3): solve under 2 s, solve --all under 30 s; seeds/002 reports about 13 s to
 build its table and about 3 minutes for --all.
 """
@@ -156,6 +160,40 @@ def race_timing(model_name: str, repeats: int) -> None:
     )
 
 
+def win_timing(model_name: str) -> None:
+    """The win tables: solved once the race is, written, loaded back; the in-round sweep."""
+    from flip7.solver import get_model
+    from flip7.solver.race import solve_race
+    from flip7.solver.solve import warm_up
+    from flip7.solver.win import InRound, load_win, solve_win, win_path, write_win
+
+    warm_up()
+    model = get_model(model_name)
+    race = solve_race(model)
+    t0, c0 = time.perf_counter(), time.process_time()
+    solution = solve_win(model, race=race)
+    print(
+        f"win tables once the race is solved: {time.perf_counter() - t0:.1f} s wall, "
+        f"{time.process_time() - c0:.1f} s CPU ({len(solution.menu.labels)} menu policies); "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_win(win_path(model, 200, tmp), solution)
+        t0 = time.perf_counter()
+        table, _, built = load_win(model, 200, tmp)
+        assert not built
+        print(
+            f"  load from the cache: {time.perf_counter() - t0:.3f} s "
+            f"({path.stat().st_size / 1e6:.1f} MB; target under 1 s)"
+        )
+    ir = InRound(model)
+    reward = table.reward(2, 180, 205)
+    for numbers in ((3,), (3, 8), (3, 8, 11), (3, 8, 11, 5)):
+        mask = sum(1 << v for v in numbers)
+        secs = median_of(lambda mask=mask: ir.solve(reward, mask, 0), 5)
+        print(f"  in-round sweep from {len(numbers)} number(s): {secs * 1e3:.1f} ms")
+
+
 def dp_decision_seconds(calls: int = 100_000) -> float:
     """Seconds per `dp` decision (a table lookup from the observation), at a 4-player table."""
     from flip7.cards import Card
@@ -185,6 +223,7 @@ def main() -> None:
     parser.add_argument("--race", action="store_true", help="time `flip7 solve --race` only")
     parser.add_argument("--race-repeats", type=int, default=1)
     parser.add_argument("--race-check", type=int, default=0, metavar="RACES")
+    parser.add_argument("--win", action="store_true", help="time the win tables only")
     args = parser.parse_args()
     if args.check:
         cross_check(args.model, args.check)
@@ -194,6 +233,9 @@ def main() -> None:
         return
     if args.race:
         race_timing(args.model, args.race_repeats)
+    if args.win:
+        win_timing(args.model)
+    if args.race or args.win:
         return
     load = os.getloadavg()[0]
     print(

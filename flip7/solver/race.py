@@ -67,13 +67,14 @@ class _Sweeps:
         self.hist = np.empty(HIST, np.float64)
         self.n_dec = int(np.prod(space.dec_shape))
         self.bounds = np.empty(2, np.float64)
+        self.all_rows = np.zeros(0, np.uint8)
         self.sweeps = 0
 
     def backward(self, hit: np.ndarray, cost: np.ndarray, x: float, optimize: bool) -> float:
         """The round's expected terminal cost (C + P0 * x); `hit` is filled when optimising,
         and `bounds` with where that policy stays optimal."""
         self.bounds[0], self.bounds[1] = -np.inf, np.inf
-        race_backward(*self.space.tabs, optimize, hit, cost, x, self.q, self.bounds)
+        race_backward(*self.space.tabs, optimize, hit, cost, x, self.q, self.bounds, self.all_rows)
         self.sweeps += 1
         c, p0 = self.q[0]
         return float(c + p0 * x)

@@ -25,6 +25,7 @@ def race_backward(
     x,
     q,
     bounds,
+    live,
 ):  # type: ignore[no-untyped-def]
     """The backward sweep of `flip7.solver.kernels.backward` with a terminal cost of the round
     score in place of the score, minimised: q[s] = (C, P0), the expected cost[S] over S > 0 and
@@ -36,7 +37,11 @@ def race_backward(
     With `optimize` it also narrows `bounds` (lo, hi) to the values of x for which every
     choice made stays optimal: at each decision state the move not taken is worth the move
     taken plus dC + dP * x (both followed by the policy found), which must stay >= 0. By the
-    policy improvement theorem (the round is acyclic) the policy is optimal for any x in it."""
+    policy improvement theorem (the round is acyclic) the policy is optimal for any x in it.
+
+    `live` (uint8 per (Second Chance state, numbers) row, or empty for all): rows left out are
+    skipped, their q and hit untouched. A sweep from one hand needs only the rows it can reach
+    (supersets of its numbers, Second Chance states after its own), far fewer than all."""
     n_masks = mask_tab.shape[0]
     n_ph = ph_tab.shape[0]
     n_sc = sc_tab.shape[0]
@@ -62,6 +67,8 @@ def race_backward(
         used = 0 if keep_dup else sc_tab[sc, 2]
         sc_left = n_sc_cards - sc_tab[sc, 0]
         for mi in range(n_masks - 1, -1, -1):
+            if live.shape[0] and not live[sc * n_masks + mi]:
+                continue
             row = (sc * n_masks + mi) * row_len
             nsum = mask_tab[mi, 13]
             dups = mask_tab[mi, 14] - used
@@ -190,3 +197,127 @@ def race_backward(
                     else:
                         q[s, 0] = q1
                         q[s, 1] = qp
+
+
+@nb.njit(cache=True, nogil=True)
+def forward_from(
+    copies, mask_tab, mod_tab, mod_w, sc_tab, ph_tab, ph_order, params, hit, prob, hist, live
+):  # type: ignore[no-untyped-def]
+    """`flip7.solver.kernels.forward_fast` from wherever `prob` puts the chance (one hand, for
+    the round's rest from there), over the rows of `live` only (uint8 per (Second Chance
+    state, numbers) row: those the starting hands can reach); adds the chance of each final
+    score to `hist`. `prob` must be zero on the live rows apart from the start."""
+    n_masks = mask_tab.shape[0]
+    n_ph = ph_tab.shape[0]
+    n_sc = sc_tab.shape[0]
+    n_sc_cards, n_t, n_f, keep_dup, bonus = params[1], params[2], params[3], params[4], params[5]
+    n_dec = 0
+    for p in range(n_ph):
+        n_dec += ph_tab[p, 2]
+    mult = np.empty(64, np.int64)
+    plus = np.empty(64, np.int64)
+    free = np.zeros(64, np.int64)
+    for mo in range(64):
+        mult[mo] = 2 if mod_tab[mo, 1] else 1
+        plus[mo] = mod_tab[mo, 0]
+        for b in range(6):
+            if not (mo >> b) & 1:
+                free[mo] += mod_w[b]
+    after = ph_tab[:, 3]
+    out = np.zeros((64, n_ph))  # chance per card leaving each state of the row
+    row_len = 64 * n_ph
+    bust = 0.0
+    flip7 = 0.0
+    for sc in range(n_sc):
+        h = sc_tab[sc, 1]
+        used = 0 if keep_dup else sc_tab[sc, 2]
+        sc_left = n_sc_cards - sc_tab[sc, 0]
+        for mi in range(n_masks):
+            if not live[sc * n_masks + mi]:
+                continue
+            row = (sc * n_masks + mi) * row_len
+            nsum = mask_tab[mi, 13]
+            dups = mask_tab[mi, 14] - used
+            weight = 0
+            for v in range(13):
+                if copies[v] > 0 and mask_tab[mi, v] != -1:
+                    weight += copies[v]
+            weight += max(dups, 0) + max(sc_left, 0)
+            # 1. Along the row, in order.
+            out[:] = 0.0
+            for mo in range(64):
+                pts = nsum * mult[mo] + plus[mo]
+                for pi in range(n_ph - 1, -1, -1):
+                    ph = ph_order[pi]
+                    s = row + mo * n_ph + ph
+                    p = prob[s]
+                    if p == 0.0:
+                        continue
+                    total = weight + free[mo]
+                    wt = n_t - ph_tab[ph, 0]
+                    wf = n_f - ph_tab[ph, 1]
+                    total += max(wt, 0) + max(wf, 0)
+                    stays = ph_tab[ph, 2] and s != 0 and hit[s // n_ph * n_dec + ph] == 0
+                    if total == 0 or stays:
+                        hist[pts] += p
+                        continue
+                    f = p / total
+                    out[mo, ph] = f
+                    a = after[ph]
+                    for b in range(6):
+                        if mod_w[b] == 0 or (mo >> b) & 1:
+                            continue
+                        mo2 = mo | (1 << b)
+                        if a >= 0:
+                            prob[row + mo2 * n_ph + a] += f * mod_w[b]
+                        else:
+                            hist[nsum * mult[mo2] + plus[mo2]] += f * mod_w[b]
+                    for kind in range(2):
+                        w = wt if kind == 0 else wf
+                        if w <= 0:
+                            continue
+                        nxt = ph_tab[ph, 4 + kind]
+                        if nxt >= 0:
+                            prob[row + mo * n_ph + nxt] += f * w
+                        else:
+                            hist[pts] += f * w
+            # 2. To the other rows.
+            for v in range(15):
+                if v < 13:
+                    w = copies[v]
+                    child = mask_tab[mi, v]
+                    if w == 0 or child == -1:
+                        continue
+                    crow = (sc * n_masks + child) * row_len
+                    add = v
+                elif v == 13:
+                    if dups <= 0:
+                        continue
+                    w = dups
+                    child = 0 if h else -3
+                    crow = (sc_tab[sc, 4] * n_masks + mi) * row_len
+                    add = 0
+                else:
+                    if sc_left <= 0:
+                        continue
+                    w = sc_left
+                    child = 0
+                    crow = (sc_tab[sc, 3] * n_masks + mi) * row_len
+                    add = 0
+                for mo in range(64):
+                    for ph in range(n_ph):
+                        f = out[mo, ph]
+                        if f == 0.0:
+                            continue
+                        q = f * w
+                        if child == -3:
+                            hist[0] += q
+                            bust += q
+                        elif child == -2:
+                            hist[(nsum + v) * mult[mo] + plus[mo] + bonus] += q
+                            flip7 += q
+                        elif after[ph] >= 0:
+                            prob[crow + mo * n_ph + after[ph]] += q
+                        else:
+                            hist[(nsum + add) * mult[mo] + plus[mo]] += q
+    return bust, flip7

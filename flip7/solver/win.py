@@ -27,6 +27,11 @@ For 3..8 players the field is approximated by one opponent at the leader's total
 each round, the best of m independent `dp` rounds (the law cdf^m, m real), with m calibrated
 so that a `dp` player wins 1/n of the games against it, as it does at a table of n `dp`
 players by symmetry: one effective opponent that finishes as fast as the field's first.
+
+`InRound` plays the round in progress when its terminal reward is known (the others done):
+the race's backward sweep with that reward, over the rows one hand can reach; and gives a
+hand's round-score law under a round policy (a forward sweep from that hand). The tables keep
+W and the tie values for it (`WinTable.reward`, `WinTable.reward_against`).
 """
 
 from __future__ import annotations
@@ -47,8 +52,11 @@ from flip7.solver.cache import cache_dir, dense_bits, load_cached
 from flip7.solver.kernels import HIST
 from flip7.solver.model import Model
 from flip7.solver.race import RaceSolution, _Sweeps, solve_race
+from flip7.solver.race_kernel import forward_from, race_backward
 
-MAGIC = b"FLIP7WN1"
+MAGIC = b"FLIP7WN2"
+#: The first format (no values): rebuilt when met.
+OLD_MAGIC = b"FLIP7WN1"
 #: "Reach at least k this round" policies on the menu.
 THRESHOLDS = tuple(range(5, 125, 5))
 #: Field sizes with a table (2: exact under the model; 3..8: the leader approximation).
@@ -197,6 +205,7 @@ class WinSolution:
     values: dict[int, np.ndarray]
     choice: dict[int, np.ndarray]
     seconds: float
+    ties: dict[int, float]
 
     def opponent(self, n: int) -> np.ndarray:
         """The round-score law of the one opponent a field of n stands for."""
@@ -301,12 +310,14 @@ def solve_win(
             np.vstack([menu.dists, np.array([e[2] for e in extra])]),
         )
     p = np.ascontiguousarray(menu.dists[:, :top])
-    field, values, choice = {}, {}, {}
+    field, values, choice, ties = {}, {}, {}, {}
     for n in FIELD:
         field[n] = calibrate_field(q, n, target)
         qn = np.ascontiguousarray(field_dist(q, field[n])[:top])
-        values[n], choice[n] = _solve_field(p, qn, target)
-    return WinSolution(model, target, menu, q, field, values, choice, time.perf_counter() - t0)
+        ties[n] = _tie_value(p, qn)
+        values[n], choice[n] = _game(p, qn, target, ties[n])
+    seconds = time.perf_counter() - t0
+    return WinSolution(model, target, menu, q, field, values, choice, seconds, ties)
 
 
 def menu_gap(solution: WinSolution, states: list[tuple[int, int]], n: int = 2) -> list[float]:
@@ -324,18 +335,97 @@ def menu_gap(solution: WinSolution, states: list[tuple[int, int]], n: int = 2) -
     return [free_policy(sw, w, qn, z, a, o, solution.target)[0] - float(w[a, o]) for a, o in states]
 
 
+# -- the round in play, once the others are done ----------------------------------------------
+
+
+class InRound:
+    """The best decisions of the round in play when its terminal reward R(s) is known, as it
+    is once every other player is done (stayed, busted or frozen): the race's backward sweep
+    with cost -R over the rows the hand in front of me can reach (its numbers' supersets, the
+    Second Chance states after its own). One workspace per model; the last sweep is kept, keyed
+    by the caller, so the later decisions of the same round read its bits."""
+
+    def __init__(self, model: Model) -> None:
+        from flip7.solver.model import build_space
+
+        self.space = sp = build_space(model)
+        self.q = np.empty((sp.n_states, 2), np.float64)
+        self.hit = np.zeros(int(np.prod(sp.dec_shape)), np.uint8)
+        self.bounds = np.empty(2, np.float64)
+        self.live = np.zeros(sp.n_sc * sp.n_masks, np.uint8)
+        reach = np.eye(sp.n_sc, dtype=bool)
+        for i in range(sp.n_sc - 1, -1, -1):  # every transition goes to a later state
+            for j in sp.sc_tab[i, 3:5]:
+                if j >= 0:
+                    reach[i] |= reach[j]
+        self._reach = reach
+        self.key: object = None
+        self.x = 0.0
+        self.sweeps = 0
+
+    def covers(self, mask: int, sc: int) -> bool:
+        """Whether the last sweep reached this hand's row."""
+        mi = int(self.space.mask_rank[mask])
+        return mi >= 0 and bool(self.live[sc * self.space.n_masks + mi])
+
+    def solve(self, reward: np.ndarray, mask: int, sc: int, key: object = None) -> None:
+        """Sweep from the hand (numbers `mask`, Second Chance state `sc`) for reward R."""
+        sp = self.space
+        self.rows_from(mask, sc, self.live)
+        cost = -np.asarray(reward, np.float64)
+        self.x = float(cost[0])
+        cost[0] = 0.0
+        race_backward(*sp.tabs, True, self.hit, cost, self.x, self.q, self.bounds, self.live)
+        self.key = key
+        self.sweeps += 1
+
+    def rows_from(self, mask: int, sc: int, out: np.ndarray) -> np.ndarray:
+        """Mark in `out` the rows a hand (numbers `mask`, Second Chance state `sc`) can reach."""
+        sp = self.space
+        sup = (sp.masks & mask) == mask
+        out[:] = (self._reach[sc][:, None] & sup[None, :]).reshape(-1)
+        return out
+
+    def law(self, hit: np.ndarray, mask: int, mods: int, sc: int, t: int = 0) -> np.ndarray:
+        """The distribution of the round score from this hand, playing round policy `hit`
+        (uint8 over the decision states, solver order): a forward sweep over the rows the hand
+        can reach."""
+        sp = self.space
+        if not hasattr(self, "prob"):
+            self.prob = np.zeros(sp.n_states, np.float64)
+            self.live2 = np.zeros_like(self.live)
+        live = self.rows_from(mask, sc, self.live2)
+        self.prob[:] = 0.0
+        s = ((sc * sp.n_masks + int(sp.mask_rank[mask])) * 64 + mods) * sp.n_phases + t
+        self.prob[s] = 1.0
+        hist = np.zeros(HIST)
+        forward_from(*sp.tabs, hit, self.prob, hist, live)
+        return hist
+
+    def decide(self, mask: int, mods: int, sc: int, t: int = 0) -> bool:
+        """Hit? (the hand must be one the last sweep covers)."""
+        return bool(self.hit[self.space.dec_index(mask, mods, sc, t)])
+
+    def value(self, mask: int, mods: int, sc: int, t: int = 0) -> float:
+        """E[R(S)] from this hand, playing the sweep's decisions."""
+        sp = self.space
+        s = ((sc * sp.n_masks + int(sp.mask_rank[mask])) * 64 + mods) * sp.n_phases + t
+        return -float(self.q[s, 0] + self.q[s, 1] * self.x)
+
+
 # -- the cached tables ------------------------------------------------------------------------
 
 
 def win_path(model: Model, target: int, directory: str | os.PathLike[str] | None = None) -> Path:
-    return cache_dir(directory) / f"win-{model.name}-{model.key}-t{target}.bin"
+    # win2-: the second format (with W), so code reading the first one keeps its own file.
+    return cache_dir(directory) / f"win2-{model.name}-{model.key}-t{target}.bin"
 
 
 def write_win(path: Path, solution: WinSolution) -> Path:
-    """`FLIP7WN1`, a uint32 header length, a JSON header (model, key, target, field sizes,
-    menu labels, offsets), the choice tables (int16, n = 2..8, each target x target, indexed
-    [my total, the leader's total]), then the menu policies each chose, zlib-compressed in the
-    dp table's dense layout."""
+    """`FLIP7WN2`, a uint32 header length, a JSON header (model, key, target, field sizes,
+    menu labels, tie values, offsets), the choice tables (int16, n = 2..8, each target x
+    target, indexed [my total, the leader's total]), the values W (float32, same shape), then
+    the menu policies each chose, zlib-compressed in the dp table's dense layout."""
     from flip7.solver.model import build_space
 
     space = build_space(solution.model)
@@ -345,6 +435,7 @@ def write_win(path: Path, solution: WinSolution) -> Path:
     for m, i in remap.items():
         lut[m] = i
     choices = b"".join(lut[solution.choice[n]].astype("<i2").tobytes() for n in FIELD)
+    values = b"".join(solution.values[n].astype("<f4").tobytes() for n in FIELD)
     n_dec = int(np.prod(space.dec_shape))
     blobs = []
     for m in used:
@@ -352,7 +443,7 @@ def write_win(path: Path, solution: WinSolution) -> Path:
         dense = np.packbits(dense_bits(space, hit).reshape(-1), bitorder="little").tobytes()
         blobs.append(zlib.compress(dense, 6))
     header = {
-        "format": 1,
+        "format": 2,
         "model": solution.model.name,
         "key": solution.model.key,
         "target": solution.target,
@@ -363,6 +454,7 @@ def write_win(path: Path, solution: WinSolution) -> Path:
         "labels": [solution.menu.labels[m] for m in used],
         "value_at_start": {str(n): float(solution.values[n][0, 0]) for n in FIELD},
         "effective_opponent_rounds": {str(n): solution.field[n] for n in FIELD},
+        "tie": {str(n): float(solution.ties[n]) for n in FIELD},
         "offsets": np.cumsum([0] + [len(x) for x in blobs]).tolist(),
     }
     head = json.dumps(header, sort_keys=True).encode()
@@ -370,7 +462,8 @@ def write_win(path: Path, solution: WinSolution) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC + struct.pack("<I", len(head)) + head + choices + b"".join(blobs))
+            fh.write(MAGIC + struct.pack("<I", len(head)) + head + choices + values)
+            fh.write(b"".join(blobs))
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
@@ -380,9 +473,12 @@ def write_win(path: Path, solution: WinSolution) -> Path:
 
 
 class WinTable:
-    """A loaded win table: `policy(n, a, o)` the menu policy's index, `hit(m, ...)` one bit."""
+    """A loaded win table: `policy(n, a, o)` the menu policy's index, `hit(m, ...)` one bit,
+    `reward(n, a, y)` my chance to win after this round as a function of my round score."""
 
-    def __init__(self, header: dict[str, object], choices: np.ndarray, blob: bytes) -> None:
+    def __init__(
+        self, header: dict[str, object], choices: np.ndarray, values: np.ndarray, blob: bytes
+    ) -> None:
         self.header = header
         self.target = int(header["target"])  # type: ignore[call-overload]
         self.n_sc = int(header["n_sc"])  # type: ignore[call-overload]
@@ -390,6 +486,8 @@ class WinTable:
         self.sc_states = tuple(tuple(int(x) for x in s) for s in header["sc_states"])  # type: ignore[attr-defined]
         self.labels = list(header["labels"])  # type: ignore[call-overload]
         self.choices = choices  # (len(FIELD), target, target)
+        self.values = values  # (len(FIELD), target, target)
+        self.ties = {int(n): float(z) for n, z in header["tie"].items()}  # type: ignore[attr-defined]
         self._offsets = list(header["offsets"])  # type: ignore[call-overload]
         self._blob = blob
         self._bits: dict[int, bytes] = {}
@@ -405,6 +503,32 @@ class WinTable:
         t = self.target - 1
         i = min(max(n, FIELD[0]), FIELD[-1]) - FIELD[0]
         return int(self.choices[i, min(max(mine, 0), t), min(max(leader, 0), t)])
+
+    def reward(self, n: int, mine: int, final: int) -> np.ndarray:
+        """R(s), s = 0..HIST-1: my chance to win the game when I score s this round at my
+        total `mine`, the others done with the leader's total `final` after the round (a field
+        of n, clamped to 2..8): decided at the target (a tie for the lead plays on, worth the
+        tie value), else W between rounds."""
+        i = min(max(n, FIELD[0]), FIELD[-1])
+        x = mine + np.arange(HIST)
+        out = np.where(x > final, 1.0, np.where(x == final, self.ties[i], 0.0))
+        if final < self.target:
+            below = x < self.target
+            out[below] = self.values[i - FIELD[0], x[below], max(final, 0)]
+        return out
+
+    def reward_against(self, n: int, mine: int, other: int, law: np.ndarray) -> np.ndarray:
+        """R(s) when the leader stands at `other` and scores t this round with law `law`:
+        sum over t of law(t) times my chance to win from my total + s against `other` + t."""
+        i = min(max(n, FIELD[0]), FIELD[-1])
+        ts = np.flatnonzero(law)
+        x = mine + np.arange(HIST)[:, None]
+        y = other + ts[None, :]
+        g = np.where(x > y, 1.0, np.where(x == y, self.ties[i], 0.0))
+        below = (x < self.target) & (y < self.target)
+        xs, ys = np.broadcast_arrays(x, y)
+        g[below] = self.values[i - FIELD[0], xs[below], ys[below]]
+        return g @ law[ts]
 
     def hit(self, m: int, mask: int, mods: int, sc: int, t: int = 0) -> bool:
         got = self._bits.get(m)
@@ -424,10 +548,11 @@ def read_win(path: Path) -> WinTable:
     target, k = int(header["target"]), len(header["field"])
     size = 2 * k * target * target
     body = data[12 + n :]
-    if len(body) != size + header["offsets"][-1]:
+    if len(body) != 3 * size + header["offsets"][-1]:
         raise ValueError(f"{path} is truncated; delete it to rebuild")
     choices = np.frombuffer(body[:size], "<i2").reshape(k, target, target)
-    return WinTable(header, choices, body[size:])
+    values = np.frombuffer(body[size : 3 * size], "<f4").reshape(k, target, target)
+    return WinTable(header, choices, values, body[3 * size :])
 
 
 def load_win(
@@ -436,9 +561,14 @@ def load_win(
     directory: str | os.PathLike[str] | None = None,
     rebuild: bool = False,
 ) -> tuple[WinTable, Path, bool]:
-    """The win tables from the cache, solving them first if missing."""
+    """The win tables from the cache, solving them first if missing (or in the first format,
+    which lacks the values)."""
+    path = win_path(model, target, directory)
+    if path.exists():
+        with path.open("rb") as fh:
+            rebuild = rebuild or fh.read(8) == OLD_MAGIC
     return load_cached(
-        win_path(model, target, directory),
+        path,
         lambda path: write_win(path, solve_win(model, target)),
         read_win,
         model.key,
