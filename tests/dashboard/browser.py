@@ -162,11 +162,14 @@ def visit(
     clicks: Sequence[str] = (),
     timeout_ms: int = 60_000,
     width: int = 1400,
+    wait_text: str | None = None,
 ) -> PageCheck:
     """Load a page, wait until it has finished running and drawn `min_charts` charts, then check
     that every chart rendered and no exception shows; optionally press buttons (by name, each
     followed by a wait for the rerun) and save a screenshot. Records every request to a host
-    other than the server's (the dashboard must work offline) and every failed response."""
+    other than the server's (the dashboard must work offline) and every failed response.
+    `wait_text`: also wait until the page shows this text (a code block is highlighted by a
+    script Streamlit loads on demand, so its text can appear after the page is idle)."""
     page = b.new_page(viewport={"width": width, "height": 1700})
     local = urlsplit(url).hostname
     foreign: list[str] = []
@@ -195,6 +198,8 @@ def visit(
                 f"{timeout_ms / 1000:.0f} s ({exc.__class__.__name__}); the page shows:\n{shown}"
             ) from None
         seconds = ready - t0
+        if wait_text:
+            page.get_by_text(wait_text, exact=False).first.wait_for(timeout=timeout_ms)
         for name in clicks:
             page.get_by_role("button", name=name).first.click()
             page.wait_for_timeout(150)

@@ -81,7 +81,14 @@ def test_first_visit_to_a_page_of_a_fresh_server(chromium, lake):
 def test_empty_lake_page_in_the_browser(chromium, empty_lake):
     """A server over an empty lake shows how to run a tournament, not an exception."""
     with browser.serve(empty_lake) as url:
-        check = browser.visit(chromium, url, "", min_charts=0, title="No tournament results yet")
+        check = browser.visit(
+            chromium,
+            url,
+            "",
+            min_charts=0,
+            title="No tournament results yet",
+            wait_text="flip7 tournament run",
+        )
     assert not check.exceptions
     assert "flip7 tournament run" in check.text
 
