@@ -217,6 +217,7 @@ EXAMPLES = {
     "plan-games": "flip7 plan-games --difference 0.01   (games to tell 1 point of win rate apart)",
     "dashboard": "flip7 dashboard --data ./data --port 8501",
     "warehouse verify": "flip7 warehouse verify demo --replay-sample 0.01",
+    "warehouse upgrade": "flip7 warehouse upgrade demo --data s3://bucket/flip7",
 }
 
 #: What the placeholders of the usage lines mean.
