@@ -16,6 +16,7 @@ empty lake (no query, no chart), timed the same way in each round. Run:
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shutil
 import statistics
@@ -25,6 +26,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.dashboard.browser
+import streamlit  # noqa: E402, F401  (creates its loggers, quieted below)
+
+# Importing the dashboard's data layer outside a Streamlit server makes each of its cached
+# functions warn "No runtime found"; this process only reads its list of marts.
+logging.getLogger("streamlit.runtime.caching.cache_data_api").setLevel(logging.ERROR)
 
 from dashboard.data import MARTS  # noqa: E402
 from tests.dashboard import browser  # noqa: E402
