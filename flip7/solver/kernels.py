@@ -193,12 +193,13 @@ def backward(
 
 
 @nb.njit(cache=True, nogil=True)
-def forward_fast(
-    copies, mask_tab, mod_tab, mod_w, sc_tab, ph_tab, ph_order, params, hit, prob, hist
+def forward_from(
+    copies, mask_tab, mod_tab, mod_w, sc_tab, ph_tab, ph_order, params, hit, prob, hist, live
 ):  # type: ignore[no-untyped-def]
-    """`reference.forward`, reorganised by rows like `backward`; returns (bust chance, Flip 7
-    chance) and adds the chance of each final score to `hist`. Within a row it first moves chance along the row's own states (modifiers, Flip Three,
-    Freeze), then pushes what leaves each state to the other rows all at once."""
+    """`forward_fast` from wherever `prob` puts the chance (one hand, for
+    the round's rest from there), over the rows of `live` only (uint8 per (Second Chance
+    state, numbers) row: those the starting hands can reach); adds the chance of each final
+    score to `hist`. `prob` must be zero on the live rows apart from the start."""
     n_masks = mask_tab.shape[0]
     n_ph = ph_tab.shape[0]
     n_sc = sc_tab.shape[0]
@@ -220,12 +221,13 @@ def forward_fast(
     row_len = 64 * n_ph
     bust = 0.0
     flip7 = 0.0
-    prob[0] = 1.0
     for sc in range(n_sc):
         h = sc_tab[sc, 1]
         used = 0 if keep_dup else sc_tab[sc, 2]
         sc_left = n_sc_cards - sc_tab[sc, 0]
         for mi in range(n_masks):
+            if not live[sc * n_masks + mi]:
+                continue
             row = (sc * n_masks + mi) * row_len
             nsum = mask_tab[mi, 13]
             dups = mask_tab[mi, 14] - used
@@ -312,3 +314,18 @@ def forward_fast(
                         else:
                             hist[(nsum + add) * mult[mo] + plus[mo]] += q
     return bust, flip7
+
+
+@nb.njit(cache=True, nogil=True)
+def forward_fast(
+    copies, mask_tab, mod_tab, mod_w, sc_tab, ph_tab, ph_order, params, hit, prob, hist
+):  # type: ignore[no-untyped-def]
+    """`reference.forward`, reorganised by rows like `backward`; returns (bust chance, Flip 7
+    chance) and adds the chance of each final score to `hist`. Within a row it first moves
+    chance along the row's own states (modifiers, Flip Three, Freeze), then pushes what leaves
+    each state to the other rows all at once. From the empty hand, over every row."""
+    prob[0] = 1.0
+    live = np.ones(sc_tab.shape[0] * mask_tab.shape[0], np.uint8)
+    return forward_from(
+        copies, mask_tab, mod_tab, mod_w, sc_tab, ph_tab, ph_order, params, hit, prob, hist, live
+    )

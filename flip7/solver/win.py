@@ -49,10 +49,10 @@ import numba as nb
 import numpy as np
 
 from flip7.solver.cache import cache_dir, dense_bits, load_cached
-from flip7.solver.kernels import HIST
+from flip7.solver.kernels import HIST, forward_from
 from flip7.solver.model import Model
 from flip7.solver.race import RaceSolution, _Sweeps, solve_race
-from flip7.solver.race_kernel import forward_from, race_backward
+from flip7.solver.race_kernel import race_backward
 
 MAGIC = b"FLIP7WN2"
 #: The first format (no values): rebuilt when met.
