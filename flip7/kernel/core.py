@@ -917,25 +917,3 @@ def _play(
                     rank += 1
             gt[T_RANK, g, s] = rank
     return k, pos, rpos, DONE
-
-
-@njit(cache=True)
-def event_columns(ev, counts, first_game, game, seq, code):
-    """The Parquet event log's id and code columns from play_games' ev buffer, in one pass:
-    game j (first_game + j) has counts[j] events, numbered seq 0..counts[j]-1, each packed
-    into one int64 as flip7.events.pack does."""
-    pos = 0
-    for j in range(counts.shape[0]):
-        g = first_game + j
-        for s in range(counts[j]):
-            game[pos] = g
-            seq[pos] = s
-            code[pos] = (
-                (np.int64(ev[E_VALUE, pos]) << S_VALUE)
-                | ((np.int64(ev[E_TARGET, pos]) + 1) << S_TARGET)
-                | ((np.int64(ev[E_CARD, pos]) + 1) << S_CARD)
-                | ((np.int64(ev[E_PLAYER, pos]) + 1) << S_PLAYER)
-                | np.int64(ev[E_KIND, pos])
-            )
-            pos += 1
-    return pos

@@ -60,7 +60,7 @@ def kernel() -> Callable[..., Any]:
     from flip7.kernel.batch import warm_up
 
     warm_up(core.play_games)
-    _warm_event_columns(core.event_columns)
+    _warm_event_rows()
     stats = core.play_games.stats
     _info = LoadInfo(
         seconds=time.perf_counter() - t0,
@@ -81,7 +81,7 @@ def vengeance_kernel() -> Callable[..., Any]:
     global _vengeance, _vengeance_info
     if _vengeance is not None:
         return _vengeance
-    kernel()  # the classic kernel and its event-columns pass, which the pipeline uses too
+    kernel()  # the classic kernel and its event-rows pass, which the pipeline uses too
     t0, c0 = time.perf_counter(), time.process_time()
     from flip7.kernel import vengeance
     from flip7.kernel.batch import warm_up_vengeance
@@ -97,13 +97,15 @@ def vengeance_kernel() -> Callable[..., Any]:
     return _vengeance
 
 
-def _warm_event_columns(event_columns: Callable[..., Any]) -> None:
-    """Compile (or load) the event-columns pass on a one-event buffer."""
+def _warm_event_rows() -> None:
+    """Compile (or load) the pass that turns the event buffer into the stored event rows
+    (flip7.kernel.columns.event_rows), on a one-event buffer."""
     import numpy as np
 
-    ev = np.zeros((6, 1), dtype=np.int16)
+    from flip7.kernel.columns import event_rows
+
     one = np.ones(1, dtype=np.int64)
-    event_columns(ev, one, 0, np.empty(1, np.int64), np.empty(1, np.int32), np.empty(1, np.int64))
+    event_rows(np.zeros((6, 1), dtype=np.int16), one, one, 0)
 
 
 def load_info(vengeance: bool = False) -> LoadInfo:

@@ -301,7 +301,7 @@ def test_the_game_loops_compile_without_reference_counting():
     the functions that allocate (workspace) or hand out views (play_games, bare) keep it."""
     from flip7.kernel import vengeance
 
-    allocating = {"workspace", "play_games", "bare", "event_columns"}
+    allocating = {"workspace", "play_games", "bare"}
     for module in (core, vengeance):
         jitted = {
             name: obj
