@@ -42,6 +42,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from flip7.cards import PLUS_VALUE, Card, card_label, face_value, is_number
 
@@ -79,6 +80,58 @@ def unpack(code: int) -> tuple[int, int, int, int, int]:
         for shift, bits, off in zip(CODE_SHIFTS, CODE_BITS, CODE_OFFSETS, strict=False)
     ]
     return fields[0], fields[1], fields[2], fields[3], code >> CODE_SHIFTS[4]
+
+
+#: The event log stores a round's codes as one list with each HIT folded into the event after
+#: it: an element at or above 1 << HIT_SHIFT is an event preceded by a HIT of the same player
+#: with value (element >> HIT_SHIFT) - 1; the event itself is the bits below. `fold_rows` states
+#: the rule; pipeline.schema writes and reads it, the kernel's compiled pass and the warehouse's
+#: upgrade apply it, and tests hold them to this statement.
+HIT_SHIFT = 55
+
+
+def fold_rows(game: Any, rnd: Any, seq: Any, code: Any) -> dict[str, Any]:
+    """Flat events in (game, seq) order (numpy arrays: game, round, seq, packed code) -> the
+    stored rows: `game`, `round`, `seq` (of the row's first event) per (game, round) row, and
+    `offsets` into `codes`, the packed codes with a HIT folded into the next event when that is
+    a non-HIT event of the same player in the same round whose value is not negative (so the
+    bits from HIT_SHIFT up are free) and the HIT's card and target are unused, value 0..2."""
+    import numpy as np
+
+    game = np.asarray(game, dtype=np.int64)
+    rnd = np.asarray(rnd, dtype=np.int16)
+    seq = np.asarray(seq, dtype=np.int32)
+    code = np.asarray(code, dtype=np.int64)
+    n = code.shape[0]
+    new_row = np.concatenate([[True], (game[1:] != game[:-1]) | (rnd[1:] != rnd[:-1])])[:n]
+    starts = np.flatnonzero(new_row)
+    fold = np.zeros(n, dtype=np.bool_)
+    if n >= 2:
+        head, tail = code[:-1], code[1:]
+        value = head >> CODE_SHIFTS[4]
+        player = 63 << CODE_SHIFTS[1]
+        fold[:-1] = (
+            ((head & 31) == EventKind.HIT)
+            & ((head & (4095 << CODE_SHIFTS[2])) == 0)  # card and target -1
+            & (value >= 0)
+            & (value <= 2)
+            & ((tail & 31) != EventKind.HIT)
+            & (tail >= 0)
+            & ((head & player) == (tail & player))
+            & ~new_row[1:]
+        )
+    stored = code.copy()
+    hit = np.flatnonzero(fold)
+    stored[hit + 1] |= ((code[hit] >> CODE_SHIFTS[4]) + 1) << HIT_SHIFT
+    keep = ~fold
+    kept_before = np.concatenate([[0], np.cumsum(keep)])
+    return {
+        "game": game[starts],
+        "round": rnd[starts],
+        "seq": seq[starts],
+        "offsets": np.concatenate([kept_before[starts], [kept_before[n]]]).astype(np.int32),
+        "codes": stored[keep],
+    }
 
 
 class EventKind(enum.IntEnum):

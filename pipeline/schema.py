@@ -30,14 +30,22 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from flip7.events import CODE_BITS, CODE_OFFSETS, CODE_SHIFTS, FIELDS, EventKind
+from flip7.events import (
+    CODE_BITS,
+    CODE_OFFSETS,
+    CODE_SHIFTS,
+    FIELDS,
+    HIT_SHIFT,
+    EventKind,
+    fold_rows,
+)
 
 #: 2: the events table packs kind..value into `code`; 3: `shard` only in the file name;
 #: 4: one events row per round, `codes` a list with HITs folded into the next event.
 SCHEMA_VERSION = 4
 #: An element of `codes` at or above 1 << HIT_SHIFT is an event preceded by a HIT of the same
-#: player with value (element >> HIT_SHIFT) - 1; the event itself is the bits below.
-HIT_SHIFT = 55
+#: player with value (element >> HIT_SHIFT) - 1; the event itself is the bits below (the rule:
+#: flip7.events.fold_rows).
 HIT_MASK = (1 << HIT_SHIFT) - 1
 #: The upgrade command readers name for a run of an older schema.
 UPGRADE = "flip7 warehouse upgrade {run}"
@@ -123,51 +131,12 @@ def unpack_codes(code: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def foldable(game: np.ndarray, rnd: np.ndarray, code: np.ndarray) -> np.ndarray:
-    """Which events (flat, in seq order) the stored form folds into the next one: a HIT (card
-    and target unused, value 0..2) followed in its round by a non-HIT event of the same player
-    whose value is not negative (so the flag bits above bit 54 are free)."""
-    n = code.shape[0]
-    fold = np.zeros(n, dtype=np.bool_)
-    if n < 2:
-        return fold
-    head, tail = code[:-1], code[1:]
-    fold[:-1] = (
-        ((head & 31) == EventKind.HIT)
-        & ((head & (4095 << CODE_SHIFTS[2])) == 0)  # card and target -1
-        & ((head >> CODE_SHIFTS[4]) >= 0)
-        & ((head >> CODE_SHIFTS[4]) <= 2)
-        & ((tail & 31) != EventKind.HIT)
-        & (tail >= 0)
-        & ((head & (63 << CODE_SHIFTS[1])) == (tail & (63 << CODE_SHIFTS[1])))
-        & (game[1:] == game[:-1])
-        & (rnd[1:] == rnd[:-1])
-    )
-    return fold
-
-
 def events_table(game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, code: np.ndarray) -> pa.Table:
     """The stored events table of flat events in (game, seq) order: one row per (game, round)
     with the round's codes, HITs folded (see the module docstring). flip7.kernel.columns does
     the same in one compiled pass; tests hold the two equal."""
-    game = np.asarray(game, dtype=np.int64)
-    rnd = np.asarray(rnd, dtype=np.int16)
-    seq = np.asarray(seq, dtype=np.int32)
-    code = np.asarray(code, dtype=np.int64)
-    n = code.shape[0]
-    starts = (
-        np.flatnonzero(np.concatenate([[True], (game[1:] != game[:-1]) | (rnd[1:] != rnd[:-1])]))
-        if n
-        else np.zeros(0, dtype=np.int64)
-    )
-    fold = foldable(game, rnd, code)
-    stored = code.copy()
-    hit = np.flatnonzero(fold)
-    stored[hit + 1] |= ((code[hit] >> CODE_SHIFTS[4]) + 1) << HIT_SHIFT
-    keep = ~fold
-    kept_before = np.concatenate([[0], np.cumsum(keep)]).astype(np.int32)
-    offsets = np.concatenate([kept_before[starts], [kept_before[n]]]).astype(np.int32)
-    return rows_table(game[starts], rnd[starts], seq[starts], offsets, stored[keep])
+    rows = fold_rows(game, rnd, seq, code)
+    return rows_table(rows["game"], rows["round"], rows["seq"], rows["offsets"], rows["codes"])
 
 
 def rows_table(

@@ -2,8 +2,8 @@
 
 Schema v3 (and v2, whose files also carry a `shard` column) stored one events row per event:
 `game, round, seq, code`. Schema v4 stores one row per (game, round) with the round's codes as a
-list, a HIT folded into the event after it (pipeline/schema.py says how; this module repeats the
-rule without importing the pipeline, and a test holds the two equal). The upgrade rewrites each
+list, a HIT folded into the event after it (flip7.events.fold_rows states the rule the pipeline
+writes with; this module applies it without importing the pipeline). The upgrade rewrites each
 committed shard's files (events first, games last, each under a temporary name then renamed over
 the old file, as the pipeline writes them), then records the new version and row counts in the
 manifest. Readers refuse the run until the manifest says v4, and an interrupted upgrade can be
@@ -17,18 +17,14 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from flip7.events import HIT_SHIFT, fold_rows  # noqa: F401  (HIT_SHIFT: the stored form's flag)
 from warehouse.lake import SCHEMA_VERSION, Snapshot, data_root, snapshot
 
 #: The schema versions this upgrade reads.
 UPGRADABLE = (2, 3)
-#: As pipeline.schema.HIT_SHIFT and flip7.events.CODE_SHIFTS (tests hold them equal).
-HIT_SHIFT = 55
-_KIND_HIT = 2
-_S_PLAYER, _S_CARD, _S_VALUE = 5, 11, 23
 #: As pipeline.lake: zstd unless the options say otherwise, one row group per shard file, and
 #: WRITE_OPTIONS (tests hold them equal).
 ROW_GROUP_ROWS = 1 << 20
@@ -64,53 +60,9 @@ class Upgraded:
     kept: int
 
 
-def fold_events(
-    game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, code: np.ndarray
-) -> dict[str, np.ndarray]:
-    """Flat events in (game, seq) order -> the v4 rows: `game`, `round`, `seq` (of the row's
-    first event), `offsets` into `codes` (the packed codes, a HIT folded into the next event
-    when that is a non-HIT event of the same player in the same round whose value is >= 0)."""
-    game = np.asarray(game, dtype=np.int64)
-    rnd = np.asarray(rnd, dtype=np.int16)
-    seq = np.asarray(seq, dtype=np.int32)
-    code = np.asarray(code, dtype=np.int64)
-    n = code.shape[0]
-    if n == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return {"game": empty, "round": empty.astype(np.int16), "seq": empty.astype(np.int32),
-                "offsets": np.zeros(1, dtype=np.int32), "codes": empty}  # fmt: skip
-    new_row = np.concatenate([[True], (game[1:] != game[:-1]) | (rnd[1:] != rnd[:-1])])
-    starts = np.flatnonzero(new_row)
-    head, tail = code[:-1], code[1:]
-    player = 63 << _S_PLAYER
-    fold = np.zeros(n, dtype=np.bool_)
-    fold[:-1] = (
-        ((head & 31) == _KIND_HIT)
-        & ((head & (4095 << _S_CARD)) == 0)
-        & ((head >> _S_VALUE) >= 0)
-        & ((head >> _S_VALUE) <= 2)
-        & ((tail & 31) != _KIND_HIT)
-        & (tail >= 0)
-        & ((head & player) == (tail & player))
-        & ~new_row[1:]
-    )
-    stored = code.copy()
-    hit = np.flatnonzero(fold)
-    stored[hit + 1] |= ((code[hit] >> _S_VALUE) + 1) << HIT_SHIFT
-    keep = ~fold
-    kept_before = np.concatenate([[0], np.cumsum(keep)])
-    return {
-        "game": game[starts],
-        "round": rnd[starts],
-        "seq": seq[starts],
-        "offsets": np.concatenate([kept_before[starts], [kept_before[n]]]).astype(np.int32),
-        "codes": stored[keep],
-    }
-
-
 def events_v4(table: pa.Table) -> pa.Table:
     """A v3 (or v2) events table, one row per event, as the v4 table."""
-    rows = fold_events(*(table.column(c).to_numpy() for c in ("game", "round", "seq", "code")))
+    rows = fold_rows(*(table.column(c).to_numpy() for c in ("game", "round", "seq", "code")))
     element = pa.field("element", pa.int64(), nullable=False)
     lists = pa.ListArray.from_arrays(
         pa.array(rows["offsets"]), pa.array(rows["codes"]), type=pa.list_(element)

@@ -129,7 +129,7 @@ def test_upgrade_refuses_what_it_cannot_read(old: Path) -> None:
 
 @pytest.mark.parametrize("variant", ["classic", "vengeance(brutal=1)"])
 def test_the_three_folds_agree(variant: str) -> None:
-    """The kernel's compiled pass, pipeline.schema.events_table and the upgrade's fold_events
+    """The kernel's compiled pass, pipeline.schema.events_table and the upgrade's events_v4
     store the same rows; unfolding gives back every event (negative values included)."""
     lineup = ("ev", "bust:0.25", "sum:20", "count:4")
     task = ShardTask("r", 0, 0, 0, lineup, "3.1", variant, 3, True, 0, 0, 40)
