@@ -39,6 +39,7 @@ from flip7.events import (
     EventKind,
     fold_rows,
 )
+from pipeline import arrow
 
 #: 2: the events table packs kind..value into `code`; 3: `shard` only in the file name;
 #: 4: one events row per round, `codes` a list with HITs folded into the next event.
@@ -143,19 +144,10 @@ def rows_table(
     game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, offsets: np.ndarray, codes: np.ndarray
 ) -> pa.Table:
     """The stored events table from its round rows and the list offsets into `codes`."""
-    lists = pa.ListArray.from_arrays(
-        pa.array(np.asarray(offsets, dtype=np.int32)),
-        pa.array(np.asarray(codes, dtype=np.int64)),
-        type=EVENTS.field("codes").type,
-    )
-    return pa.Table.from_arrays(
-        [
-            pa.array(np.asarray(game, dtype=np.int64)),
-            pa.array(np.asarray(rnd, dtype=np.int16)),
-            pa.array(np.asarray(seq, dtype=np.int32)),
-            lists,
-        ],
-        schema=EVENTS,
+    kind = EVENTS.field("codes").type
+    return arrow.table(
+        {"game": game, "round": rnd, "seq": seq, "codes": arrow.list_array(offsets, codes, kind)},
+        EVENTS,
     )
 
 

@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from flip7.stats import Z95, RatioSums
-from pipeline import sprt
+from pipeline import arrow, sprt
 
 if TYPE_CHECKING:
     from flip7.cli import Output
@@ -41,21 +40,19 @@ def compare_sums(games: pa.Table, compare: tuple[str, ...]) -> dict[str, list[fl
     y = A's points per seat - B's, n = the game's rounds (so Sy / Sn is the difference of
     points per round)."""
     a, b = compare
-    policy = games["policy"].combine_chunks()
-    if pa.types.is_dictionary(policy.type):
-        policy = policy.dictionary_decode()
-    game = games["game"].to_numpy().astype(np.int64)
+    names, policy = arrow.dictionary_codes(games["policy"])
+    game = arrow.numpy(games["game"]).astype(np.int64)
     if len(game) == 0:
         return {"win": [0, *[0.0] * 5], "points": [0, *[0.0] * 5]}
     game = game - game.min()
     size = int(game.max()) + 1
-    wins = games["winner"].to_numpy(zero_copy_only=False).astype(np.float64)
-    totals = games["total"].to_numpy().astype(np.float64)
+    wins = arrow.numpy(games["winner"]).astype(np.float64)
+    totals = arrow.numpy(games["total"]).astype(np.float64)
     rounds = np.zeros(size)
-    rounds[game] = games["rounds"].to_numpy().astype(np.float64)
+    rounds[game] = arrow.numpy(games["rounds"]).astype(np.float64)
 
     def per_game(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        mask = pc.equal(policy, name).to_numpy(zero_copy_only=False)
+        mask = policy == (names.index(name) if name in names else -1)
         g = game[mask]
         seats = np.bincount(g, minlength=size).astype(np.float64)
         return (

@@ -23,6 +23,7 @@ from flip7.rng import derive_seed
 from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
 from flip7.variants import Variant, parse_variant
+from pipeline import arrow
 from pipeline.schema import GAMES, ROUNDS, pack_codes, rows_table
 from pipeline.schema import events_table as stored_events
 
@@ -146,9 +147,9 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
         {
             "game": np.repeat(game_ids, n),
             "seat": seat_of_row,
-            "policy": _dict(base_to_name[g_base], names),
+            "policy": arrow.dictionary(base_to_name[g_base], names),
             "cell_game": np.repeat(np.arange(task.start, task.stop, dtype=np.int32), n),
-            "lineup": _dict(np.repeat(lineup_idx, n), [lineups[r] for r in lineup_keys]),
+            "lineup": arrow.dictionary(np.repeat(lineup_idx, n), [lineups[r] for r in lineup_keys]),
             "seed": np.repeat(np.asarray(seeds, dtype=np.int64), n),
             "rounds": np.repeat(rounds_arr.astype(np.int16), n),
             "total": totals.reshape(-1),
@@ -173,12 +174,12 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
     status = np.asarray(r_status, dtype=np.int8)
     r_seat = np.tile(np.arange(n, dtype=np.int8), total_rounds)
     r_base = (r_seat - np.repeat(shift[game_of_round], n)) % n
-    rounds = pa.table(
+    rounds = arrow.table(
         {
             "game": np.repeat(game_ids[game_of_round], n),
             "round": np.repeat(round_no.astype(np.int16), n),
             "seat": r_seat,
-            "policy": _dict(base_to_name[r_base], names),
+            "policy": arrow.dictionary(base_to_name[r_base], names),
             "dealer": np.repeat(np.asarray(r_dealer, dtype=np.int8), n),
             "score": scores.reshape(-1).astype(np.int16),
             "total": game_totals.reshape(-1),
@@ -186,7 +187,7 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
             "flip7": r_seat == np.repeat(np.asarray(r_flip7, dtype=np.int8), n),
             "status": status,
         },
-        schema=ROUNDS,
+        ROUNDS,
     )
     return {
         "events": events_table(flat, ev_counts, task.game_offset + task.start),
@@ -233,15 +234,8 @@ def flat_events(
     return games, rnd, seq, pack_codes(dict(zip(FIELDS, arr.T, strict=True)))
 
 
-def _dict(indices: np.ndarray, names: list[str]) -> pa.DictionaryArray:
-    """A dictionary-encoded string column from int indices into `names`."""
-    return pa.DictionaryArray.from_arrays(
-        pa.array(indices.astype(np.int32)), pa.array(names, type=pa.string())
-    )
-
-
 def _const(value: str, n: int) -> pa.DictionaryArray:
-    return _dict(np.zeros(n, dtype=np.int32), [value])
+    return arrow.dictionary(np.zeros(n, dtype=np.int32), [value])
 
 
 def _games_table(task: ShardTask, cols: dict[str, np.ndarray | pa.Array]) -> pa.Table:
@@ -265,7 +259,7 @@ def _games_table(task: ShardTask, cols: dict[str, np.ndarray | pa.Array]) -> pa.
         "capped": cols["capped"],
         "events": cols["events"],
     }
-    return pa.table(order, schema=GAMES)
+    return arrow.table(order, GAMES)
 
 
 def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
@@ -305,14 +299,15 @@ def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
         task,
         {
             **cols.games,
-            "policy": _dict(base_to_name[cols.games["policy"]], names),
+            "policy": arrow.dictionary(base_to_name[cols.games["policy"]], names),
             "cell_game": np.repeat(np.arange(task.start, task.stop, dtype=np.int32), n),
-            "lineup": _dict(np.repeat(lineup_idx, n), [lineups[r] for r in lineup_keys]),
+            "lineup": arrow.dictionary(np.repeat(lineup_idx, n), [lineups[r] for r in lineup_keys]),
             "seed": np.repeat(seeds.astype(np.int64), n),
         },
     )
-    rounds = pa.table(
-        {**cols.rounds, "policy": _dict(base_to_name[cols.rounds["policy"]], names)}, schema=ROUNDS
+    rounds = arrow.table(
+        {**cols.rounds, "policy": arrow.dictionary(base_to_name[cols.rounds["policy"]], names)},
+        ROUNDS,
     )
     ev = cols.events
     events = rows_table(ev["game"], ev["round"], ev["seq"], ev["offsets"], ev["codes"])

@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from flip7 import format as fmt
 from flip7.format import Column, Table
 from flip7.stats import Estimate, RatioSums
+from pipeline import arrow
 from pipeline.lake import Lake
 
 #: One policy's entry in a shard's `stats`: games it sat in, then (sum y, sum n, sum y^2,
@@ -70,12 +70,9 @@ def shard_stats(games: pa.Table) -> dict[str, list[int]]:
     per game and seat; columns STATS_COLUMNS). Vectorised: a few bincounts per shard."""
     if games.num_rows == 0:
         return {}
-    policy = games["policy"].combine_chunks()
-    if not pa.types.is_dictionary(policy.type):
-        policy = pc.dictionary_encode(policy)
-    names = [str(x) for x in policy.dictionary.to_pylist()]
-    code = policy.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    game = games["game"].to_numpy().astype(np.int64)
+    names, code = arrow.dictionary_codes(games["policy"])
+    code = code.astype(np.int64)
+    game = arrow.numpy(games["game"]).astype(np.int64)
     game = game - game.min()
     n_games, n_pol = int(game.max()) + 1, len(names)
     key = game * n_pol + code  # one bin per (game, policy)
@@ -87,9 +84,9 @@ def shard_stats(games: pa.Table) -> dict[str, list[int]]:
         return counts.astype(np.int64).reshape(n_games, n_pol)
 
     seats = per_key(None)
-    wins = per_key(games["winner"].to_numpy(zero_copy_only=False).astype(np.float64))
-    points = per_key(games["total"].to_numpy().astype(np.float64))
-    rounds = per_key(games["rounds"].to_numpy().astype(np.float64))  # seats x rounds
+    wins = per_key(arrow.numpy(games["winner"]).astype(np.float64))
+    points = per_key(arrow.numpy(games["total"]).astype(np.float64))
+    rounds = per_key(arrow.numpy(games["rounds"]).astype(np.float64))  # seats x rounds
     out: dict[str, list[int]] = {}
     for j, name in enumerate(names):
         sat = seats[:, j] > 0

@@ -18,6 +18,7 @@ from typing import Any
 
 from flip7.limits import PolicyTimeout, time_limit
 from flip7.rules import RULES_VERSION
+from pipeline import arrow
 from pipeline.lake import TABLE_ORDER, WRITE_OPTIONS, Lake
 from pipeline.memory import keep_freed_memory
 from pipeline.sequential import compare_sums
@@ -65,7 +66,7 @@ def run_shard(
         "shard": task.shard,
         "rows": {name: tables[name].num_rows for name in TABLE_ORDER},
         # events played (the events file holds a row per round): the games table counts them
-        "events": int(tables["games"].column("events").to_numpy()[:: task.n_players].sum()),
+        "events": int(arrow.numpy(tables["games"]["events"])[:: task.n_players].sum()),
         "stats": shard_stats(tables["games"]),
         "seconds": round(time.perf_counter() - t0, 4),
         "cpu_seconds": time.process_time() - c0,  # this process's CPU time (benchmarks)
