@@ -134,6 +134,25 @@ def fold_rows(game: Any, rnd: Any, seq: Any, code: Any) -> dict[str, Any]:
     }
 
 
+def unfold_codes(stored: Any) -> Any:
+    """The inverse of fold_rows' fold on a run of stored codes (a numpy int64 array): one code
+    per event, each HIT given back its own code before the event that carried it."""
+    import numpy as np
+
+    stored = np.asarray(stored, dtype=np.int64)
+    flagged = stored >= (1 << HIT_SHIFT)
+    ends = np.cumsum(1 + flagged.astype(np.int64))
+    code = np.empty(int(ends[-1]) if ends.shape[0] else 0, dtype=np.int64)
+    code[ends - 1] = np.where(flagged, stored & ((1 << HIT_SHIFT) - 1), stored)
+    s = stored[flagged]
+    code[ends[flagged] - 2] = (
+        int(EventKind.HIT)
+        | (s & (63 << CODE_SHIFTS[1]))
+        | (((s >> HIT_SHIFT) - 1) << CODE_SHIFTS[4])
+    )
+    return code
+
+
 class EventKind(enum.IntEnum):
     ROUND_START = 0
     DRAW = 1

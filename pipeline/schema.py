@@ -36,8 +36,8 @@ from flip7.events import (
     CODE_SHIFTS,
     FIELDS,
     HIT_SHIFT,
-    EventKind,
     fold_rows,
+    unfold_codes,
 )
 from pipeline import arrow
 
@@ -134,8 +134,8 @@ def unpack_codes(code: np.ndarray) -> dict[str, np.ndarray]:
 
 def events_table(game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, code: np.ndarray) -> pa.Table:
     """The stored events table of flat events in (game, seq) order: one row per (game, round)
-    with the round's codes, HITs folded (see the module docstring). flip7.kernel.columns does
-    the same in one compiled pass; tests hold the two equal."""
+    with the round's codes, HITs folded (see the module docstring). The kernel writes its events
+    folded as it plays (flip7.kernel.core.emit); tests hold the two equal."""
     rows = fold_rows(game, rnd, seq, code)
     return rows_table(rows["game"], rows["round"], rows["seq"], rows["offsets"], rows["codes"])
 
@@ -170,16 +170,10 @@ def event_codes(table: pa.Table) -> dict[str, np.ndarray]:
     lists = codes.chunk(0) if codes.num_chunks else pa.array([], EVENTS.field("codes").type)
     lengths = np.diff(np.asarray(lists.offsets, dtype=np.int64))
     stored = np.asarray(lists.flatten(), dtype=np.int64)
-    flagged = stored >= (1 << HIT_SHIFT)
     # Each stored element stands for one event, or two (the HIT it folds, then itself).
-    width = 1 + flagged.astype(np.int64)
+    width = 1 + (stored >= (1 << HIT_SHIFT)).astype(np.int64)
     total = int(width.sum())
-    ends = np.cumsum(width)
-    code = np.empty(total, dtype=np.int64)
-    code[ends - 1] = np.where(flagged, stored & HIT_MASK, stored)
-    hits = ends[flagged] - 2
-    s = stored[flagged]
-    code[hits] = EventKind.HIT | (s & (63 << CODE_SHIFTS[1])) | (((s >> HIT_SHIFT) - 1) << 23)
+    code = unfold_codes(stored)
     # Events per round row, then the ids of each event.
     row_of_stored = np.repeat(np.arange(lengths.shape[0]), lengths)
     per_row = np.bincount(row_of_stored, weights=width, minlength=lengths.shape[0]).astype(np.int64)

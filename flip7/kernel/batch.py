@@ -17,6 +17,7 @@ import numpy as np
 
 from flip7.cards import CLASSIC, Deck
 from flip7.engine import GameResult
+from flip7.events import HIT_SHIFT, unfold_codes, unpack
 from flip7.kernel import dp as dp_support
 from flip7.kernel.encode import deck_counts, policy_table, rule_params
 from flip7.policies.base import Policy
@@ -25,9 +26,9 @@ from flip7.rules import Ruleset
 from flip7.variants import Variant
 
 # Column layouts of the kernel's outputs (flip7.kernel.core E_*, Q_*, G_*, T_*).
-EV_FIELDS = ("kind", "player", "card", "target", "value", "round")
+EV_FIELDS = ("code", "round")  # the stored event code (flip7.events, HITs folded), its round
 RS_FIELDS = ("game", "round", "seat", "dealer", "score", "total", "status", "flip7")
-G_FIELDS = ("rounds", "winner", "capped", "events", "ev_start", "rs_start")
+G_FIELDS = ("rounds", "winner", "capped", "codes", "ev_start", "rs_start")
 T_FIELDS = ("total", "busts", "flip7s", "rank")
 
 _EVENTS_PER_SEAT_ROUND = 8  # first guesses for buffer sizes; they grow when short
@@ -40,7 +41,7 @@ class Batch:
 
     n_players: int
     seeds: np.ndarray  # uint64 [k]
-    ev: np.ndarray  # int16 [6, events]: kind, player, card, target, value, round
+    ev: np.ndarray  # int64 [2, codes]: the stored event code (HITs folded), its round
     rs: np.ndarray  # int32 [8, rows]: one row per (game, round, seat), see RS_FIELDS
     go: np.ndarray  # int64 [k, 6]: see G_FIELDS
     gt: np.ndarray  # int32 [4, k, n]: see T_FIELDS
@@ -53,8 +54,15 @@ class Batch:
     def events(self, i: int) -> list[int]:
         """Game i's flat event buffer, as flip7.engine produces it ([] without capture)."""
         start, count = int(self.go[i, 4]), int(self.go[i, 3])
-        block = self.ev[:5, start : start + count]
-        return [int(x) for x in block.T.ravel().tolist()]
+        codes = unfold_codes(self.ev[0, start : start + count])
+        return [x for code in codes.tolist() for x in unpack(code)]
+
+    def event_counts(self) -> np.ndarray:
+        """Events played per game (a folded HIT counts), int64 [k]; 0 without capture."""
+        flagged = (self.ev[0] >= np.int64(1 << HIT_SHIFT)).astype(np.int64)
+        before = np.concatenate([[0], np.cumsum(flagged)])
+        start, count = self.go[:, 4], self.go[:, 3]
+        return count + before[start + count] - before[start]
 
     def result(self, i: int) -> GameResult:
         """Game i as the reference engine's GameResult."""
@@ -206,7 +214,7 @@ def _run(
         ev_cap = rs_cap = max(1, capacity)
     if not capture:
         ev_cap = 1
-    ev = np.empty((6, ev_cap), dtype=np.int16)
+    ev = np.empty((2, ev_cap), dtype=np.int64)
     rs = np.empty((8, rs_cap), dtype=np.int32)
     go = np.zeros((k, 6), dtype=np.int64)
     gt = np.zeros((4, k, n), dtype=np.int32)

@@ -3,8 +3,9 @@
 `shard_columns` plays a contiguous range of one cell's games and returns the columns of the
 `events`, `rounds` and `games` tables (pipeline.schema) in their schema dtypes, derived from the
 kernel's buffers by whole-array numpy operations and, for the events, one compiled pass
-(`event_rows`: a row per round with the offsets of its packed event codes, HITs folded into the
-next event as pipeline.schema.events_table does): no per-event or per-row Python objects.
+(`event_rows`: a row per round with the offsets of its event codes, which the kernel writes as
+the log stores them, HITs folded as flip7.events.fold_rows states): no per-event or per-row
+Python objects.
 Dictionary-encoded columns come back as indices (`policy`: the seat's index in the line-up before
 rotation); the pipeline adds the strings and the per-shard constants. flip7 imports no pyarrow,
 so the Arrow tables themselves are built in pipeline.shard.
@@ -52,8 +53,8 @@ def shard_columns(
     batch = play_batch(ruleset, lineup, seat_policy, seeds, capture=capture, variant=variant)
     game_ids = np.arange(first_game, first_game + k, dtype=np.int64)
 
-    counts = batch.go[:, 3]
-    events = event_rows(batch.ev, counts, batch.go[:, 0], first_game)
+    events = event_rows(batch.ev, batch.go[:, 3], first_game)
+    counts = events.pop("events")
 
     rs = batch.rs
     status = rs[6].astype(np.int8)
@@ -85,135 +86,76 @@ def shard_columns(
     return ShardColumns(events, rounds, games)
 
 
-# The stored events form (pipeline.schema): literals, checked against flip7.kernel.core below
+# The stored events form (pipeline.schema): a literal, checked against flip7.kernel.core below
 # (numba's cache sees edits to this file only).
-_E_KIND, _E_PLAYER, _E_CARD, _E_TARGET, _E_VALUE, _E_ROUND = 0, 1, 2, 3, 4, 5
-_S_PLAYER, _S_CARD, _S_TARGET, _S_VALUE = 5, 11, 17, 23
-_K_HIT = 2
-HIT_SHIFT = 55  # pipeline.schema.HIT_SHIFT
+_E_CODE, _E_ROUND = 0, 1
+HIT_SHIFT = 55  # flip7.events.HIT_SHIFT
 
 
-def _event_rows_py(
-    kinds,
-    players,
-    cards,
-    targets,
-    values,
-    rounds,
-    counts,
-    first_game,
-    r_game,
-    r_round,
-    r_seq,
-    offsets,
-    codes,
-):  # type: ignore[no-untyped-def]
-    """Fill one row per (game, round) and the packed codes of its events, a HIT folded into
-    the next event when that is a non-HIT event of the same player in the same round with a
-    value >= 0 (the element then carries (hit value + 1) << HIT_SHIFT). Each event field is
-    one contiguous array (a row of the kernel's `ev`). Returns (rows, codes) written."""
+def _event_rows_py(codes, rounds, counts, first_game, r_game, r_round, r_seq, offsets, events):  # type: ignore[no-untyped-def]
+    """One row per (game, round) of the kernel's stored codes (games back to back, counts[j]
+    codes for game first_game + j): its game, round, the sequence number of its first event
+    (a code carrying a HIT stands for two events) and its offset into the codes; and the
+    events each game played. Returns the rows written."""
     pos = 0
     row = 0
-    out = 0
+    flag = np.int64(1) << HIT_SHIFT
     for j in range(counts.shape[0]):
-        g = first_game + j
         end = pos + counts[j]
         prev = -1
-        flag = np.int64(0)
+        seq = 0
         for i in range(pos, end):
             rnd = rounds[i]
-            if i == pos or rnd != prev:
-                r_game[row] = g
+            if rnd != prev:
+                r_game[row] = first_game + j
                 r_round[row] = rnd
-                r_seq[row] = i - pos
-                offsets[row] = out
+                r_seq[row] = seq
+                offsets[row] = i
                 row += 1
                 prev = rnd
-            kind = kinds[i]
-            player = players[i]
-            value = values[i]
-            if (
-                kind == _K_HIT
-                and i + 1 < end
-                and cards[i] == -1
-                and targets[i] == -1
-                and 0 <= value <= 2
-                and rounds[i + 1] == rnd
-                and players[i + 1] == player
-                and kinds[i + 1] != _K_HIT
-                and values[i + 1] >= 0
-            ):
-                flag = np.int64(value + 1) << HIT_SHIFT
-                continue
-            codes[out] = (
-                flag
-                | (np.int64(value) << _S_VALUE)
-                | ((np.int64(targets[i]) + 1) << _S_TARGET)
-                | ((np.int64(cards[i]) + 1) << _S_CARD)
-                | ((np.int64(player) + 1) << _S_PLAYER)
-                | np.int64(kind)
-            )
-            flag = np.int64(0)
-            out += 1
+            seq += 2 if codes[i] >= flag else 1
+        events[j] = seq
         pos = end
-    offsets[row] = out
-    return row, out
+    offsets[row] = pos
+    return row
 
 
 _compiled: dict[str, object] = {}
 
 
-def event_rows(
-    ev: np.ndarray, counts: np.ndarray, rounds: np.ndarray, first_game: int
-) -> dict[str, np.ndarray]:
+def event_rows(ev: np.ndarray, counts: np.ndarray, first_game: int) -> dict[str, np.ndarray]:
     """The stored events columns (pipeline.schema.EVENTS) of the kernel's event buffer `ev`
-    (rows E_*, games back to back, counts[j] events for game first_game + j, which played
-    rounds[j] rounds): `game`, `round`, `seq` per row, `offsets` into `codes`."""
+    (rows E_CODE, E_ROUND; games back to back, counts[j] codes for game first_game + j):
+    `game`, `round`, `seq` per row, `offsets` into `codes` (the buffer's codes themselves), and
+    `events`, the events each game played."""
     if not _compiled:
         from numba import njit
 
         from flip7.kernel import core
 
-        assert (core.E_KIND, core.E_PLAYER, core.E_CARD, core.E_TARGET, core.E_VALUE) == (
-            _E_KIND,
-            _E_PLAYER,
-            _E_CARD,
-            _E_TARGET,
-            _E_VALUE,
-        ) and (core.E_ROUND, core.S_PLAYER, core.S_CARD, core.S_TARGET, core.S_VALUE) == (
-            _E_ROUND,
-            _S_PLAYER,
-            _S_CARD,
-            _S_TARGET,
-            _S_VALUE,
-        )
+        assert (core.E_CODE, core.E_ROUND, core.HIT_SHIFT) == (_E_CODE, _E_ROUND, HIT_SHIFT)
         _compiled["rows"] = njit(cache=True)(_event_rows_py)
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     total = int(counts.sum())
-    # At most a row per round of each game, plus one for events before its first round: an
-    # upper bound, trimmed to the rows the events make.
-    bound = int(np.asarray(rounds, dtype=np.int64).sum()) + counts.shape[0] if total else 0
+    codes = ev[_E_CODE, :total]
+    rounds = ev[_E_ROUND, :total]
+    # At most a row per code: trimmed to the rows the codes make.
+    bound = total
     out = {
         "game": np.empty(bound, dtype=np.int64),
         "round": np.empty(bound, dtype=np.int16),
         "seq": np.empty(bound, dtype=np.int32),
         "offsets": np.zeros(bound + 1, dtype=np.int32),
-        "codes": np.empty(total, dtype=np.int64),
+        "events": np.zeros(counts.shape[0], dtype=np.int64),
     }
+    made = 0
     if total:
-        fields = [np.ascontiguousarray(ev[k]) for k in range(_E_ROUND + 1)]
-        made, used = _compiled["rows"](  # type: ignore[operator]
-            *fields,
-            counts,
-            first_game,
-            out["game"],
-            out["round"],
-            out["seq"],
-            out["offsets"],
-            out["codes"],
-        )
-        for name in ("game", "round", "seq"):
-            out[name] = out[name][:made]
-        out["offsets"] = out["offsets"][: made + 1]
-        out["codes"] = out["codes"][:used]
+        made = _compiled["rows"](  # type: ignore[operator]
+            codes, rounds, counts, first_game, out["game"], out["round"], out["seq"],
+            out["offsets"], out["events"],
+        )  # fmt: skip
+    for name in ("game", "round", "seq"):
+        out[name] = out[name][:made]
+    out["offsets"] = out["offsets"][: made + 1]
+    out["codes"] = codes
     return out

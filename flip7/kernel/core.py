@@ -21,7 +21,8 @@ Arrays (allocated once per call, reused by every game):
   arrival. `lines[seat, i]`: cards in front of a seat, in order (the discard pile is built from
   them, and the next shuffle permutes it, so order matters).
 - `fr[depth, R_*]`: the Flip Threes being resolved, innermost last.
-Events go straight into `ev[E_*, pos]` (int16 columns; encode keeps every value in range).
+Events go straight into `ev[E_CODE, pos]` as the event log stores them (flip7.events: one int64
+code each, a HIT folded into the event after it), with their round in `ev[E_ROUND, pos]`.
 """
 
 # mypy: ignore-errors
@@ -79,8 +80,8 @@ D_OFFSET, D_N_SC, D_N_T, D_NONE, D_HELD, D_STATES, D_N_STATES = 0, 1, 2, 3, 4, 5
 N_DP_META = 7
 
 # --- outputs -----------------------------------------------------------------------------------
-E_KIND, E_PLAYER, E_CARD, E_TARGET, E_VALUE, E_ROUND = 0, 1, 2, 3, 4, 5
-N_EV = 6
+E_CODE, E_ROUND = 0, 1
+N_EV = 2
 # rs: one row per (round, seat)
 Q_GAME, Q_ROUND, Q_SEAT, Q_DEALER, Q_SCORE, Q_TOTAL, Q_STATUS, Q_FLIP7 = range(8)
 N_RS = 8
@@ -94,6 +95,8 @@ N_T = 4
 # The event log's packed int64 code (flip7.events.CODE_SHIFTS; offsets +1 for player, card and
 # target): shifts of player, card, target and value.
 S_PLAYER, S_CARD, S_TARGET, S_VALUE = 5, 11, 17, 23
+#: flip7.events.HIT_SHIFT: a code at or above 1 << HIT_SHIFT carries the HIT before it.
+HIT_SHIFT = 55
 
 # What play_games returns as its last value.
 DONE, GROW = 0, 1
@@ -175,15 +178,28 @@ def shuffle(src, m, dst, seed, counter, keys, order, cnt):
 
 @njit(cache=True, inline="always")
 def emit(ev, pos, capture, rnd, kind, player, card, target, value):
-    """Append one event at pos (past the buffer's end it is only counted); the next pos."""
+    """Append one event at pos as its stored code (past the buffer's end it is only counted);
+    the next pos. The fold of flip7.events.fold_rows, as the events come: an event that is not
+    a HIT, of a player whose HIT with no card or target and value 0..2 is the last code, in the
+    same round, with a value >= 0 takes that HIT into its own code (HIT_SHIFT) instead of a
+    slot of its own. The last code is always this game's: a game ends with GAME_END (or, in a
+    one-round game, ROUND_END), never a HIT."""
     if not capture:
         return pos
     if pos < ev.shape[1]:
-        ev[E_KIND, pos] = kind
-        ev[E_PLAYER, pos] = player
-        ev[E_CARD, pos] = card
-        ev[E_TARGET, pos] = target
-        ev[E_VALUE, pos] = value
+        code = (
+            (np.int64(value) << S_VALUE)
+            | ((np.int64(target) + 1) << S_TARGET)
+            | ((np.int64(card) + 1) << S_CARD)
+            | ((np.int64(player) + 1) << S_PLAYER)
+            | np.int64(kind)
+        )
+        if pos > 0 and kind != K_HIT and value >= 0 and ev[E_ROUND, pos - 1] == rnd:
+            d = ev[E_CODE, pos - 1] - (((np.int64(player) + 1) << S_PLAYER) | K_HIT)
+            if d >= 0 and d <= (np.int64(2) << S_VALUE) and (d & ((1 << S_VALUE) - 1)) == 0:
+                ev[E_CODE, pos - 1] = code | (((d >> S_VALUE) + 1) << HIT_SHIFT)
+                return pos
+        ev[E_CODE, pos] = code
         ev[E_ROUND, pos] = rnd
     return pos + 1
 

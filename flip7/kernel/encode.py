@@ -20,7 +20,7 @@ import numpy as np
 
 from flip7.cards import CLASSIC, N_CARD_IDS, PLUS_VALUE, Card, Deck
 from flip7.engine import END_FLIP7, END_NO_CARDS, END_NOBODY_ACTIVE, decks_for
-from flip7.events import CODE_OFFSETS, CODE_SHIFTS, DrawHow, EventKind
+from flip7.events import CODE_OFFSETS, CODE_SHIFTS, HIT_SHIFT, DrawHow, EventKind
 from flip7.observation import ACTIVE, BUSTED, FROZEN, STAYED
 from flip7.policies import base as policy_base
 from flip7.policies.base import Policy
@@ -93,6 +93,8 @@ def constant_mismatches() -> list[str]:
     shifts = (0, core.S_PLAYER, core.S_CARD, core.S_TARGET, core.S_VALUE)
     if shifts != CODE_SHIFTS or CODE_OFFSETS != (0, 1, 1, 1, 0):
         bad.append(f"event code shifts {shifts} (flip7.events.CODE_SHIFTS {CODE_SHIFTS})")
+    if core.HIT_SHIFT != HIT_SHIFT:
+        bad.append(f"HIT_SHIFT={core.HIT_SHIFT} (flip7.events.HIT_SHIFT {HIT_SHIFT})")
     return bad
 
 

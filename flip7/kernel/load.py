@@ -104,8 +104,7 @@ def _warm_event_rows() -> None:
 
     from flip7.kernel.columns import event_rows
 
-    one = np.ones(1, dtype=np.int64)
-    event_rows(np.zeros((6, 1), dtype=np.int16), one, one, 0)
+    event_rows(np.zeros((2, 1), dtype=np.int64), np.ones(1, dtype=np.int64), 0)
 
 
 def load_info(vengeance: bool = False) -> LoadInfo:

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import numba  # noqa: F401  (a dependency: missing, it fails the suite rather than skipping it)
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from flip7 import kernel
+from flip7.events import unfold_codes
+from pipeline.schema import event_codes
 from pipeline.shard import ShardTask, simulate_shard
 
 
@@ -48,3 +53,30 @@ def test_vengeance_shards_are_the_kernels_too():
     for name, table in expected.items():
         assert got[name].equals(table), name
     assert simulate_shard(task, engine="auto")["events"].equals(expected["events"])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**40),
+    lineup=st.lists(
+        st.sampled_from(["ev", "sum:20", "bust:0.3", "endgame", "count:3"]), min_size=1, max_size=6
+    ),
+    variant=st.sampled_from(
+        ["classic", "vengeance", "vengeance(deck=alt,brutal=1)", "classic(max_rounds=2)"]
+    ),
+)
+def test_the_kernel_stores_each_event_as_the_fold_states(seed, lineup, variant):
+    """The kernel writes events already folded (flip7.kernel.core.emit); its stored rows equal
+    flip7.events.fold_rows over the reference engine's events, and unfolding them gives every
+    event back."""
+    ruleset, variant = (
+        ("3.1(max_rounds=2)", "classic") if "max_rounds" in variant else ("3.1", variant)
+    )
+    task = ShardTask("r", 0, 0, 0, tuple(lineup), ruleset, variant, seed, True, 0, 0, 6)
+    expected = simulate_shard(task, engine="reference")
+    got = simulate_shard(task, engine="kernel")
+    assert got["events"].equals(expected["events"])
+    assert got["games"].equals(expected["games"])
+    flat = event_codes(got["events"])
+    stored = np.asarray(got["events"].column("codes").combine_chunks().flatten())
+    assert np.array_equal(unfold_codes(stored), flat["code"])

@@ -129,8 +129,9 @@ def test_upgrade_refuses_what_it_cannot_read(old: Path) -> None:
 
 @pytest.mark.parametrize("variant", ["classic", "vengeance(brutal=1)"])
 def test_the_three_folds_agree(variant: str) -> None:
-    """The kernel's compiled pass, pipeline.schema.events_table and the upgrade's events_v4
-    store the same rows; unfolding gives back every event (negative values included)."""
+    """The kernel's fold (as it writes each event), pipeline.schema.events_table and the
+    upgrade's events_v4 store the same rows; unfolding gives back every event (negative values
+    included)."""
     lineup = ("ev", "bust:0.25", "sum:20", "count:4")
     task = ShardTask("r", 0, 0, 0, lineup, "3.1", variant, 3, True, 0, 0, 40)
     kernel = simulate_shard(task, engine="kernel")["events"]
@@ -149,9 +150,9 @@ def test_the_three_folds_agree(variant: str) -> None:
 
 
 def test_the_upgrade_writes_as_the_pipeline_does() -> None:
-    """warehouse.upgrade and the kernel's compiled pass repeat the pipeline's constants."""
-    from flip7.kernel import columns
+    """warehouse.upgrade and the kernel repeat the pipeline's constants."""
+    from flip7.kernel import columns, core
 
-    assert upgrading.HIT_SHIFT == HIT_SHIFT == columns.HIT_SHIFT
+    assert upgrading.HIT_SHIFT == HIT_SHIFT == columns.HIT_SHIFT == core.HIT_SHIFT
     assert upgrading.WRITE_OPTIONS == WRITE_OPTIONS
     assert upgrading.SCHEMA_VERSION == SCHEMA_VERSION
