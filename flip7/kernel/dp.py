@@ -87,7 +87,7 @@ class Blocks:
         self.distinct = len(ids)
 
 
-_cache: dict[int, tuple[Any, Blocks]] = {}
+_cache: dict[tuple[object, ...], tuple[Any, Blocks]] = {}
 
 
 def _race_bits(table: Any) -> Iterator[bytes]:
@@ -99,10 +99,22 @@ def _race_bits(table: Any) -> Iterator[bytes]:
         yield zlib.decompress(blob[offsets[b] : offsets[b + 1]])
 
 
+def table_key(table: Any, race: bool) -> tuple[object, ...]:
+    """What a table's bits depend on: its kind, model and model key (and the race's target),
+    so that seats with tables of their own (each seat parses its spec) share one encoding."""
+    key = table.header.get("key")
+    if key is None:  # not a cached solver table: only this object is known to hold its bits
+        return ("object", id(table))
+    if race:
+        return ("race", table.header.get("model"), key, table.target)
+    return ("dp", table.header.get("model"), key)
+
+
 def blocks(table: Any, race: bool) -> Blocks:
     """`table` (a dp Table, or a RaceTable with `race`) as Blocks, encoded once per process."""
-    got = _cache.get(id(table))
-    if got is not None and got[0] is table:
+    key = table_key(table, race)
+    got = _cache.get(key)
+    if got is not None:
         return got[1]
     if race:
         encoded = Blocks(_race_bits(table), table.target, table.n_sc, table.n_t)
@@ -110,7 +122,7 @@ def blocks(table: Any, race: bool) -> Blocks:
         encoded = Blocks([table.bits], 1, table.n_sc, table.n_t)
     if len(_cache) >= CACHED_TABLES:
         _cache.pop(next(iter(_cache)))
-    _cache[id(table)] = (table, encoded)  # the table is kept, so its id is not reused
+    _cache[key] = (table, encoded)  # the table is kept, so an id in a key is not reused
     return encoded
 
 
@@ -133,7 +145,7 @@ def tables(policies: list[Policy], target: int) -> tuple[np.ndarray, ...]:
     index: list[np.ndarray] = []
     meta: list[list[int]] = []
     states: list[tuple[int, int, int]] = []
-    seen: dict[int, int] = {}
+    seen: dict[tuple[object, ...], int] = {}
     offset = n_index = 0
     for i, policy in enumerate(policies):
         if not is_dp(policy):
@@ -143,7 +155,7 @@ def tables(policies: list[Policy], target: int) -> tuple[np.ndarray, ...]:
         # model's tables share them), the bits those of the table it looks up.
         own = policy.table  # type: ignore[attr-defined]
         table = policy.table_for(target) if race else own  # type: ignore[attr-defined]
-        key = id(table)
+        key = table_key(table, race)
         if key not in seen:
             enc = blocks(table, race)
             if (enc.n_sc, enc.n_t) != (own.n_sc, own.n_t):

@@ -55,7 +55,7 @@ def lineup(seats: dict[str, object], specs: list[str]) -> list:  # type: ignore[
     return [seats[s] if s in seats else parse_policies(s)[0] for s in specs]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     st.integers(0, 2**64 - 1),
     st.sampled_from([1, 1, 1, 2, 3, 4, 5, 8]).flatmap(
@@ -142,11 +142,14 @@ def test_block_dedupe_keeps_every_decision(seats, spec):
         assert bit == want_bit
 
 
-def test_seats_of_one_policy_share_its_table_row(seats):
-    """Two seats of one race policy share one table row; race and race:real get their own."""
-    policies = lineup(seats, ["race", "race:real", "race", "ev"])
+def test_seats_of_one_table_share_its_row_and_encoding(seats):
+    """Seats whose policies loaded the same table (each seat parses its own spec) share one
+    table row and one encoding; race and race:real get their own."""
+    again = RacePolicy("basic", target=TARGET)
+    assert again.table_for(TARGET) is not seats["race"].table_for(TARGET)  # type: ignore[attr-defined]
+    policies = [*lineup(seats, ["race", "race:real", "ev"]), again]
     rows, bits, meta, states, index = dp_support.tables(policies, TARGET)
-    assert rows[0] == rows[2] != rows[1]
+    assert rows[0] == rows[3] != rows[1]
     assert meta.shape[0] == 2 and meta[:, core.D_N_SCORES].tolist() == [TARGET, TARGET]
     assert index.shape[0] == 2 * TARGET * dp_support.N_MASKS
 
