@@ -75,14 +75,20 @@ class Blocks:
         size = 8 * n_sc * n_t  # bytes per mask: 64 modifier masks x n_sc x n_t bits
         ids: dict[bytes, int] = {}
         self.index = np.zeros(n_scores * N_MASKS, dtype=np.int32)
+        prev: np.ndarray | None = None
+        prev_index = self.index[:0]
         for b, dense in enumerate(tables):
-            rows = np.frombuffer(dense, dtype=np.uint8)[: N_MASKS * size].reshape(N_MASKS, size)
-            keys = rows.view(np.dtype((np.void, size))).ravel()
-            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-            local = np.array(
-                [ids.setdefault(rows[f].tobytes(), len(ids)) for f in first], dtype=np.int32
-            )
-            self.index[b * N_MASKS : (b + 1) * N_MASKS] = local[inverse.reshape(-1)]
+            words = np.frombuffer(dense, dtype=np.uint8)[: N_MASKS * size].view(np.uint64)
+            rows = words.reshape(N_MASKS, size // 8)  # a block in 8-byte words
+            index = self.index[b * N_MASKS : (b + 1) * N_MASKS]
+            changed: Iterable[int] = range(N_MASKS)
+            if prev is not None:  # the next score's table repeats most blocks of the last one
+                same = (rows == prev).all(axis=1)
+                index[same] = prev_index[same]
+                changed = np.flatnonzero(~same).tolist()
+            for m in changed:
+                index[m] = ids.setdefault(rows[m].tobytes(), len(ids))
+            prev, prev_index = rows, index
         self.bits = np.frombuffer(b"".join(ids), dtype=np.uint8)  # in id order
         self.distinct = len(ids)
 
