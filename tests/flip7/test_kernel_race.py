@@ -164,3 +164,12 @@ def test_race_seats_play_ev_in_vengeance_as_the_reference_does(seats):
         expected = variant.new_engine(rules, policies, seed).run()
         got = kernel.play_game(rules, policies, seed, variant=variant)
         assert got == expected
+
+
+def test_race_tables_reach_the_kernel_in_the_warmed_up_types(seats):
+    """The table arrays of race and dp seats have the dtypes of the loader's warm-up (no table),
+    so a race game runs the compiled (or cached) kernel instead of compiling another one."""
+    rules = parse_ruleset(f"3.1(target={TARGET})")
+    kernel.play_game(rules, lineup(seats, ["race"]), 3)
+    kernel.play_game(rules, lineup(seats, ["race:real", "dp", "ev"]), 3)
+    assert len(core.play_games.signatures) == 1
