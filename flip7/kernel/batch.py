@@ -202,7 +202,7 @@ def _run(
     capacity: int | None = None,
     vengeance: bool = False,
 ) -> Batch:
-    from flip7.kernel.core import GROW, workspace
+    from flip7.kernel.core import GROW, I_TARGET, workspace
 
     if vengeance:
         from flip7.kernel.vengeance import workspace
@@ -218,12 +218,15 @@ def _run(
     rs = np.empty((8, rs_cap), dtype=np.int32)
     go = np.zeros((k, 6), dtype=np.int64)
     gt = np.zeros((4, k, n), dtype=np.int32)
-    dp_rows, dpb, dpm, dps = dp_support.tables(list(policies))
+    if vengeance:  # dp and race play ev there: no table is read
+        dp_rows, dpb, dpm, dps, dpk = dp_support.placeholders(len(policies))
+    else:  # a race seat reads the tables of the game's target
+        dp_rows, dpb, dpm, dps, dpk = dp_support.tables(list(policies), int(ip[I_TARGET]))
     g = pos = rpos = 0
     while True:
         work = workspace(n, counts)  # owned here, so alive for the whole call
         g, pos, rpos, status = kern(
-            seeds, seat_policy, *table, dp_rows, ip, fp, counts, stack, dpb, dpm, dps,
+            seeds, seat_policy, *table, dp_rows, ip, fp, counts, stack, dpb, dpm, dps, dpk,
             ev, rs, go, gt, g, pos, rpos, *work,
         )  # fmt: skip
         if status == GROW:  # game g did not fit: double the buffers, start game g over

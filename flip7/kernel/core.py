@@ -76,8 +76,13 @@ J_DANGER, J_SAFE = 0, 1
 N_FPARAMS = 2
 
 # --- dp tables: dp_meta[policy, D_*] (flip7.kernel.dp) -----------------------------------------
+# A table is one block of bits per (banked score, 13-bit number mask): the block of score b and
+# mask m starts at bit D_OFFSET + dp_blocks[D_BLOCKS + b * N_MASKS + m] * 64 * n_sc * n_t, so
+# equal blocks are stored once. dp has one score (every total reads it), race `target` of them.
 D_OFFSET, D_N_SC, D_N_T, D_NONE, D_HELD, D_STATES, D_N_STATES = 0, 1, 2, 3, 4, 5, 6
-N_DP_META = 7
+D_BLOCKS, D_N_SCORES = 7, 8
+N_DP_META = 9
+N_MASKS = 8192
 
 # --- outputs -----------------------------------------------------------------------------------
 E_CODE, E_ROUND = 0, 1
@@ -314,9 +319,9 @@ def endgame_rule(pl, pf, cd, p, n, target, unseen_total, ndis):
 
 
 @njit(cache=True, inline="always")
-def dp_rule(pl, cd, lines, p, n, rnd, dp_bits, dp_meta, dp_states):
-    """flip7.policies.dp.DPPolicy.hit: one bit of the solver's table; -1 means fall back to ev
-    (a 13 showing)."""
+def dp_rule(pl, cd, lines, p, n, rnd, dp_bits, dp_meta, dp_states, dp_blocks):
+    """flip7.policies.dp.DPPolicy.hit (and RacePolicy.hit: the table of the seat's banked
+    score): one bit of the solver's table; -1 means fall back to ev (a 13 showing)."""
     if pl[F_MASK, p] >> N13:
         return -1
     meta = pl[F_POLICY, p]
@@ -368,13 +373,19 @@ def dp_rule(pl, cd, lines, p, n, rnd, dp_bits, dp_meta, dp_states):
             sc = found
     if t > n_t - 1:
         t = n_t - 1
-    i = (((pl[F_MASK, p] * 64 + mods) * n_sc + sc) * n_t + t) + dp_meta[meta, D_OFFSET]
+    b = pl[F_TOTAL, p]
+    if b > dp_meta[meta, D_N_SCORES] - 1:
+        b = dp_meta[meta, D_N_SCORES] - 1
+    if b < 0:
+        b = 0
+    block = dp_blocks[dp_meta[meta, D_BLOCKS] + b * N_MASKS + pl[F_MASK, p]]
+    i = dp_meta[meta, D_OFFSET] + block * (64 * n_sc * n_t) + (mods * n_sc + sc) * n_t + t
     return (dp_bits[i >> 3] >> (i & 7)) & 1
 
 
 @njit(cache=True, inline="always")
-def wants_hit(pl, pf, cd, lines, p, n, target, bonus, unseen_total, ndis, rnd, dpb, dpm, dps):
-    """The seat's policy answers hit-or-stay (flip7.policies.thresholds, ev, dp)."""
+def wants_hit(pl, pf, cd, lines, p, n, target, bonus, unseen_total, ndis, rnd, dpb, dpm, dps, dpk):
+    """The seat's policy answers hit-or-stay (flip7.policies.thresholds, ev, dp, race)."""
     kind = pl[F_KIND, p]
     counting = pl[F_COUNTING, p]
     if kind == P_SUM:
@@ -392,10 +403,10 @@ def wants_hit(pl, pf, cd, lines, p, n, target, bonus, unseen_total, ndis, rnd, d
         if rule >= 0:
             return rule == 1
     elif kind == P_DP:
-        rule = dp_rule(pl, cd, lines, p, n, rnd, dpb, dpm, dps)
+        rule = dp_rule(pl, cd, lines, p, n, rnd, dpb, dpm, dps, dpk)
         if rule >= 0:
             return rule == 1
-        counting = 0  # DPPolicy's fallback is a plain EVPolicy()
+        counting = 0  # DPPolicy's (and RacePolicy's) fallback is a plain EVPolicy()
     return ev_hit(pl, cd, p, counting, bonus)
 
 
@@ -504,6 +515,7 @@ def play_games(
     dpb,
     dpm,
     dps,
+    dpk,
     ev,
     rs,
     go,
@@ -540,9 +552,9 @@ def play_games(
     return _play(
         seeds, seat_policy, bare(pol_kind), bare(pol_int), bare(pol_flt), bare(pol_counting),
         bare(pol_dp), bare(ip), bare(fp), deck, stacked, bare(dpb), bare(dpm), bare(dps),
-        bare(ev), bare(rs), bare(go), bare(gt), g0, pos0, rpos0, bare(pl), bare(pf), bare(cd),
-        bare(lines), bare(piles), bare(fr), bare(keys), bare(order), bare(cnt), bare(fresh),
-        dsize,
+        bare(dpk), bare(ev), bare(rs), bare(go), bare(gt), g0, pos0, rpos0, bare(pl), bare(pf),
+        bare(cd), bare(lines), bare(piles), bare(fr), bare(keys), bare(order), bare(cnt),
+        bare(fresh), dsize,
     )  # fmt: skip
 
 
@@ -552,8 +564,8 @@ def play_games(
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _play(
     seeds, seat_policy, pol_kind, pol_int, pol_flt, pol_counting, pol_dp, ip, fp, deck,
-    stacked, dpb, dpm, dps, ev, rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles, fr,
-    keys, order, cnt, fresh, dsize,
+    stacked, dpb, dpm, dps, dpk, ev, rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles,
+    fr, keys, order, cnt, fresh, dsize,
 ):  # fmt: skip
     """play_games on reference-free views of its arrays."""
     k = seeds.shape[0]
@@ -708,6 +720,7 @@ def _play(
                         dpb,
                         dpm,
                         dps,
+                        dpk,
                     ):
                         pos = emit(ev, pos, capture, rnd, K_HIT, p, -1, -1, 0)
                     else:

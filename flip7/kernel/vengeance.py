@@ -832,11 +832,11 @@ def workspace(n, deck):
 @njit(cache=True)
 def play_games(
     seeds, seat_policy, pol_kind, pol_int, pol_flt, pol_counting, pol_dp, ip, fp, deck,
-    stacked, dpb, dpm, dps, ev, rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles, fr,
-    keys, order, cnt, fresh, aside, st, vc, w0, out,
+    stacked, dpb, dpm, dps, dpk, ev, rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles,
+    fr, keys, order, cnt, fresh, aside, st, vc, w0, out,
 ):  # fmt: skip
     """core.play_games for "With a Vengeance" (ip carries I_BRUTAL, fp J_VSAFE); the dp
-    arguments are unused (dp plays ev in this variant)."""
+    arguments are unused (dp and race play ev in this variant)."""
     nid = deck.shape[0]
     dsize = fresh.shape[0] - 1
     i = 0

@@ -30,7 +30,8 @@ RACE_MODELS = ("basic", "real")
 
 class RacePolicy(DPPolicy):
     """Hit exactly when the race table of its banked score says so (see the module
-    docstring). Shares `dp`'s reading of the hand; not a `dp` for the compiled kernel."""
+    docstring). Shares `dp`'s reading of the hand; the compiled kernel plays it as it plays
+    `dp`, from the tables of the game's target (flip7.kernel.dp)."""
 
     def __init__(
         self, model: str | Model = "basic", cache_dir: str | None = None, target: int = 200
