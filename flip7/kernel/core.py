@@ -97,6 +97,7 @@ WX_PH_TAB, WX_PH_ORDER, WX_PARAMS, WX_MASKS, WX_RANK = 10, 11, 12, 13, 14
 WX_REACH, WX_DP_HIT, WX_DIMS, WX_Q, WX_HIT, WX_PROB = 15, 16, 17, 18, 19, 20
 WX_LIVE, WX_LIVE2, WX_KEY, WX_F, WX_I, WX_ACC, WX_OUT = 21, 22, 23, 24, 25, 26, 27
 WX_LAW_KEY, WX_LAWS = 28, 29  # the opponent laws met so far (a hash table per model)
+WX_EG_KEY, WX_EG_BITS = 30, 31  # the endgame's sweeps over every row, kept (hash table per model)
 # WX_F rows: the reward, the sweep's cost, the opponent's law; WX_I rows: mult, plus, free
 WF_REWARD, WF_COST, WF_LAW, WF_BOUNDS = 0, 1, 2, 3
 
@@ -543,6 +544,58 @@ def win_law(wa, mdl, mask, mods, sc, t):
 
 
 @njit(cache=True, _nrt=False)
+def win_endgame_kept(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t):
+    """The endgame's decision from a kept sweep over every row, or -1 when its table is full.
+
+    Once the others are done and the round ends the game, R(s) is 1 above the gap g = final -
+    mine, the tie value at it, 0 below (the same array for every g < 0, and for final under the
+    target with mine at or above it; every g >= HIST gives zeros): one sweep over all the rows
+    per (table, field size, g) answers every hand, so it is kept (its decision bits, packed);
+    sweeps are exact backward induction, so any sweep that reaches a hand gives it the same bit."""
+    hist = wa[WX_F].shape[1]
+    g = final - mine if final >= target else -1
+    g = min(max(g, -1), hist)
+    key = (tbl * 8 + ni) * (hist + 2) + g + 1
+    keys = wa[WX_EG_KEY][mdl]
+    cap = keys.shape[0]
+    h = (key * 0x9E3779B1) % cap
+    slot = -1
+    for _ in range(cap):
+        if keys[h] == key:
+            slot = h
+            break
+        if keys[h] < 0:
+            break
+        h = h + 1 if h + 1 < cap else 0
+    nm = wa[WX_DIMS][mdl, 0]
+    nsc = wa[WX_DIMS][mdl, 1]
+    n_dec = wa[WX_DIMS][mdl, 3]
+    if slot < 0:
+        if keys[h] >= 0:
+            return -1  # full: the caller sweeps from the hand
+        slot = h
+        reward_into(
+            wa[WX_VALUES][tbl, ni], wa[WX_TIES][tbl, ni], target, mine, final,
+            wa[WX_F][WF_REWARD],
+        )  # fmt: skip
+        win_solve(wa, mdl, 0, 0)  # from the empty hand: every row
+        wa[WX_KEY][mdl, 0] = 0  # the hand sweep kept below is gone
+        hit = wa[WX_HIT][mdl]
+        bits = wa[WX_EG_BITS][mdl, slot]
+        size = nsc * nm * 64 * n_dec
+        for j in range((size + 7) >> 3):
+            v = 0
+            for b in range(8):
+                i = (j << 3) + b
+                if i < size and hit[i]:
+                    v |= 1 << b
+            bits[j] = v
+        keys[slot] = key
+    i = ((sc * nm + wa[WX_RANK][mdl, mask]) * 64 + mods) * n_dec + t
+    return (wa[WX_EG_BITS][mdl, slot, i >> 3] >> (i & 7)) & 1
+
+
+@njit(cache=True, _nrt=False)
 def win_rule(pl, lines, p, n, target, wm, wa):
     """flip7.policies.win.WinPolicy.hit with others at the table: 1 hit, 0 stay, -1 play ev
     (a 13 showing). Once the others are done and the round ends the game, the in-round optimum
@@ -574,6 +627,9 @@ def win_rule(pl, lines, p, n, target, wm, wa):
             mdl = wm[row, W_MODEL]
             nm = wa[WX_DIMS][mdl, 0]
             mi = wa[WX_RANK][mdl, mask]
+            got = win_endgame_kept(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t)
+            if got >= 0:
+                return got
             kind = 0 if final >= target else 1  # at the target R depends on the gap alone
             a = final - mine if kind == 0 else mine
             b = 0 if kind == 0 else final

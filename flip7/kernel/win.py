@@ -37,6 +37,9 @@ N_WIN_META = 8  # flip7.kernel.core.N_WIN_META
 HIST = 256
 #: Opponent round-score laws kept per model (the Freeze rule's; 8 MiB each at this size).
 LAWS = 4096
+#: Endgame sweeps over every row kept per model, one per (table, field size, gap): their bits
+#: are 229 KiB each for `basic`, 416 KiB for `real` (memory is touched only as they fill).
+SWEEPS = 512
 
 
 def _win_class() -> type | None:
@@ -188,6 +191,8 @@ def _arrays(wtables: list[Any], spaces: list[Any], dp_hits: list[np.ndarray]) ->
         np.zeros((64, n_ph), np.float64),  # out
         np.full((m, LAWS), -1, np.int64),  # the laws' keys (-1: free)
         np.empty((m, LAWS, HIST), np.float64),  # the laws
+        np.full((m, SWEEPS), -1, np.int64),  # the endgame sweeps' keys (-1: free)
+        np.empty((m, SWEEPS, (n_dec + 7) // 8), np.uint8),  # their decision bits
     )
 
 
@@ -226,4 +231,6 @@ def placeholder() -> tuple:
         np.zeros((64, 1), np.float64),
         np.full((1, 1), -1, np.int64),
         np.zeros((1, 1, HIST), np.float64),
+        np.full((1, 1), -1, np.int64),
+        np.zeros((1, 1, 1), np.uint8),
     )
