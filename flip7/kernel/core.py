@@ -98,6 +98,7 @@ WX_REACH, WX_DP_HIT, WX_DIMS, WX_Q, WX_HIT, WX_PROB = 15, 16, 17, 18, 19, 20
 WX_LIVE, WX_LIVE2, WX_KEY, WX_F, WX_I, WX_ACC, WX_OUT = 21, 22, 23, 24, 25, 26, 27
 WX_LAW_KEY, WX_LAWS = 28, 29  # the opponent laws met so far (a hash table per model)
 WX_EG_KEY, WX_EG_BITS = 30, 31  # the endgame's sweeps over every row, kept (hash table per model)
+WX_EG_SEEN = 32  # per model, how often each endgame reward missed the kept sweeps
 # WX_F rows: the reward, the sweep's cost, the opponent's law; WX_I rows: mult, plus, free
 WF_REWARD, WF_COST, WF_LAW, WF_BOUNDS = 0, 1, 2, 3
 
@@ -544,63 +545,69 @@ def win_law(wa, mdl, mask, mods, sc, t):
 
 
 @njit(cache=True, _nrt=False)
-def win_endgame_kept(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t):
-    """The endgame's decision from a kept sweep over every row, or -1 when its table is full.
+def win_endgame(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t):
+    """flip7.policies.win.WinPolicy.decide_known: the in-round optimum's bit for this hand
+    when the others are done and the round ends the game (the leader among them at `final`).
 
-    Once the others are done and the round ends the game, R(s) is 1 above the gap g = final -
-    mine, the tie value at it, 0 below (the same array for every g < 0, and for final under the
-    target with mine at or above it; every g >= HIST gives zeros): one sweep over all the rows
-    per (table, field size, g) answers every hand, so it is kept (its decision bits, packed);
-    sweeps are exact backward induction, so any sweep that reaches a hand gives it the same bit."""
+    R(s) is then 1 above the gap g = final - mine, the tie value at it, 0 below (the same array
+    for every g < 0, and when final is under the target with mine at or above it; zeros for
+    every g >= HIST), so a sweep serves every hand with the same (table, field size, g) that it
+    reaches. Sweeps are exact backward induction: any sweep that reaches a hand gives it the
+    same bit, so which one answers changes no decision. The last sweep from a hand is kept (as
+    the policy keeps it); a g met for the third time by a hand that sweep does not reach gets a
+    sweep over every row, kept for good as packed bits (WX_EG_*)."""
     hist = wa[WX_F].shape[1]
     g = final - mine if final >= target else -1
     g = min(max(g, -1), hist)
-    key = (tbl * 8 + ni) * (hist + 2) + g + 1
-    keys = wa[WX_EG_KEY][mdl]
-    cap = keys.shape[0]
-    h = (key * 0x9E3779B1) % cap
-    slot = -1
-    for _ in range(cap):
-        if keys[h] == key:
-            slot = h
-            break
-        if keys[h] < 0:
-            break
-        h = h + 1 if h + 1 < cap else 0
+    gkey = (tbl * 8 + ni) * (hist + 2) + g + 1
     nm = wa[WX_DIMS][mdl, 0]
     nsc = wa[WX_DIMS][mdl, 1]
     n_dec = wa[WX_DIMS][mdl, 3]
-    if slot < 0:
-        if keys[h] >= 0:
-            return -1  # full: the caller sweeps from the hand
-        slot = h
-        reward_into(
-            wa[WX_VALUES][tbl, ni], wa[WX_TIES][tbl, ni], target, mine, final,
-            wa[WX_F][WF_REWARD],
-        )  # fmt: skip
-        win_solve(wa, mdl, 0, 0)  # from the empty hand: every row
-        wa[WX_KEY][mdl, 0] = 0  # the hand sweep kept below is gone
-        hit = wa[WX_HIT][mdl]
-        bits = wa[WX_EG_BITS][mdl, slot]
-        size = nsc * nm * 64 * n_dec
-        for j in range((size + 7) >> 3):
-            v = 0
-            for b in range(8):
-                i = (j << 3) + b
-                if i < size and hit[i]:
-                    v |= 1 << b
-            bits[j] = v
-        keys[slot] = key
-    i = ((sc * nm + wa[WX_RANK][mdl, mask]) * 64 + mods) * n_dec + t
-    return (wa[WX_EG_BITS][mdl, slot, i >> 3] >> (i & 7)) & 1
+    mi = wa[WX_RANK][mdl, mask]
+    d = ((sc * nm + mi) * 64 + mods) * n_dec + t
+    keys = wa[WX_EG_KEY][mdl]
+    cap = keys.shape[0]
+    h = (gkey * 0x9E3779B1) % cap
+    for _ in range(cap):
+        if keys[h] == gkey:
+            return (wa[WX_EG_BITS][mdl, h, d >> 3] >> (d & 7)) & 1
+        if keys[h] < 0:
+            break
+        h = h + 1 if h + 1 < cap else 0
+    last = wa[WX_KEY][mdl]
+    if last[0] == 1 and last[1] == gkey and mi >= 0 and wa[WX_LIVE][mdl, sc * nm + mi]:
+        return wa[WX_HIT][mdl, d]
+    seen = wa[WX_EG_SEEN][mdl]
+    seen[gkey] += 1
+    reward_into(
+        wa[WX_VALUES][tbl, ni], wa[WX_TIES][tbl, ni], target, mine, final, wa[WX_F][WF_REWARD]
+    )
+    hit = wa[WX_HIT][mdl]
+    if seen[gkey] < 3 or keys[h] >= 0:  # (keys[h] >= 0: the kept table is full)
+        win_solve(wa, mdl, mask, sc)
+        last[0] = 1
+        last[1] = gkey
+        return hit[d]
+    win_solve(wa, mdl, 0, 0)  # from the empty hand: every row
+    last[0] = 0
+    bits = wa[WX_EG_BITS][mdl, h]
+    size = nsc * nm * 64 * n_dec
+    for j in range((size + 7) >> 3):
+        v = 0
+        for b in range(8):
+            i = (j << 3) + b
+            if i < size and hit[i]:
+                v |= 1 << b
+        bits[j] = v
+    keys[h] = gkey
+    return hit[d]
 
 
 @njit(cache=True, _nrt=False)
 def win_rule(pl, lines, p, n, target, wm, wa):
     """flip7.policies.win.WinPolicy.hit with others at the table: 1 hit, 0 stay, -1 play ev
     (a 13 showing). Once the others are done and the round ends the game, the in-round optimum
-    for the exact reward (one sweep, kept while the reward and the hand's rows stay the same);
-    else one bit of the menu policy the table picks."""
+    for the exact reward (win_endgame); else one bit of the menu policy the table picks."""
     mask = pl[F_MASK, p]
     if mask >> N13:
         return -1
@@ -625,31 +632,7 @@ def win_rule(pl, lines, p, n, target, wm, wa):
                 first = False
         if done and (final >= target or mine >= target):
             mdl = wm[row, W_MODEL]
-            nm = wa[WX_DIMS][mdl, 0]
-            mi = wa[WX_RANK][mdl, mask]
-            got = win_endgame_kept(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t)
-            if got >= 0:
-                return got
-            kind = 0 if final >= target else 1  # at the target R depends on the gap alone
-            a = final - mine if kind == 0 else mine
-            b = 0 if kind == 0 else final
-            key = wa[WX_KEY][mdl]
-            same = key[0] == 1 and key[1] == tbl and key[2] == ni and key[3] == kind
-            same = same and key[4] == a and key[5] == b
-            if not (same and mi >= 0 and wa[WX_LIVE][mdl, sc * nm + mi]):
-                reward_into(
-                    wa[WX_VALUES][tbl, ni], wa[WX_TIES][tbl, ni], target, mine, final,
-                    wa[WX_F][WF_REWARD],
-                )  # fmt: skip
-                win_solve(wa, mdl, mask, sc)
-                key[0] = 1
-                key[1] = tbl
-                key[2] = ni
-                key[3] = kind
-                key[4] = a
-                key[5] = b
-            d = ((sc * nm + mi) * 64 + mods) * wa[WX_DIMS][mdl, 3] + t
-            return wa[WX_HIT][mdl, d]
+            return win_endgame(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t)
     leader = -1
     for q in range(n):
         if q != p and (leader < 0 or pl[F_TOTAL, q] > leader):
@@ -692,7 +675,7 @@ def win_target(pl, lines, me, target, wm, wa):
     mask = pl[F_MASK, me]
     mods, sc, t = win_hand(pl, lines, me, wm, row)
     x = win_solve(wa, mdl, mask, sc)
-    wa[WX_KEY][mdl, 0] = 0  # the endgame's kept sweep is gone
+    wa[WX_KEY][mdl, 0] = 0  # the endgame's last hand sweep is gone
     s = state_index(wa[WX_RANK][mdl], nm, nph, mask, mods, sc, t)
     return o if in_round_value(wa[WX_Q][mdl], s, x) >= on_me else me
 

@@ -193,6 +193,7 @@ def _arrays(wtables: list[Any], spaces: list[Any], dp_hits: list[np.ndarray]) ->
         np.empty((m, LAWS, HIST), np.float64),  # the laws
         np.full((m, SWEEPS), -1, np.int64),  # the endgame sweeps' keys (-1: free)
         np.empty((m, SWEEPS, (n_dec + 7) // 8), np.uint8),  # their decision bits
+        np.zeros((m, len(wtables) * 8 * (HIST + 2)), np.int64),  # misses per endgame reward
     )
 
 
@@ -233,4 +234,5 @@ def placeholder() -> tuple:
         np.zeros((1, 1, HIST), np.float64),
         np.full((1, 1), -1, np.int64),
         np.zeros((1, 1, 1), np.uint8),
+        np.zeros((1, 1), np.int64),
     )

@@ -136,17 +136,26 @@ def test_choose_engine_plays_win_in_the_kernel(policies):
 
 
 def test_a_batch_of_win_games_equals_the_reference_games(policies):
-    """play_batch over several games with rotated seats (the kept sweeps and opponent laws
-    carried from game to game, and to the next batch) gives each game the reference plays."""
+    """play_batch over games with rotated seats, twice (the last sweeps, the opponent laws and
+    the endgame's sweeps over every row carried from game to game and to the next batch; the
+    second pass answers from them) gives each game the reference plays."""
+    from flip7.kernel import win as kernel_win
+
+    kernel_win._KEPT.entry = None  # start from empty kept arrays
     rules = parse_ruleset("3.1")
     seats = lineup(policies, ["win", "ev"])
-    seeds = kernel.derive_seeds(5, 0, 0, 12)
-    seat_policy = kernel.rotation(2, np.arange(12) % 2)
+    k = 40
+    seeds = kernel.derive_seeds(5, 0, 0, k)
+    seat_policy = kernel.rotation(2, np.arange(k) % 2)
+    expected = [
+        Engine(rules, [seats[j] for j in seat_policy[g]], int(seeds[g])).run() for g in range(k)
+    ]
     for _ in range(2):
         batch = kernel.play_batch(rules, seats, seat_policy, seeds)
-        for g in range(12):
-            order = [seats[j] for j in seat_policy[g]]
-            assert batch.result(g) == Engine(rules, order, int(seeds[g])).run()
+        assert [batch.result(g) for g in range(k)] == expected
+    wa = kernel_win._KEPT.entry[1]
+    assert (wa[core.WX_EG_KEY] >= 0).sum() > 0  # some endgame sweep over every row was kept
+    assert (wa[core.WX_LAW_KEY] >= 0).sum() > 0  # and some opponent law
 
 
 def test_shared_reward_helpers_match_their_definition(policies):
