@@ -128,8 +128,9 @@ def tables(policies: list[Policy], target: int) -> tuple[np.ndarray, np.ndarray,
     if not meta:
         return rows, np.zeros((1, N_WIN_META), dtype=np.int64), placeholder()
     # The arrays (the sweeps' workspaces and the laws met so far with them) serve the next
-    # batch of the same tables too: one set per thread, for the last tables asked for.
-    key = (tuple(wtables), tuple(models))
+    # batch of the same tables too, also read again by another policy object (a new line-up):
+    # one set per thread, for the last tables asked for (named by model key and target).
+    key = (tuple((t.header["key"], t.target) for t in wtables), tuple(models))
     kept = getattr(_KEPT, "entry", None)
     if kept is None or kept[0] != key:
         kept = _KEPT.entry = (key, _arrays(wtables, spaces, dp_hits))
