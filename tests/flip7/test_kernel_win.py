@@ -198,3 +198,36 @@ def test_the_shared_helpers_run_without_numba_runtime():
     assert len(jitted) >= 6
     for fn in [*jitted, forward_from_ws, race_backward_ws]:
         assert fn.targetoptions.get("_nrt") is False, fn.__name__
+
+
+def test_an_edit_to_a_callee_module_drops_the_kernels_cached_code(tmp_path, monkeypatch):
+    """numba's cache checks only the file of the function it caches; the kernel calls win's
+    compiled helpers in flip7.solver. A digest of those files kept next to the cache: when it
+    differs (an edit there), the kernel module's cached code is dropped and compiled again."""
+    import types
+
+    from flip7.kernel import load
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    flushed: list[str] = []
+
+    class Cache:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def flush(self) -> None:
+            flushed.append(self.name)
+
+    module = types.ModuleType("fake_kernel")
+    jitted = types.SimpleNamespace(__module__="fake_kernel", _cache=Cache("mine"))
+    imported = types.SimpleNamespace(__module__="elsewhere", _cache=Cache("theirs"))
+    module.mine, module.theirs = jitted, imported  # type: ignore[attr-defined]
+
+    stamp = load._refresh_if_callees_changed(module)  # no digest yet: drop
+    assert flushed == ["mine"] and stamp is not None
+    load._write_stamp(stamp)
+    assert load._refresh_if_callees_changed(module) is None  # in step: keep
+    assert flushed == ["mine"]
+    (tmp_path / "fake_kernel.callees").write_text("an older digest")
+    assert load._refresh_if_callees_changed(module) is not None
+    assert flushed == ["mine", "mine"]
