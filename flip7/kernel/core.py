@@ -97,8 +97,8 @@ WX_PH_TAB, WX_PH_ORDER, WX_PARAMS, WX_MASKS, WX_RANK = 10, 11, 12, 13, 14
 WX_REACH, WX_DP_HIT, WX_DIMS, WX_Q, WX_HIT, WX_PROB = 15, 16, 17, 18, 19, 20
 WX_LIVE, WX_LIVE2, WX_KEY, WX_F, WX_I, WX_ACC, WX_OUT = 21, 22, 23, 24, 25, 26, 27
 WX_LAW_KEY, WX_LAWS = 28, 29  # the opponent laws met so far (a hash table per model)
-WX_EG_KEY, WX_EG_BITS = 30, 31  # the endgame's sweeps over every row, kept (hash table per model)
-WX_EG_SEEN = 32  # per model, how often each endgame reward missed the kept sweeps
+WX_EG_KEY, WX_EG_BITS = 30, 31  # the endgame's sweeps, kept per reward (hash table per model)
+WX_EG_ROWS = 32  # the rows each kept entry's sweeps reached
 # WX_F rows: the reward, the sweep's cost, the opponent's law; WX_I rows: mult, plus, free
 WF_REWARD, WF_COST, WF_LAW, WF_BOUNDS = 0, 1, 2, 3
 
@@ -553,9 +553,10 @@ def win_endgame(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t):
     for every g < 0, and when final is under the target with mine at or above it; zeros for
     every g >= HIST), so a sweep serves every hand with the same (table, field size, g) that it
     reaches. Sweeps are exact backward induction: any sweep that reaches a hand gives it the
-    same bit, so which one answers changes no decision. The last sweep from a hand is kept (as
-    the policy keeps it); a g met for the third time by a hand that sweep does not reach gets a
-    sweep over every row, kept for good as packed bits (WX_EG_*)."""
+    same bit, so which one answers changes no decision. Each sweep from a hand is kept: its bits
+    join those of the earlier sweeps with the same reward (WX_EG_BITS, packed, and the rows they
+    cover, WX_EG_ROWS), so a later hand sweeps only when no earlier sweep reached its row. When
+    that table is full, the last sweep alone is kept (as the policy keeps it)."""
     hist = wa[WX_F].shape[1]
     g = final - mine if final >= target else -1
     g = min(max(g, -1), hist)
@@ -564,42 +565,48 @@ def win_endgame(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t):
     nsc = wa[WX_DIMS][mdl, 1]
     n_dec = wa[WX_DIMS][mdl, 3]
     mi = wa[WX_RANK][mdl, mask]
-    d = ((sc * nm + mi) * 64 + mods) * n_dec + t
+    row = sc * nm + mi
+    d = (row * 64 + mods) * n_dec + t
     keys = wa[WX_EG_KEY][mdl]
     cap = keys.shape[0]
     h = (gkey * 0x9E3779B1) % cap
     for _ in range(cap):
-        if keys[h] == gkey:
-            return (wa[WX_EG_BITS][mdl, h, d >> 3] >> (d & 7)) & 1
-        if keys[h] < 0:
+        if keys[h] == gkey or keys[h] < 0:
             break
         h = h + 1 if h + 1 < cap else 0
+    found = keys[h] == gkey
+    if found and mi >= 0 and wa[WX_EG_ROWS][mdl, h, row]:
+        return (wa[WX_EG_BITS][mdl, h, d >> 3] >> (d & 7)) & 1
     last = wa[WX_KEY][mdl]
-    if last[0] == 1 and last[1] == gkey and mi >= 0 and wa[WX_LIVE][mdl, sc * nm + mi]:
+    if last[0] == 1 and last[1] == gkey and mi >= 0 and wa[WX_LIVE][mdl, row]:
         return wa[WX_HIT][mdl, d]
-    seen = wa[WX_EG_SEEN][mdl]
-    seen[gkey] += 1
     reward_into(
         wa[WX_VALUES][tbl, ni], wa[WX_TIES][tbl, ni], target, mine, final, wa[WX_F][WF_REWARD]
     )
+    win_solve(wa, mdl, mask, sc)
+    last[0] = 1
+    last[1] = gkey
     hit = wa[WX_HIT][mdl]
-    if seen[gkey] < 3 or keys[h] >= 0:  # (keys[h] >= 0: the kept table is full)
-        win_solve(wa, mdl, mask, sc)
-        last[0] = 1
-        last[1] = gkey
-        return hit[d]
-    win_solve(wa, mdl, 0, 0)  # from the empty hand: every row
-    last[0] = 0
+    if not found and keys[h] >= 0:
+        return hit[d]  # the kept table is full
+    rows = wa[WX_EG_ROWS][mdl, h]
+    if not found:
+        keys[h] = gkey
+        for r in range(nsc * nm):
+            rows[r] = 0
+    live = wa[WX_LIVE][mdl]
     bits = wa[WX_EG_BITS][mdl, h]
-    size = nsc * nm * 64 * n_dec
-    for j in range((size + 7) >> 3):
-        v = 0
-        for b in range(8):
-            i = (j << 3) + b
-            if i < size and hit[i]:
-                v |= 1 << b
-        bits[j] = v
-    keys[h] = gkey
+    per = 64 * n_dec  # decision states per row (a multiple of 8: whole bytes)
+    for r in range(nsc * nm):
+        if live[r]:
+            rows[r] = 1
+            base = r * per
+            for j in range(per >> 3):
+                v = 0
+                for b in range(8):
+                    if hit[base + (j << 3) + b]:
+                        v |= 1 << b
+                bits[(base >> 3) + j] = v
     return hit[d]
 
 

@@ -37,8 +37,9 @@ N_WIN_META = 8  # flip7.kernel.core.N_WIN_META
 HIST = 256
 #: Opponent round-score laws kept per model (the Freeze rule's; 8 MiB each at this size).
 LAWS = 4096
-#: Endgame sweeps over every row kept per model, one per (table, field size, gap): their bits
-#: are 229 KiB each for `basic`, 416 KiB for `real` (memory is touched only as they fill).
+#: Endgame rewards kept per model, one per (table, field size, gap), each with the decision
+#: bits of the sweeps made for it: up to 229 KiB for `basic`, 416 KiB for `real` (memory is
+#: touched only as they fill).
 SWEEPS = 512
 
 
@@ -192,9 +193,9 @@ def _arrays(wtables: list[Any], spaces: list[Any], dp_hits: list[np.ndarray]) ->
         np.zeros((64, n_ph), np.float64),  # out
         np.full((m, LAWS), -1, np.int64),  # the laws' keys (-1: free)
         np.empty((m, LAWS, HIST), np.float64),  # the laws
-        np.full((m, SWEEPS), -1, np.int64),  # the endgame sweeps' keys (-1: free)
-        np.empty((m, SWEEPS, (n_dec + 7) // 8), np.uint8),  # their decision bits
-        np.zeros((m, len(wtables) * 8 * (HIST + 2)), np.int64),  # misses per endgame reward
+        np.full((m, SWEEPS), -1, np.int64),  # the endgame rewards' keys (-1: free)
+        np.empty((m, SWEEPS, (n_dec + 7) // 8), np.uint8),  # their sweeps' decision bits
+        np.empty((m, SWEEPS, n_rows), np.uint8),  # the rows those sweeps reached
     )
 
 
@@ -235,5 +236,5 @@ def placeholder() -> tuple:
         np.zeros((1, 1, HIST), np.float64),
         np.full((1, 1), -1, np.int64),
         np.zeros((1, 1, 1), np.uint8),
-        np.zeros((1, 1), np.int64),
+        np.zeros((1, 1, 1), np.uint8),
     )
