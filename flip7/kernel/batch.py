@@ -214,7 +214,7 @@ def _run(
     dp_rows, dpb, dpm, dps = dp_support.tables(list(policies))
     extra: tuple[Any, ...] = ()
     if not vengeance:  # the classic kernel plays win too (its meta rows share dp's column)
-        win_rows, wm, wa = win_support.tables(list(policies), int(ip[2]))
+        win_rows, wm, wa = win_support.tables(list(policies), int(ip[2]))  # ip[2]: I_TARGET
         dp_rows = dp_rows + win_rows
         extra = (wm, wa)
     g = pos = rpos = 0

@@ -15,8 +15,11 @@ reference policy calls, so both engines compute the same bits.
 Arrays (flip7.kernel.core W_* and WX_*): `meta[row, W_*]` per win policy (its model, its table,
 the Second Chance states it reads, its switches), and one tuple `arrays` (WX_* positions): the
 tables' menu bits and choices, values and tie values; per model the solver's space tables (padded
-to the largest model and sliced to size in the kernel), dp's round policy in solver order, and
-the sweeps' workspaces.
+to the largest model and sliced to size in the kernel), dp's round policy in solver order, the
+sweeps' workspaces, and what the kernel keeps between decisions: the opponent laws met (the
+policy keeps them too) and the endgame's sweeps per reward (core.win_endgame). Sweeps are exact
+backward induction, so reusing one where it reaches the hand changes no decision. The arrays
+are kept for the next batch of the same tables (one set per thread), so a long run reuses them.
 
 Alone at the table `win` plays the race policy, which this kernel does not play: such games go
 to the reference engine (`unsupported`).
@@ -35,7 +38,7 @@ from flip7.policies.base import Policy
 N_WIN_META = 8  # flip7.kernel.core.N_WIN_META
 #: flip7.solver.kernels.HIST (round scores 0..HIST-1), as a literal so importing this needs no numba.
 HIST = 256
-#: Opponent round-score laws kept per model (the Freeze rule's; 8 MiB each at this size).
+#: Opponent round-score laws kept per model (the Freeze rule's; 8 MiB at this size).
 LAWS = 4096
 #: Endgame rewards kept per model, one per (table, field size, gap), each with the decision
 #: bits of the sweeps made for it: up to 229 KiB for `basic`, 416 KiB for `real` (memory is
