@@ -19,6 +19,7 @@ from flip7.cards import CLASSIC, Deck
 from flip7.engine import GameResult
 from flip7.events import HIT_SHIFT, unfold_codes, unpack
 from flip7.kernel import dp as dp_support
+from flip7.kernel import win as win_support
 from flip7.kernel.encode import deck_counts, policy_table, rule_params
 from flip7.policies.base import Policy
 from flip7.rng import GOLDEN, MASK64
@@ -222,12 +223,17 @@ def _run(
         dp_rows, dpb, dpm, dps, dpk = dp_support.placeholders(len(policies))
     else:  # a race seat reads the tables of the game's target
         dp_rows, dpb, dpm, dps, dpk = dp_support.tables(list(policies), int(ip[I_TARGET]))
+    extra: tuple[Any, ...] = ()
+    if not vengeance:  # the classic kernel plays win too (its meta rows share dp's column)
+        win_rows, wm, wa = win_support.tables(list(policies), int(ip[I_TARGET]))
+        dp_rows = dp_rows + win_rows
+        extra = (wm, wa)
     g = pos = rpos = 0
     while True:
         work = workspace(n, counts)  # owned here, so alive for the whole call
         g, pos, rpos, status = kern(
             seeds, seat_policy, *table, dp_rows, ip, fp, counts, stack, dpb, dpm, dps, dpk,
-            ev, rs, go, gt, g, pos, rpos, *work,
+            ev, rs, go, gt, g, pos, rpos, *work, *extra,
         )  # fmt: skip
         if status == GROW:  # game g did not fit: double the buffers, start game g over
             if capture:

@@ -35,6 +35,15 @@ from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from flip7.solver.win_kernel import (
+    in_round_solve,
+    in_round_value,
+    law_into,
+    reward_against_at,
+    reward_into,
+    state_index,
+)
+
 # --- card ids, event kinds, statuses (checked against flip7 by flip7.kernel.encode) ---------
 N_IDS = 36
 FREEZE, FLIP_THREE, SECOND_CHANCE, TIMES2 = 20, 21, 22, 19
@@ -54,6 +63,7 @@ PLUS_VALUE = np.array([0] * 14 + [2, 4, 6, 8, 10] + [0] * (N_IDS - 19), dtype=np
 
 # --- policy kinds (flip7.kernel.encode) ---------------------------------------------------------
 P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP, P_DUP = 0, 1, 2, 3, 4, 5, 6
+P_WIN = 7
 
 # --- per-seat fields: pl[F_*, seat] ----------------------------------------------------------
 F_MASK, F_NSUM, F_NCOUNT, F_PLUS, F_X2, F_SC, F_STATUS, F_LEN = 0, 1, 2, 3, 4, 5, 6, 7
@@ -83,6 +93,20 @@ D_OFFSET, D_N_SC, D_N_T, D_NONE, D_HELD, D_STATES, D_N_STATES = 0, 1, 2, 3, 4, 5
 D_BLOCKS, D_N_SCORES = 7, 8
 N_DP_META = 9
 N_MASKS = 8192
+
+# --- win tables: win_meta[policy, W_*] and the array tuple's positions WX_* (flip7.kernel.win) --
+W_MODEL, W_TABLE, W_HELD, W_NONE, W_N_SC, W_N_T, W_ENDGAME, W_FREEZE = range(8)
+N_WIN_META = 8
+WX_BITS, WX_MENU, WX_CHOICE, WX_VALUES, WX_TIES = 0, 1, 2, 3, 4
+WX_COPIES, WX_MASK_TAB, WX_MOD_TAB, WX_MOD_W, WX_SC_TAB = 5, 6, 7, 8, 9
+WX_PH_TAB, WX_PH_ORDER, WX_PARAMS, WX_MASKS, WX_RANK = 10, 11, 12, 13, 14
+WX_REACH, WX_DP_HIT, WX_DIMS, WX_Q, WX_HIT, WX_PROB = 15, 16, 17, 18, 19, 20
+WX_LIVE, WX_LIVE2, WX_KEY, WX_F, WX_I, WX_ACC, WX_OUT = 21, 22, 23, 24, 25, 26, 27
+WX_LAW_KEY, WX_LAWS = 28, 29  # the opponent laws met so far (a hash table per model)
+WX_EG_KEY, WX_EG_BITS = 30, 31  # the endgame's sweeps, kept per reward (hash table per model)
+WX_EG_ROWS = 32  # the rows each kept entry's sweeps reached
+# WX_F rows: the reward, the sweep's cost, the opponent's law; WX_I rows: mult, plus, free
+WF_REWARD, WF_COST, WF_LAW, WF_BOUNDS = 0, 1, 2, 3
 
 # --- outputs -----------------------------------------------------------------------------------
 E_CODE, E_ROUND = 0, 1
@@ -384,8 +408,10 @@ def dp_rule(pl, cd, lines, p, n, rnd, dp_bits, dp_meta, dp_states, dp_blocks):
 
 
 @njit(cache=True, inline="always")
-def wants_hit(pl, pf, cd, lines, p, n, target, bonus, unseen_total, ndis, rnd, dpb, dpm, dps, dpk):
-    """The seat's policy answers hit-or-stay (flip7.policies.thresholds, ev, dp, race)."""
+def wants_hit(
+    pl, pf, cd, lines, p, n, target, bonus, unseen_total, ndis, rnd, dpb, dpm, dps, dpk, wm, wa
+):
+    """The seat's policy answers hit-or-stay (flip7.policies.thresholds, ev, dp, race, win)."""
     kind = pl[F_KIND, p]
     counting = pl[F_COUNTING, p]
     if kind == P_SUM:
@@ -407,12 +433,22 @@ def wants_hit(pl, pf, cd, lines, p, n, target, bonus, unseen_total, ndis, rnd, d
         if rule >= 0:
             return rule == 1
         counting = 0  # DPPolicy's (and RacePolicy's) fallback is a plain EVPolicy()
+    elif kind == P_WIN:
+        rule = win_rule(pl, lines, p, n, target, wm, wa)
+        if rule >= 0:
+            return rule == 1
+        counting = 0  # WinPolicy's fallback is dp's plain EVPolicy()
     return ev_hit(pl, cd, p, counting, bonus)
 
 
 @njit(cache=True, inline="always")
-def choose_target(pl, cd, fp, me, card, n, freeze_self, unseen_total, ndis):
-    """flip7.policies.base.Policy.choose_target over the active players (two or more)."""
+def choose_target(pl, cd, fp, lines, me, card, n, target, freeze_self, unseen_total, ndis, wm, wa):
+    """flip7.policies.base.Policy.choose_target over the active players (two or more); win's
+    heads-up Freeze first (flip7.policies.win.WinPolicy.choose_target)."""
+    if pl[F_KIND, me] == P_WIN and card == FREEZE and n == 2:
+        got = win_target(pl, lines, me, target, wm, wa)
+        if got >= 0:
+            return got
     counting = pl[F_COUNTING, me]
     me_in = pl[F_STATUS, me] == ACTIVE
     best = -1
@@ -447,6 +483,235 @@ def choose_target(pl, cd, fp, me, card, n, freeze_self, unseen_total, ndis):
             if best < 0 or t > bt:
                 best, bt = q, t
     return me if best < 0 else best
+
+
+@njit(cache=True, inline="always")
+def win_hand(pl, lines, p, wm, row):
+    """Seat p's hand as a win table reads it: (modifier bits, Second Chance state, Flip Threes
+    held) (flip7.policies.dp.DPPolicy._hand at a table with others, and WinPolicy._seat_hand)."""
+    mods = 0
+    t = 0
+    for i in range(pl[F_LEN, p]):
+        c = lines[p, i]
+        if PLUS2 <= c <= TIMES2:
+            mods |= 1 << (c - PLUS2)
+        elif c == FLIP_THREE:
+            t += 1
+    if t > wm[row, W_N_T] - 1:
+        t = wm[row, W_N_T] - 1
+    sc = wm[row, W_HELD] if pl[F_SC, p] else wm[row, W_NONE]
+    return mods, sc, t
+
+
+@njit(cache=True, inline="always")
+def win_space(wa, mdl):
+    """The solver's space tables of model `mdl`, sliced to its sizes (flip7.solver.model)."""
+    nm = wa[WX_DIMS][mdl, 0]
+    nsc = wa[WX_DIMS][mdl, 1]
+    nph = wa[WX_DIMS][mdl, 2]
+    return (
+        wa[WX_COPIES][mdl],
+        wa[WX_MASK_TAB][mdl, :nm],
+        wa[WX_MOD_TAB][mdl],
+        wa[WX_MOD_W][mdl],
+        wa[WX_SC_TAB][mdl, :nsc],
+        wa[WX_PH_TAB][mdl, :nph],
+        wa[WX_PH_ORDER][mdl, :nph],
+        wa[WX_PARAMS][mdl],
+    )
+
+
+@njit(cache=True, _nrt=False)
+def win_solve(wa, mdl, mask, sc):
+    """flip7.solver.win.InRound.solve from a hand, for the reward in wa[WX_F][WF_REWARD];
+    returns the cost of a zero score."""
+    nm = wa[WX_DIMS][mdl, 0]
+    nsc = wa[WX_DIMS][mdl, 1]
+    nph = wa[WX_DIMS][mdl, 2]
+    f = wa[WX_F]
+    return in_round_solve(
+        *win_space(wa, mdl), wa[WX_MASKS][mdl, :nm], wa[WX_REACH][mdl, :nsc, :nsc], mask, sc,
+        f[WF_REWARD], f[WF_COST], wa[WX_HIT][mdl], wa[WX_Q][mdl], f[WF_BOUNDS, :2],
+        wa[WX_LIVE][mdl, : nsc * nm], wa[WX_I][0], wa[WX_I][1], wa[WX_I][2],
+        wa[WX_ACC][:, :nph],
+    )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False)
+def win_law(wa, mdl, mask, mods, sc, t):
+    """flip7.solver.win.InRound.law under dp from a hand (numbers `mask`, modifiers `mods`,
+    Second Chance state `sc`, Flip Three phase `t`), kept in a hash table per model (a forward
+    sweep from an early hand costs tens of milliseconds; the policy keeps each law too).
+    Returns its slot in wa[WX_LAWS][mdl], or -1 when the table is full (then it is in
+    wa[WX_F][WF_LAW])."""
+    nm = wa[WX_DIMS][mdl, 0]
+    nsc = wa[WX_DIMS][mdl, 1]
+    nph = wa[WX_DIMS][mdl, 2]
+    keys = wa[WX_LAW_KEY][mdl]
+    cap = keys.shape[0]
+    key = ((mask * 64 + mods) * nsc + sc) * nph + t
+    h = (key * 0x9E3779B1) % cap
+    slot = -1
+    for _ in range(cap):
+        if keys[h] == key:
+            return h
+        if keys[h] < 0:
+            slot = h
+            break
+        h = h + 1 if h + 1 < cap else 0
+    out = wa[WX_F][WF_LAW] if slot < 0 else wa[WX_LAWS][mdl, slot]
+    law_into(
+        *win_space(wa, mdl), wa[WX_MASKS][mdl, :nm], wa[WX_RANK][mdl],
+        wa[WX_REACH][mdl, :nsc, :nsc], wa[WX_DP_HIT][mdl], mask, mods, sc, t,
+        wa[WX_PROB][mdl], out, wa[WX_LIVE2][mdl, : nsc * nm], wa[WX_I][0], wa[WX_I][1],
+        wa[WX_I][2], wa[WX_OUT][:, :nph],
+    )  # fmt: skip
+    if slot >= 0:
+        keys[slot] = key
+    return slot
+
+
+@njit(cache=True, _nrt=False)
+def win_endgame(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t):
+    """flip7.policies.win.WinPolicy.decide_known: the in-round optimum's bit for this hand
+    when the others are done and the round ends the game (the leader among them at `final`).
+
+    R(s) is then 1 above the gap g = final - mine, the tie value at it, 0 below (the same array
+    for every g < 0, and when final is under the target with mine at or above it; zeros for
+    every g >= HIST), so a sweep serves every hand with the same (table, field size, g) that it
+    reaches. Sweeps are exact backward induction: any sweep that reaches a hand gives it the
+    same bit, so which one answers changes no decision. Each sweep from a hand is kept: its bits
+    join those of the earlier sweeps with the same reward (WX_EG_BITS, packed, and the rows they
+    cover, WX_EG_ROWS), so a later hand sweeps only when no earlier sweep reached its row. When
+    that table is full, the last sweep alone is kept (as the policy keeps it)."""
+    hist = wa[WX_F].shape[1]
+    g = final - mine if final >= target else -1
+    g = min(max(g, -1), hist)
+    gkey = (tbl * 8 + ni) * (hist + 2) + g + 1
+    nm = wa[WX_DIMS][mdl, 0]
+    nsc = wa[WX_DIMS][mdl, 1]
+    n_dec = wa[WX_DIMS][mdl, 3]
+    mi = wa[WX_RANK][mdl, mask]
+    row = sc * nm + mi
+    d = (row * 64 + mods) * n_dec + t
+    keys = wa[WX_EG_KEY][mdl]
+    cap = keys.shape[0]
+    h = (gkey * 0x9E3779B1) % cap
+    for _ in range(cap):
+        if keys[h] == gkey or keys[h] < 0:
+            break
+        h = h + 1 if h + 1 < cap else 0
+    found = keys[h] == gkey
+    if found and mi >= 0 and wa[WX_EG_ROWS][mdl, h, row]:
+        return (wa[WX_EG_BITS][mdl, h, d >> 3] >> (d & 7)) & 1
+    last = wa[WX_KEY][mdl]
+    if last[0] == 1 and last[1] == gkey and mi >= 0 and wa[WX_LIVE][mdl, row]:
+        return wa[WX_HIT][mdl, d]
+    reward_into(
+        wa[WX_VALUES][tbl, ni], wa[WX_TIES][tbl, ni], target, mine, final, wa[WX_F][WF_REWARD]
+    )
+    win_solve(wa, mdl, mask, sc)
+    last[0] = 1
+    last[1] = gkey
+    hit = wa[WX_HIT][mdl]
+    if not found and keys[h] >= 0:
+        return hit[d]  # the kept table is full
+    rows = wa[WX_EG_ROWS][mdl, h]
+    if not found:
+        keys[h] = gkey
+        for r in range(nsc * nm):
+            rows[r] = 0
+    live = wa[WX_LIVE][mdl]
+    bits = wa[WX_EG_BITS][mdl, h]
+    per = 64 * n_dec  # decision states per row (a multiple of 8: whole bytes)
+    for r in range(nsc * nm):
+        if live[r]:
+            rows[r] = 1
+            base = r * per
+            for j in range(per >> 3):
+                v = 0
+                for b in range(8):
+                    if hit[base + (j << 3) + b]:
+                        v |= 1 << b
+                bits[(base >> 3) + j] = v
+    return hit[d]
+
+
+@njit(cache=True, _nrt=False)
+def win_rule(pl, lines, p, n, target, wm, wa):
+    """flip7.policies.win.WinPolicy.hit with others at the table: 1 hit, 0 stay, -1 play ev
+    (a 13 showing). Once the others are done and the round ends the game, the in-round optimum
+    for the exact reward (win_endgame); else one bit of the menu policy the table picks."""
+    mask = pl[F_MASK, p]
+    if mask >> N13:
+        return -1
+    row = pl[F_POLICY, p]
+    mods, sc, t = win_hand(pl, lines, p, wm, row)
+    tbl = wm[row, W_TABLE]
+    ni = min(max(n, 2), 8) - 2
+    mine = pl[F_TOTAL, p]
+    if wm[row, W_ENDGAME]:
+        done = True
+        final = 0
+        first = True
+        for q in range(n):
+            if q == p:
+                continue
+            if pl[F_STATUS, q] == ACTIVE:
+                done = False
+                break
+            v = pl[F_TOTAL, q] + points(pl, q)
+            if first or v > final:
+                final = v
+                first = False
+        if done and (final >= target or mine >= target):
+            mdl = wm[row, W_MODEL]
+            return win_endgame(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t)
+    leader = -1
+    for q in range(n):
+        if q != p and (leader < 0 or pl[F_TOTAL, q] > leader):
+            leader = pl[F_TOTAL, q]
+    top = target - 1
+    m = wa[WX_CHOICE][tbl, ni, min(max(mine, 0), top), min(max(leader, 0), top)]
+    i = ((mask * 64 + mods) * wm[row, W_N_SC] + sc) * wm[row, W_N_T] + t + wa[WX_MENU][tbl, m]
+    return (wa[WX_BITS][i >> 3] >> (i & 7)) & 1
+
+
+@njit(cache=True, _nrt=False)
+def win_target(pl, lines, me, target, wm, wa):
+    """flip7.policies.win.WinPolicy.choose_target heads-up for a Freeze (both seats active):
+    the seat to freeze, or -1 for the shared heuristics. On the opponent: it banks what it
+    shows, and I play on against that total; on me: I bank mine, and the opponent plays on
+    (its round score's law from its hand under dp)."""
+    row = pl[F_POLICY, me]
+    o = 1 - me
+    if not wm[row, W_FREEZE] or pl[F_STATUS, me] != ACTIVE or pl[F_STATUS, o] != ACTIVE:
+        return -1
+    if pl[F_MASK, me] >> N13 or pl[F_MASK, o] >> N13:
+        return -1
+    mdl = wm[row, W_MODEL]
+    tbl = wm[row, W_TABLE]
+    nm = wa[WX_DIMS][mdl, 0]
+    nph = wa[WX_DIMS][mdl, 2]
+    f = wa[WX_F]
+    mods_o, sc_o, t_o = win_hand(pl, lines, o, wm, row)
+    slot = win_law(wa, mdl, pl[F_MASK, o], mods_o, sc_o, t_o)
+    law = wa[WX_LAWS][mdl, slot] if slot >= 0 else f[WF_LAW]
+    mine = pl[F_TOTAL, me]
+    theirs = pl[F_TOTAL, o]
+    mine_pts = points(pl, me)
+    values = wa[WX_VALUES][tbl, 0]
+    tie = wa[WX_TIES][tbl, 0]
+    on_me = reward_against_at(values, tie, target, mine, theirs, law, mine_pts)
+    reward_into(values, tie, target, mine, theirs + points(pl, o), f[WF_REWARD])
+    if f[WF_REWARD, mine_pts] >= on_me:
+        return o
+    mask = pl[F_MASK, me]
+    mods, sc, t = win_hand(pl, lines, me, wm, row)
+    x = win_solve(wa, mdl, mask, sc)
+    wa[WX_KEY][mdl, 0] = 0  # the endgame's last hand sweep is gone
+    s = state_index(wa[WX_RANK][mdl], nm, nph, mask, mods, sc, t)
+    return o if in_round_value(wa[WX_Q][mdl], s, x) >= on_me else me
 
 
 @njit(cache=True, inline="always")
@@ -533,13 +798,16 @@ def play_games(
     order,
     cnt,
     fresh,
+    wm,
+    wa,
 ):
     """Play games g0.. of a batch; game g uses seeds[g], and seat s plays policy
     seat_policy[g, s] (a row of the pol_* tables). Writes events from ev[:, pos0], round rows
     from rs[:, rpos0], go[g] and gt[:, g]. Returns (games done, event pos, round row pos,
     status): DONE, or GROW when game `games done` did not fit (grow, resume there). A
     non-empty `stacked` is drawn first card first (tests).
-    pl..fresh: a fresh `workspace(n, deck)` for every call.
+    pl..fresh: a fresh `workspace(n, deck)` for every call. wm, wa: the win policies' meta
+    rows and array tuple (flip7.kernel.win.tables).
     """
     nid = deck.shape[0]
     dsize = fresh.shape[0] - 1  # the deck's size (workspace sized fresh by it)
@@ -554,7 +822,7 @@ def play_games(
         bare(pol_dp), bare(ip), bare(fp), deck, stacked, bare(dpb), bare(dpm), bare(dps),
         bare(dpk), bare(ev), bare(rs), bare(go), bare(gt), g0, pos0, rpos0, bare(pl), bare(pf),
         bare(cd), bare(lines), bare(piles), bare(fr), bare(keys), bare(order), bare(cnt),
-        bare(fresh), dsize,
+        bare(fresh), dsize, bare(wm), wa,
     )  # fmt: skip
 
 
@@ -565,9 +833,9 @@ def play_games(
 def _play(
     seeds, seat_policy, pol_kind, pol_int, pol_flt, pol_counting, pol_dp, ip, fp, deck,
     stacked, dpb, dpm, dps, dpk, ev, rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles,
-    fr, keys, order, cnt, fresh, dsize,
+    fr, keys, order, cnt, fresh, dsize, wm, wa,
 ):  # fmt: skip
-    """play_games on reference-free views of its arrays."""
+    """play_games on reference-free views of its arrays (wa: win's, counted, used rarely)."""
     k = seeds.shape[0]
     n = ip[I_N]
     mode = ip[I_MODE]
@@ -721,6 +989,8 @@ def _play(
                         dpm,
                         dps,
                         dpk,
+                        wm,
+                        wa,
                     ):
                         pos = emit(ev, pos, capture, rnd, K_HIT, p, -1, -1, 0)
                     else:
@@ -858,7 +1128,10 @@ def _play(
                         continue
                     q = first
                     if count > 1:
-                        q = choose_target(pl, cd, fp, p, c, n, freeze_self, dsize - vis, ndis)
+                        q = choose_target(
+                            pl, cd, fp, lines, p, c, n, target, freeze_self, dsize - vis, ndis,
+                            wm, wa,
+                        )  # fmt: skip
                     place(pl, cd, lines, q, c)
                     vis += 1
                     pos = emit(ev, pos, capture, rnd, K_ACTION_PLAYED, p, c, q, -1)

@@ -53,6 +53,7 @@ VENGEANCE_KINDS = "MODIFIER_GIVEN CARD_MOVED CARD_DISCARDED FORCED_STAY FLIP7_PE
 
 # Policy kinds, as in flip7.kernel.core (duplicated so that importing this needs no numba).
 P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP, P_DUP = 0, 1, 2, 3, 4, 5, 6
+P_WIN = 7
 
 
 def constant_mismatches() -> list[str]:
@@ -80,8 +81,8 @@ def constant_mismatches() -> list[str]:
         "MODE_LEGACY": int(FlipThreeActions.DEFERRED_EVEN_IF_BUST),
     }
     expected.update({f"K_{name}": int(EventKind[name]) for name in CLASSIC_KINDS})
-    kinds = (P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP, P_DUP)
-    names = ("P_SUM", "P_COUNT", "P_BUST", "P_EV", "P_ENDGAME", "P_DP", "P_DUP")
+    kinds = (P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP, P_DUP, P_WIN)
+    names = ("P_SUM", "P_COUNT", "P_BUST", "P_EV", "P_ENDGAME", "P_DP", "P_DUP", "P_WIN")
     expected.update(zip(names, kinds, strict=True))
     bad = [
         f"{name}={getattr(core, name, None)} (flip7 says {value})"
@@ -150,6 +151,11 @@ def encode_policy(policy: Policy) -> tuple[int, int, float, int] | str:
     dp = _dp_encoding(policy)
     if dp is not None:
         return dp
+    from flip7.kernel import win
+
+    got = win.encode(policy)
+    if got is not None:
+        return got
     return f"policy {getattr(policy, 'spec', kind.__name__)!r} is not one the kernel knows"
 
 
@@ -193,6 +199,10 @@ def unsupported(
         code = encode_policy(policy)
         if isinstance(code, str):
             return code
+        if code[0] == P_WIN and vengeance:
+            return "the kernel plays `win` in the classic game only, not With a Vengeance"
+        if code[0] == P_WIN and len(policies) == 1:
+            return "`win` alone at the table plays the race policy, which the kernel does not play"
     try:
         from flip7.kernel.load import numba_missing
     except ImportError:  # pragma: no cover - load is part of this package

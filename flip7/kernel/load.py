@@ -9,6 +9,7 @@ The first call of a process either compiles (seconds) or loads the cache (a frac
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Callable
@@ -59,7 +60,9 @@ def kernel() -> Callable[..., Any]:
     from flip7.kernel import core
     from flip7.kernel.batch import warm_up
 
+    stamp = _refresh_if_callees_changed(core)
     warm_up(core.play_games)
+    _write_stamp(stamp)
     _warm_event_rows()
     stats = core.play_games.stats
     _info = LoadInfo(
@@ -95,6 +98,49 @@ def vengeance_kernel() -> Callable[..., Any]:
     )
     _vengeance = vengeance.play_games
     return _vengeance
+
+
+#: Modules whose compiled functions the classic kernel calls (win's sweeps and arithmetic,
+#: shared with the reference policy). numba's on-disk cache checks only the file of the
+#: function it caches, so an edit there alone would leave the kernel's cached copy stale.
+CALLEES = ("flip7.solver.win_kernel", "flip7.solver.race_kernel", "flip7.solver.kernels")
+
+
+def _refresh_if_callees_changed(module: Any) -> tuple[str, str] | None:
+    """When the CALLEES' sources differ from those the cached kernel was compiled with (a
+    digest kept next to the cache), drop the module's cached machine code so that this process
+    compiles it afresh. Returns (stamp path, digest) to record once compiled, or None."""
+    import importlib
+
+    digest = hashlib.sha256()
+    for name in CALLEES:
+        path = importlib.import_module(name).__file__
+        assert path is not None
+        with open(path, "rb") as fh:
+            digest.update(fh.read())
+    stamp = os.path.join(cache_dir(), f"{module.__name__}.callees")
+    try:
+        with open(stamp) as fh:
+            if fh.read() == digest.hexdigest():
+                return None
+    except OSError:
+        pass
+    for obj in vars(module).values():
+        cache = getattr(obj, "_cache", None)
+        if getattr(obj, "__module__", None) == module.__name__ and hasattr(cache, "flush"):
+            cache.flush()
+    return stamp, digest.hexdigest()
+
+
+def _write_stamp(stamp: tuple[str, str] | None) -> None:
+    if stamp is None:
+        return
+    try:
+        os.makedirs(os.path.dirname(stamp[0]), exist_ok=True)
+        with open(stamp[0], "w") as fh:
+            fh.write(stamp[1])
+    except OSError:  # a read-only cache directory: numba then caches elsewhere or not at all
+        pass
 
 
 def _warm_event_rows() -> None:

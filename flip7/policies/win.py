@@ -154,7 +154,7 @@ class WinPolicy(DPPolicy):
         if law is None:
             law = self._laws[hand] = self._in_round().law(self._dp_hit(), *hand)
         mine_pts = points(obs, me)
-        on_me = float(table.reward_against(2, mine, theirs, law)[mine_pts])
+        on_me = table.reward_against_at(2, mine, theirs, law, mine_pts)
         reward = table.reward(2, mine, theirs + points(obs, o))
         if reward[mine_pts] >= on_me:
             return o  # frozen opponent, I can stay on the same points: no worse (no sweep)

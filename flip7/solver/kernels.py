@@ -200,6 +200,25 @@ def forward_from(
     the round's rest from there), over the rows of `live` only (uint8 per (Second Chance
     state, numbers) row: those the starting hands can reach); adds the chance of each final
     score to `hist`. `prob` must be zero on the live rows apart from the start."""
+    mult = np.empty(64, np.int64)
+    plus = np.empty(64, np.int64)
+    free = np.zeros(64, np.int64)
+    out = np.zeros((64, ph_tab.shape[0]))  # chance per card leaving each state of the row
+    return forward_from_ws(
+        copies, mask_tab, mod_tab, mod_w, sc_tab, ph_tab, ph_order, params, hit, prob, hist,
+        live, mult, plus, free, out,
+    )  # fmt: skip
+
+
+# _nrt=False: the compiled game kernel (flip7.kernel.core, which runs without numba's runtime)
+# calls it with workspaces it allocated beforehand; so it allocates nothing itself.
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def forward_from_ws(
+    copies, mask_tab, mod_tab, mod_w, sc_tab, ph_tab, ph_order, params, hit, prob, hist, live,
+    mult, plus, free, out,
+):  # fmt: skip
+    """forward_from on workspaces: mult, plus, free (int64, 64 each) and out (float64,
+    (64, phases)), overwritten."""
     n_masks = mask_tab.shape[0]
     n_ph = ph_tab.shape[0]
     n_sc = sc_tab.shape[0]
@@ -207,17 +226,14 @@ def forward_from(
     n_dec = 0
     for p in range(n_ph):
         n_dec += ph_tab[p, 2]
-    mult = np.empty(64, np.int64)
-    plus = np.empty(64, np.int64)
-    free = np.zeros(64, np.int64)
     for mo in range(64):
+        free[mo] = 0
         mult[mo] = 2 if mod_tab[mo, 1] else 1
         plus[mo] = mod_tab[mo, 0]
         for b in range(6):
             if not (mo >> b) & 1:
                 free[mo] += mod_w[b]
     after = ph_tab[:, 3]
-    out = np.zeros((64, n_ph))  # chance per card leaving each state of the row
     row_len = 64 * n_ph
     bust = 0.0
     flip7 = 0.0

@@ -42,6 +42,25 @@ def race_backward(
     `live` (uint8 per (Second Chance state, numbers) row, or empty for all): rows left out are
     skipped, their q and hit untouched. A sweep from one hand needs only the rows it can reach
     (supersets of its numbers, Second Chance states after its own), far fewer than all."""
+    mult = np.empty(64, np.int64)
+    plus = np.empty(64, np.int64)
+    free = np.zeros(64, np.int64)
+    acc = np.zeros((64, ph_tab.shape[0], 2))
+    race_backward_ws(
+        copies, mask_tab, mod_tab, mod_w, sc_tab, ph_tab, ph_order, params, optimize, hit,
+        cost, x, q, bounds, live, mult, plus, free, acc,
+    )  # fmt: skip
+
+
+# _nrt=False: the compiled game kernel (flip7.kernel.core, which runs without numba's runtime)
+# calls it with workspaces it allocated beforehand; so it allocates nothing itself.
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def race_backward_ws(
+    copies, mask_tab, mod_tab, mod_w, sc_tab, ph_tab, ph_order, params, optimize, hit, cost,
+    x, q, bounds, live, mult, plus, free, acc,
+):  # fmt: skip
+    """race_backward on workspaces: mult, plus, free (int64, 64 each) and acc (float64,
+    (64, phases, 2)), overwritten."""
     n_masks = mask_tab.shape[0]
     n_ph = ph_tab.shape[0]
     n_sc = sc_tab.shape[0]
@@ -49,17 +68,14 @@ def race_backward(
     n_dec = 0
     for p in range(n_ph):
         n_dec += ph_tab[p, 2]
-    mult = np.empty(64, np.int64)
-    plus = np.empty(64, np.int64)
-    free = np.zeros(64, np.int64)
     for mo in range(64):
+        free[mo] = 0
         mult[mo] = 2 if mod_tab[mo, 1] else 1
         plus[mo] = mod_tab[mo, 0]
         for b in range(6):
             if not (mo >> b) & 1:
                 free[mo] += mod_w[b]
     after = ph_tab[:, 3]
-    acc = np.zeros((64, n_ph, 2))
     row_len = 64 * n_ph
     eps = 1e-12
     for sc in range(n_sc - 1, -1, -1):

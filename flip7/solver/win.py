@@ -49,10 +49,18 @@ import numba as nb
 import numpy as np
 
 from flip7.solver.cache import cache_dir, dense_bits, load_cached
-from flip7.solver.kernels import HIST, forward_from
+from flip7.solver.kernels import HIST
 from flip7.solver.model import Model
 from flip7.solver.race import RaceSolution, _Sweeps, solve_race
-from flip7.solver.race_kernel import race_backward
+from flip7.solver.win_kernel import (
+    in_round_solve,
+    in_round_value,
+    law_into,
+    reward_against_at,
+    reward_into,
+    rows_into,
+    state_index,
+)
 
 MAGIC = b"FLIP7WN2"
 #: The first format (no values): rebuilt when met.
@@ -338,6 +346,30 @@ def menu_gap(solution: WinSolution, states: list[tuple[int, int]], n: int = 2) -
 # -- the round in play, once the others are done ----------------------------------------------
 
 
+def reach_table(sc_tab: np.ndarray) -> np.ndarray:
+    """reach[i, j] = 1 when Second Chance state j can follow state i (i itself included)."""
+    n_sc = sc_tab.shape[0]
+    reach = np.eye(n_sc, dtype=bool)
+    for i in range(n_sc - 1, -1, -1):  # every transition goes to a later state
+        for j in sc_tab[i, 3:5]:
+            if j >= 0:
+                reach[i] |= reach[j]
+    return reach.astype(np.uint8)
+
+
+def workspaces(
+    n_phases: int, forward: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Scratch for one sweep (flip7.solver.win_kernel): mult, plus, free and the per-row
+    accumulator (64 x phases x 2 for the backward sweep, 64 x phases for the `forward` one)."""
+    return (
+        np.zeros(64, np.int64),
+        np.zeros(64, np.int64),
+        np.zeros(64, np.int64),
+        np.zeros((64, n_phases) if forward else (64, n_phases, 2), np.float64),
+    )
+
+
 class InRound:
     """The best decisions of the round in play when its terminal reward R(s) is known, as it
     is once every other player is done (stayed, busted or frozen): the race's backward sweep
@@ -353,12 +385,9 @@ class InRound:
         self.hit = np.zeros(int(np.prod(sp.dec_shape)), np.uint8)
         self.bounds = np.empty(2, np.float64)
         self.live = np.zeros(sp.n_sc * sp.n_masks, np.uint8)
-        reach = np.eye(sp.n_sc, dtype=bool)
-        for i in range(sp.n_sc - 1, -1, -1):  # every transition goes to a later state
-            for j in sp.sc_tab[i, 3:5]:
-                if j >= 0:
-                    reach[i] |= reach[j]
-        self._reach = reach
+        self._reach = reach_table(sp.sc_tab)
+        self.cost = np.empty(HIST, np.float64)
+        self.ws = workspaces(sp.n_phases)
         self.key: object = None
         self.x = 0.0
         self.sweeps = 0
@@ -371,19 +400,29 @@ class InRound:
     def solve(self, reward: np.ndarray, mask: int, sc: int, key: object = None) -> None:
         """Sweep from the hand (numbers `mask`, Second Chance state `sc`) for reward R."""
         sp = self.space
-        self.rows_from(mask, sc, self.live)
-        cost = -np.asarray(reward, np.float64)
-        self.x = float(cost[0])
-        cost[0] = 0.0
-        race_backward(*sp.tabs, True, self.hit, cost, self.x, self.q, self.bounds, self.live)
+        reward = np.ascontiguousarray(reward, np.float64)
+        self.x = float(
+            in_round_solve(
+                *sp.tabs,
+                sp.masks,
+                self._reach,
+                mask,
+                sc,
+                reward,
+                self.cost,
+                self.hit,
+                self.q,
+                self.bounds,
+                self.live,
+                *self.ws,
+            )  # fmt: skip
+        )
         self.key = key
         self.sweeps += 1
 
     def rows_from(self, mask: int, sc: int, out: np.ndarray) -> np.ndarray:
         """Mark in `out` the rows a hand (numbers `mask`, Second Chance state `sc`) can reach."""
-        sp = self.space
-        sup = (sp.masks & mask) == mask
-        out[:] = (self._reach[sc][:, None] & sup[None, :]).reshape(-1)
+        rows_into(self.space.masks, self._reach, mask, sc, out)
         return out
 
     def law(self, hit: np.ndarray, mask: int, mods: int, sc: int, t: int = 0) -> np.ndarray:
@@ -394,12 +433,12 @@ class InRound:
         if not hasattr(self, "prob"):
             self.prob = np.zeros(sp.n_states, np.float64)
             self.live2 = np.zeros_like(self.live)
-        live = self.rows_from(mask, sc, self.live2)
-        self.prob[:] = 0.0
-        s = ((sc * sp.n_masks + int(sp.mask_rank[mask])) * 64 + mods) * sp.n_phases + t
-        self.prob[s] = 1.0
+            self.ws2 = workspaces(sp.n_phases, forward=True)
         hist = np.zeros(HIST)
-        forward_from(*sp.tabs, hit, self.prob, hist, live)
+        law_into(
+            *sp.tabs, sp.masks, sp.mask_rank, self._reach, hit, mask, mods, sc, t, self.prob,
+            hist, self.live2, *self.ws2,
+        )  # fmt: skip
         return hist
 
     def decide(self, mask: int, mods: int, sc: int, t: int = 0) -> bool:
@@ -409,8 +448,8 @@ class InRound:
     def value(self, mask: int, mods: int, sc: int, t: int = 0) -> float:
         """E[R(S)] from this hand, playing the sweep's decisions."""
         sp = self.space
-        s = ((sc * sp.n_masks + int(sp.mask_rank[mask])) * 64 + mods) * sp.n_phases + t
-        return -float(self.q[s, 0] + self.q[s, 1] * self.x)
+        s = state_index(sp.mask_rank, sp.n_masks, sp.n_phases, mask, mods, sc, t)
+        return float(in_round_value(self.q, s, self.x))
 
 
 # -- the cached tables ------------------------------------------------------------------------
@@ -510,25 +549,21 @@ class WinTable:
         of n, clamped to 2..8): decided at the target (a tie for the lead plays on, worth the
         tie value), else W between rounds."""
         i = min(max(n, FIELD[0]), FIELD[-1])
-        x = mine + np.arange(HIST)
-        out = np.where(x > final, 1.0, np.where(x == final, self.ties[i], 0.0))
-        if final < self.target:
-            below = x < self.target
-            out[below] = self.values[i - FIELD[0], x[below], max(final, 0)]
+        out = np.empty(HIST, np.float64)
+        reward_into(self.values[i - FIELD[0]], self.ties[i], self.target, mine, final, out)
         return out
 
     def reward_against(self, n: int, mine: int, other: int, law: np.ndarray) -> np.ndarray:
         """R(s) when the leader stands at `other` and scores t this round with law `law`:
         sum over t of law(t) times my chance to win from my total + s against `other` + t."""
+        return np.array([self.reward_against_at(n, mine, other, law, s) for s in range(HIST)])
+
+    def reward_against_at(self, n: int, mine: int, other: int, law: np.ndarray, s: int) -> float:
+        """reward_against(n, mine, other, law)[s] alone."""
         i = min(max(n, FIELD[0]), FIELD[-1])
-        ts = np.flatnonzero(law)
-        x = mine + np.arange(HIST)[:, None]
-        y = other + ts[None, :]
-        g = np.where(x > y, 1.0, np.where(x == y, self.ties[i], 0.0))
-        below = (x < self.target) & (y < self.target)
-        xs, ys = np.broadcast_arrays(x, y)
-        g[below] = self.values[i - FIELD[0], xs[below], ys[below]]
-        return g @ law[ts]
+        law = np.ascontiguousarray(law, np.float64)
+        values = self.values[i - FIELD[0]]
+        return float(reward_against_at(values, self.ties[i], self.target, mine, other, law, s))
 
     def hit(self, m: int, mask: int, mods: int, sc: int, t: int = 0) -> bool:
         got = self._bits.get(m)
