@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import carray, njit, types
 from numba.core import cgutils
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 # --- card ids, event kinds, statuses (checked against flip7 by flip7.kernel.encode) ---------
@@ -62,6 +63,12 @@ N_FIELDS = 18
 
 # --- card census: cd[C_*, card] ----------------------------------------------------------------
 C_VIS, C_DIS, C_DECK = 0, 1, 2
+# ... and its sums, kept as cards move, for ev: cd[C_UNSEEN + counting, U_*] over the cards off
+# the table (C_UNSEEN) or in the draw pile (C_LEFT: off the table and not discarded), and
+# cd[C_ALL, U_*] over the deck: how many numbers, their values, the modifiers' points.
+C_UNSEEN, C_LEFT, C_ALL = 3, 4, 5
+N_CENSUS = 6
+U_NUMBERS, U_VALUES, U_PLUS = 0, 1, 2
 
 # --- Flip Three frames: fr[depth, R_*] ---------------------------------------------------------
 R_PLAYER, R_DRAWN, R_STAGE, R_NPEND, R_NEXT, R_PEND = 0, 1, 2, 3, 4, 5
@@ -225,50 +232,76 @@ def bust_risk(pl, cd, p, counting, unseen_total, ndis):
 
 @njit(cache=True, inline="always")
 def ev_hit(pl, cd, p, counting, bonus):
-    """flip7.policies.ev.EVPolicy.hit: one more card then stopping beats stopping now."""
+    """flip7.policies.ev.EVPolicy.hit: one more card then stopping beats stopping now.
+
+    The reference hits when acc / total > now, summing over the cards c with u_c > 0 unseen
+    copies: total = sum u_c, acc = sum u_c * v_c (v_c: the points after drawing c then
+    stopping). All are small integers, so that is acc > now * total (rounding is monotonic and
+    `now` is a double: fl(q) > now iff q > now), that is gain = sum u_c * (v_c - now) > 0; and
+    when total is 0, gain is 0 too. No u_c is negative (the census counts every copy once: in
+    the draw pile, on the table or discarded). v_c - now is c * mult for a number p lacks (plus
+    the bonus on a seventh), -now for one p holds (0 with a Second Chance), the points of a
+    +modifier, nsum for the x2 (0 if p has one), 0 for an action. So gain needs the sums over
+    all unseen numbers and modifiers, which the game keeps in cd[C_UNSEEN + counting] as cards
+    move, and a pass over the numbers p holds only (at most six)."""
     mask = pl[F_MASK, p]
     nsum = pl[F_NSUM, p]
-    plus = pl[F_PLUS, p]
-    x2 = pl[F_X2, p]
-    mult = 2 if x2 else 1
-    now = nsum * mult + plus
-    seventh = pl[F_NCOUNT, p] == 6
-    has_sc = pl[F_SC, p]
-    total = 0
-    acc = 0
-    for c in range(14):
+    row = C_UNSEEN + counting
+    held = 0  # unseen copies of the numbers p holds
+    held_values = 0
+    while mask:
+        c = trailing_zeros(mask)
         u = cd[C_DECK, c] - cd[C_VIS, c]
         if counting:
             u -= cd[C_DIS, c]
-        if u <= 0:
-            continue
-        total += u
-        if mask >> c & 1:
-            if has_sc:
-                acc += u * now
-        else:
-            v = (nsum + c) * mult + plus
-            if seventh:
-                v += bonus
-            acc += u * v
-    for c in range(14, LAST_CLASSIC + 1):
+        held += u
+        held_values += u * c
+        mask &= mask - 1
+    new = cd[row, U_NUMBERS] - held  # unseen copies of the numbers p lacks
+    gain = cd[row, U_PLUS]
+    if pl[F_X2, p]:
+        gain += 2 * (cd[row, U_VALUES] - held_values)
+        now = 2 * nsum + pl[F_PLUS, p]
+    else:
+        gain += cd[row, U_VALUES] - held_values
+        x2 = cd[C_DECK, TIMES2] - cd[C_VIS, TIMES2]
+        if counting:
+            x2 -= cd[C_DIS, TIMES2]
+        gain += nsum * x2
+        now = nsum + pl[F_PLUS, p]
+    if pl[F_NCOUNT, p] == 6:
+        gain += bonus * new
+    if not pl[F_SC, p]:
+        gain -= now * held
+    return gain > 0
+
+
+@njit(cache=True, inline="always")
+def census_sums(cd, row, counting):
+    """cd[row, U_*] from scratch: the sums over the copies off the table (and, counting, not
+    discarded) of numbers and +modifiers (C_UNSEEN / C_LEFT; ev_hit)."""
+    numbers = 0
+    values = 0
+    plus = 0
+    for c in range(TIMES2):
         u = cd[C_DECK, c] - cd[C_VIS, c]
         if counting:
             u -= cd[C_DIS, c]
-        if u <= 0:
-            continue
-        total += u
-        if c == TIMES2:
-            acc += u * (now if x2 else nsum * 2 + plus)
+        if c <= N13:
+            numbers += u
+            values += u * c
         else:
-            acc += u * (now + PLUS_VALUE[c])
-    if total <= 0:
-        return False
-    # The reference compares the float acc / total with `now`. All three are small integers
-    # (exact as doubles), so that equals acc > now * total: rounding is monotonic and `now` is
-    # a double, so it cannot turn q > now into fl(q) <= now unless q - now, at least
-    # 1 / total, were under half an ulp of `now` (about now * 2**-53). No division needed.
-    return acc > now * total
+            plus += u * PLUS_VALUE[c]
+    cd[row, U_NUMBERS] = numbers
+    cd[row, U_VALUES] = values
+    cd[row, U_PLUS] = plus
+
+
+@njit(cache=True, inline="always")
+def number_seen(cd, row, c):
+    """Number c leaves the cards that cd[row] sums (it lands on the table, or is discarded)."""
+    cd[row, U_NUMBERS] -= 1
+    cd[row, U_VALUES] -= c
 
 
 @njit(cache=True, inline="always")
@@ -461,7 +494,7 @@ def workspace(n, deck):
     return (
         np.zeros((N_FIELDS, n), dtype=np.int64),  # pl
         np.zeros(n, dtype=np.float64),  # pf
-        np.zeros((3, nid), dtype=np.int64),  # cd
+        np.zeros((N_CENSUS, nid), dtype=np.int64),  # cd
         np.zeros((n, dsize + 1), dtype=np.int64),  # lines
         np.zeros((2, dsize + 1), dtype=np.int64),  # piles
         np.zeros((dsize + 2, N_FRAME), dtype=np.int64),  # fr
@@ -516,11 +549,22 @@ def play_games(
     nid = deck.shape[0]
     dsize = fresh.shape[0] - 1  # the deck's size (workspace sized fresh by it)
     i = 0
+    numbers = 0
+    values = 0
+    plus = 0
     for c in range(nid):
         cd[C_DECK, c] = deck[c]
         for _ in range(deck[c]):
             fresh[i] = c
             i += 1
+        if c <= N13:
+            numbers += deck[c]
+            values += deck[c] * c
+        else:
+            plus += deck[c] * PLUS_VALUE[c]
+    cd[C_ALL, U_NUMBERS] = numbers
+    cd[C_ALL, U_VALUES] = values
+    cd[C_ALL, U_PLUS] = plus
     return _play(
         seeds, seat_policy, bare(pol_kind), bare(pol_int), bare(pol_flt), bare(pol_counting),
         bare(pol_dp), bare(ip), bare(fp), deck, stacked, bare(dpb), bare(dpm), bare(dps),
@@ -573,6 +617,8 @@ def _play(
         for c in range(nid):
             cd[C_VIS, c] = 0
             cd[C_DIS, c] = 0
+        for u in range(U_PLUS + 1):
+            cd[C_UNSEEN, u] = cd[C_ALL, u]
         if stacked.shape[0] > 0:
             m = stacked.shape[0]
             for j in range(m):
@@ -586,11 +632,14 @@ def _play(
                     piles[1, ndis] = c
                     ndis += 1
             counter = 0
+            census_sums(cd, C_LEFT, 1)
         else:
             shuffle(fresh, dsize, piles[0], seed, 0, keys, order, cnt)
             counter = dsize
             top = dsize
             ndis = 0
+            for u in range(U_PLUS + 1):
+                cd[C_LEFT, u] = cd[C_ALL, u]
         capped = 0
         winner = 0
         while True:  # rounds
@@ -724,6 +773,8 @@ def _play(
                         rshuf += 1
                         for x in range(nid):
                             cd[C_DIS, x] = 0
+                        for u in range(U_PLUS + 1):
+                            cd[C_LEFT, u] = cd[C_UNSEEN, u]
                         pos = emit(ev, pos, capture, rnd, K_RESHUFFLE, -1, -1, -1, top)
                     top -= 1
                     c = piles[0, top]
@@ -754,16 +805,21 @@ def _play(
                                 ndis += 2
                                 cd[C_DIS, SECOND_CHANCE] += 1
                                 cd[C_DIS, c] += 1
+                                number_seen(cd, C_LEFT, c)
                                 pos = emit(ev, pos, capture, rnd, K_SC_USED, p, c, -1, -1)
                             else:
                                 place(pl, cd, lines, p, c)
                                 vis += 1
+                                number_seen(cd, C_UNSEEN, c)
+                                number_seen(cd, C_LEFT, c)
                                 pl[F_STATUS, p] = BUSTED
                                 pl[F_BUSTS, p] += 1
                                 pos = emit(ev, pos, capture, rnd, K_BUST, p, c, -1, -1)
                         else:
                             place(pl, cd, lines, p, c)
                             vis += 1
+                            number_seen(cd, C_UNSEEN, c)
+                            number_seen(cd, C_LEFT, c)
                             pl[F_MASK, p] |= 1 << c
                             pl[F_NSUM, p] += c
                             pl[F_NCOUNT, p] += 1
@@ -780,6 +836,8 @@ def _play(
                             pl[F_X2, p] = 1
                         else:
                             pl[F_PLUS, p] += PLUS_VALUE[c]
+                            cd[C_UNSEEN, U_PLUS] -= PLUS_VALUE[c]
+                            cd[C_LEFT, U_PLUS] -= PLUS_VALUE[c]
                     elif c == SECOND_CHANCE:
                         if not pl[F_SC, p]:
                             pl[F_SC, p] = 1
@@ -873,6 +931,8 @@ def _play(
                 pl[F_SC, p] = 0
             for x in range(nid):
                 cd[C_VIS, x] = 0
+            for u in range(U_PLUS + 1):  # the table's cards went to the discard pile
+                cd[C_UNSEEN, u] = cd[C_ALL, u]
             vis = 0
             dealer = (dealer + 1) % n
 
