@@ -64,9 +64,9 @@ N_FIELDS = 18
 # --- card census: cd[C_*, card] ----------------------------------------------------------------
 C_VIS, C_DIS, C_DECK = 0, 1, 2
 # ... and its sums for ev (ev_hit), kept as cards move: cd[C_UNSEEN, U_*] over the cards off the
-# table, cd[C_LEFT, U_*] over those also out of the discard pile (what counting sees), and
+# table, cd[C_GONE, U_*] over the discard pile (counting sees C_UNSEEN minus C_GONE), and
 # cd[C_ALL, U_*] over the deck: how many numbers, their values, the +modifiers' points.
-C_UNSEEN, C_LEFT, C_ALL = 3, 4, 5
+C_UNSEEN, C_GONE, C_ALL = 3, 4, 5
 N_CENSUS = 6
 U_NUMBERS, U_VALUES, U_PLUS = 0, 1, 2
 
@@ -244,14 +244,13 @@ def ev_hit(pl, cd, p, counting, bonus):
     every card. v_c - now is c * mult for a number p lacks (plus the bonus on a seventh),
     -now for one p holds (0 with a Second Chance), the points of a +modifier, nsum for an x2
     (0 if p has one), 0 for an action card. So gain takes the sums over all unseen numbers and
-    modifiers, which the game keeps as cards move (cd[C_UNSEEN], counting cd[C_LEFT]), and a
+    modifiers, which the game keeps as cards move (cd[C_UNSEEN], counting less cd[C_GONE]), and a
     pass over the numbers p holds (six at most). No branch but that pass: measured faster."""
     mask = pl[F_MASK, p]
     nsum = pl[F_NSUM, p]
     held = 0  # unseen copies of the numbers p holds
     held_values = 0
     if counting:
-        row = C_LEFT
         while mask:
             c = trailing_zeros(mask)
             u = cd[C_DECK, c] - cd[C_VIS, c] - cd[C_DIS, c]
@@ -259,54 +258,59 @@ def ev_hit(pl, cd, p, counting, bonus):
             held_values += u * c
             mask &= mask - 1
     else:
-        row = C_UNSEEN
         while mask:
             c = trailing_zeros(mask)
             u = cd[C_DECK, c] - cd[C_VIS, c]
             held += u
             held_values += u * c
             mask &= mask - 1
+    numbers = cd[C_UNSEEN, U_NUMBERS]
+    values = cd[C_UNSEEN, U_VALUES]
+    plus = cd[C_UNSEEN, U_PLUS]
+    if counting:
+        numbers -= cd[C_GONE, U_NUMBERS]
+        values -= cd[C_GONE, U_VALUES]
+        plus -= cd[C_GONE, U_PLUS]
     x2 = pl[F_X2, p]
     mult = 1 + x2
     x2_left = cd[C_DECK, TIMES2] - cd[C_VIS, TIMES2]  # (if p has none, one doubles nsum)
     if counting:
         x2_left -= cd[C_DIS, TIMES2]
     gain = (
-        cd[row, U_PLUS]
-        + mult * (cd[row, U_VALUES] - held_values)
+        plus
+        + mult * (values - held_values)
         + (1 - x2) * nsum * x2_left
-        + (pl[F_NCOUNT, p] == 6) * bonus * (cd[row, U_NUMBERS] - held)
+        + (pl[F_NCOUNT, p] == 6) * bonus * (numbers - held)
         - (1 - pl[F_SC, p]) * (mult * nsum + pl[F_PLUS, p]) * held
     )
     return gain > 0
 
 
 @njit(cache=True, inline="always")
-def census_sums(cd, row, counting):
-    """cd[row, U_*] from scratch: the sums over the copies off the table (and, counting, not
-    discarded) of numbers and +modifiers (C_UNSEEN / C_LEFT; ev_hit)."""
-    numbers = 0
-    values = 0
-    plus = 0
+def census_sums(cd):
+    """cd[C_UNSEEN, U_*] and cd[C_GONE, U_*] summed afresh from the census (ev_hit's sums; the
+    game keeps them as cards move)."""
+    for u in range(U_PLUS + 1):
+        cd[C_UNSEEN, u] = 0
+        cd[C_GONE, u] = 0
     for c in range(TIMES2):
-        u = cd[C_DECK, c] - cd[C_VIS, c]
-        if counting:
-            u -= cd[C_DIS, c]
+        off = cd[C_DECK, c] - cd[C_VIS, c]
+        gone = cd[C_DIS, c]
         if c <= N13:
-            numbers += u
-            values += u * c
+            cd[C_UNSEEN, U_NUMBERS] += off
+            cd[C_UNSEEN, U_VALUES] += off * c
+            cd[C_GONE, U_NUMBERS] += gone
+            cd[C_GONE, U_VALUES] += gone * c
         else:
-            plus += u * PLUS_VALUE[c]
-    cd[row, U_NUMBERS] = numbers
-    cd[row, U_VALUES] = values
-    cd[row, U_PLUS] = plus
+            cd[C_UNSEEN, U_PLUS] += off * PLUS_VALUE[c]
+            cd[C_GONE, U_PLUS] += gone * PLUS_VALUE[c]
 
 
 @njit(cache=True, inline="always")
-def number_seen(cd, row, c):
-    """Number c leaves the cards that cd[row] sums (it lands on the table, or is discarded)."""
-    cd[row, U_NUMBERS] -= 1
-    cd[row, U_VALUES] -= c
+def number_seen(cd, row, c, step):
+    """Number c joins (step 1) or leaves (-1) the cards that cd[row] sums."""
+    cd[row, U_NUMBERS] += step
+    cd[row, U_VALUES] += step * c
 
 
 @njit(cache=True, inline="always")
@@ -624,6 +628,7 @@ def _play(
             cd[C_DIS, c] = 0
         for u in range(U_PLUS + 1):
             cd[C_UNSEEN, u] = cd[C_ALL, u]
+            cd[C_GONE, u] = 0
         if stacked.shape[0] > 0:
             m = stacked.shape[0]
             for j in range(m):
@@ -637,14 +642,12 @@ def _play(
                     piles[1, ndis] = c
                     ndis += 1
             counter = 0
-            census_sums(cd, C_LEFT, 1)
+            census_sums(cd)
         else:
             shuffle(fresh, dsize, piles[0], seed, 0, keys, order, cnt)
             counter = dsize
             top = dsize
             ndis = 0
-            for u in range(U_PLUS + 1):
-                cd[C_LEFT, u] = cd[C_ALL, u]
         capped = 0
         winner = 0
         while True:  # rounds
@@ -779,7 +782,7 @@ def _play(
                         for x in range(nid):
                             cd[C_DIS, x] = 0
                         for u in range(U_PLUS + 1):
-                            cd[C_LEFT, u] = cd[C_UNSEEN, u]
+                            cd[C_GONE, u] = 0
                         pos = emit(ev, pos, capture, rnd, K_RESHUFFLE, -1, -1, -1, top)
                     top -= 1
                     c = piles[0, top]
@@ -810,21 +813,19 @@ def _play(
                                 ndis += 2
                                 cd[C_DIS, SECOND_CHANCE] += 1
                                 cd[C_DIS, c] += 1
-                                number_seen(cd, C_LEFT, c)
+                                number_seen(cd, C_GONE, c, 1)
                                 pos = emit(ev, pos, capture, rnd, K_SC_USED, p, c, -1, -1)
                             else:
                                 place(pl, cd, lines, p, c)
                                 vis += 1
-                                number_seen(cd, C_UNSEEN, c)
-                                number_seen(cd, C_LEFT, c)
+                                number_seen(cd, C_UNSEEN, c, -1)
                                 pl[F_STATUS, p] = BUSTED
                                 pl[F_BUSTS, p] += 1
                                 pos = emit(ev, pos, capture, rnd, K_BUST, p, c, -1, -1)
                         else:
                             place(pl, cd, lines, p, c)
                             vis += 1
-                            number_seen(cd, C_UNSEEN, c)
-                            number_seen(cd, C_LEFT, c)
+                            number_seen(cd, C_UNSEEN, c, -1)
                             pl[F_MASK, p] |= 1 << c
                             pl[F_NSUM, p] += c
                             pl[F_NCOUNT, p] += 1
@@ -842,7 +843,6 @@ def _play(
                         else:
                             pl[F_PLUS, p] += PLUS_VALUE[c]
                             cd[C_UNSEEN, U_PLUS] -= PLUS_VALUE[c]
-                            cd[C_LEFT, U_PLUS] -= PLUS_VALUE[c]
                     elif c == SECOND_CHANCE:
                         if not pl[F_SC, p]:
                             pl[F_SC, p] = 1
@@ -937,6 +937,7 @@ def _play(
             for x in range(nid):
                 cd[C_VIS, x] = 0
             for u in range(U_PLUS + 1):  # the table's cards went to the discard pile
+                cd[C_GONE, u] += cd[C_ALL, u] - cd[C_UNSEEN, u]
                 cd[C_UNSEEN, u] = cd[C_ALL, u]
             vis = 0
             dealer = (dealer + 1) % n

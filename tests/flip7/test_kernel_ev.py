@@ -30,8 +30,7 @@ def kernel_decisions(pls, cds, seats, counting, bonus, out):  # type: ignore[no-
     """out[i] = ev_hit on hand i, its census sums computed from scratch."""
     for i in range(pls.shape[0]):
         cd = cds[i]
-        core.census_sums(cd, core.C_UNSEEN, 0)
-        core.census_sums(cd, core.C_LEFT, 1)
+        core.census_sums(cd)
         out[i] = core.ev_hit(pls[i], cd, seats[i], counting[i], bonus[i])
 
 
@@ -187,8 +186,9 @@ def test_the_census_sums_follow_the_cards(monkeypatch_workspace, seed, n, rulese
         one_round=bool(one_round),
     )
     cd = monkeypatch_workspace[-1][2]
-    assert cd[core.C_UNSEEN, :3].tolist() == census(cd, False)
-    assert cd[core.C_LEFT, :3].tolist() == census(cd, True)
+    off_table, left = census(cd, False), census(cd, True)
+    assert cd[core.C_UNSEEN, :3].tolist() == off_table
+    assert cd[core.C_GONE, :3].tolist() == [a - b for a, b in zip(off_table, left, strict=True)]
     deck = cd[core.C_DECK]
     values = sum(int(deck[c]) * c for c in range(N_NUMBERS))
     plus = sum(int(deck[c] * PLUS_VALUE[c]) for c in range(core.PLUS2, core.TIMES2))
