@@ -247,14 +247,15 @@ def ev_hit(pl, cd, p, counting, bonus):
     the sums over all unseen numbers and modifiers that the game keeps as cards move
     (cd[C_UNSEEN], counting less cd[C_GONE]), less u_c * (k + c * mult) for each number c p
     holds (six at most), with k = the bonus on a seventh + now without a Second Chance. No
-    branch but that pass, and one product per held number: measured faster."""
+    branch on the hand but that pass, one product per held number: measured faster."""
     mask = pl[F_MASK, p]
     nsum = pl[F_NSUM, p]
     x2 = pl[F_X2, p]
     mult = 1 + x2
     seventh = (pl[F_NCOUNT, p] == 6) * bonus
-    # what a new number is worth beyond c * mult, and what each unseen copy of a number p holds
-    # costs beyond that: gain = (as if p held no number) - sum over held c of u_c * (k + mult * c)
+    # gain as if p held no number, less for each unseen copy of a number c that p holds what it
+    # was counted as (mult * c, and the bonus on a seventh) and the points it busts (now, unless a
+    # Second Chance keeps them): k + mult * c
     k = seventh + (1 - pl[F_SC, p]) * (mult * nsum + pl[F_PLUS, p])
     numbers = cd[C_UNSEEN, U_NUMBERS]
     values = cd[C_UNSEEN, U_VALUES]
