@@ -177,10 +177,17 @@ register_policy(
 
 
 def _win(arg: str | None) -> Policy:
-    """win[:MODEL]: imported on first use, like dp."""
+    """win[:MODEL][:fast]: imported on first use, like dp."""
     from flip7.policies.win import WinPolicy
 
-    return WinPolicy(arg or "basic")
+    parts = (arg or "").split(":") if arg else []
+    fast = bool(parts) and parts[-1] == "fast"
+    if fast:
+        parts = parts[:-1]
+    if len(parts) > 1:
+        raise PolicySpecError(f"policy win[:MODEL][:fast] takes a model and 'fast', got {arg!r}")
+    model = parts[0] if parts else "basic"
+    return WinPolicy(model, endgame=not fast, freeze=not fast)
 
 
 register_policy(
@@ -188,7 +195,8 @@ register_policy(
         "win",
         _win,
         "hit or stay to win the game: a round policy picked from the scores, the target and "
-        "the field size (win:real: the other model)",
+        "the field size, the round in play solved once it decides the game (win:real: the "
+        "other model; win:fast: the table alone, at the kernel's full speed)",
     )
 )
 

@@ -1,5 +1,5 @@
-"""win[:MODEL] — hit or stay to maximise the chance of winning the game, from the scores, the
-target and the field size.
+"""win[:MODEL][:fast] — hit or stay to maximise the chance of winning the game, from the scores,
+the target and the field size.
 
 The tables (flip7.solver.win) give, for each field size 2..8, my total and the leader's total
 among the others, which round policy of a menu to play this round: `dp`, the race policies,
@@ -25,6 +25,10 @@ Heads-up, a Freeze it flips goes where it leaves the better chance to win: on th
 banks what it shows, and I play on against that total) or on itself (it banks its points, and
 the opponent plays on: its round score's law from the hand it shows, playing dp, by a forward
 sweep). Flip Three and larger tables keep the shared heuristics.
+
+`win:fast` (`win:real:fast`) plays the menu policy's bit alone: no in-round sweep, Freezes by
+the shared heuristics; one table lookup a decision, so the compiled kernel plays it at the speed
+of `dp`, for a little less of the win rate (heads-up against `ev`, see docs/play-to-win.md).
 """
 
 from __future__ import annotations
@@ -58,13 +62,17 @@ class WinPolicy(DPPolicy):
         cache_dir: str | None = None,
         target: int = 200,
         endgame: bool = True,
+        freeze: bool = True,
     ) -> None:
+        """`endgame` and `freeze` off (the `win:fast` spec): the menu policy's bit alone, no
+        in-round sweep, Freezes by the shared heuristics."""
         from flip7.solver.model import get_model
 
         if isinstance(model, str):
             if model not in WIN_MODELS:
                 raise PolicySpecError(
-                    f"policy win:MODEL needs MODEL in {', '.join(WIN_MODELS)}, got {model!r}"
+                    f"policy win[:MODEL][:fast] needs MODEL in {', '.join(WIN_MODELS)}, "
+                    f"got {model!r}"
                 )
             model = get_model(model)
         self.model = model
@@ -74,7 +82,7 @@ class WinPolicy(DPPolicy):
         #: Play the in-round optimum once the others are done (off: the menu policy only).
         self.endgame = endgame
         #: Heads-up, aim a Freeze by the chance to win (off: the shared heuristics).
-        self.freeze = True
+        self.freeze = freeze
         #: The opponent's round-score law under dp, per hand it shows (totals do not enter).
         self._laws: dict[tuple[int, int, int, int], np.ndarray] = {}
         self._use(self.table_for(target))

@@ -20,7 +20,7 @@ from flip7.solver import win_kernel
 from flip7.solver.kernels import HIST
 from flip7.variants import parse_variant
 
-WIN_SPECS = ("win", "win:real")
+WIN_SPECS = ("win", "win:real", "win:fast")
 #: Rulesets at the target the cached win tables are solved for (another target solves its own
 #: tables first, minutes of CPU).
 RULESETS = ["3.1", "immediate", "legacy", "3.1(bonus=0)", "legacy(max_rounds=4)"]
@@ -63,7 +63,11 @@ def same_game(rules, seats, seed):  # type: ignore[no-untyped-def]
 @given(
     st.integers(0, 2**64 - 1),
     st.sampled_from(WIN_SPECS),
-    st.lists(st.sampled_from(["win", "win:real", "ev", "dp", "sum:20"]), min_size=1, max_size=1),
+    st.lists(
+        st.sampled_from(["win", "win:real", "win:fast", "ev", "dp", "sum:20"]),
+        min_size=1,
+        max_size=1,
+    ),
     st.sampled_from(RULESETS),
     st.booleans(),
 )

@@ -142,8 +142,19 @@ def test_win_tables_round_trip(model, tmp_path):
 
 
 def test_win_spec_errors():
-    with pytest.raises(PolicySpecError, match="win:MODEL needs MODEL in basic, real"):
+    with pytest.raises(PolicySpecError, match=r"win\[:MODEL\]\[:fast\] needs MODEL in basic, real"):
         parse_policy("win:full")
+    with pytest.raises(PolicySpecError, match="takes a model and 'fast', got 'basic:fast:x'"):
+        parse_policy("win:basic:fast:x")
+
+
+def test_win_fast_plays_the_table_alone():
+    """`win:fast` turns off the in-round sweep and the Freeze rule; the model still parses."""
+    exact, fast, real_fast = (parse_policy(s) for s in ("win", "win:fast", "win:real:fast"))
+    assert (exact.endgame, exact.freeze) == (True, True)
+    assert (fast.endgame, fast.freeze, fast.model.name) == (False, False, "basic")
+    assert (real_fast.endgame, real_fast.freeze, real_fast.model.name) == (False, False, "real")
+    assert fast.spec == "win:fast"
 
 
 # -- the round in play once the others are done ----------------------------------------------
