@@ -379,12 +379,8 @@ def endgame_rule(pl, pf, cd, p, n, target, unseen_total, ndis):
 
 
 @njit(cache=True, inline="always")
-def dp_rule(pl, cd, lines, p, n, rnd, dp_bits, dp_meta, dp_states, dp_blocks):
-    """flip7.policies.dp.DPPolicy.hit (and RacePolicy.hit: the table of the seat's banked
-    score): one bit of the solver's table; -1 means fall back to ev (a 13 showing)."""
-    if pl[F_MASK, p] >> N13:
-        return -1
-    meta = pl[F_POLICY, p]
+def line_mods(pl, lines, p):
+    """The solver tables' reading of seat p's line: (modifier bits, Flip Threes in it)."""
     mods = 0
     t = 0
     for i in range(pl[F_LEN, p]):
@@ -393,6 +389,17 @@ def dp_rule(pl, cd, lines, p, n, rnd, dp_bits, dp_meta, dp_states, dp_blocks):
             mods |= 1 << (c - PLUS2)
         elif c == FLIP_THREE:
             t += 1
+    return mods, t
+
+
+@njit(cache=True, inline="always")
+def dp_rule(pl, cd, lines, p, n, rnd, dp_bits, dp_meta, dp_states, dp_blocks):
+    """flip7.policies.dp.DPPolicy.hit (and RacePolicy.hit: the table of the seat's banked
+    score): one bit of the solver's table; -1 means fall back to ev (a 13 showing)."""
+    if pl[F_MASK, p] >> N13:
+        return -1
+    meta = pl[F_POLICY, p]
+    mods, t = line_mods(pl, lines, p)
     n_sc = dp_meta[meta, D_N_SC]
     n_t = dp_meta[meta, D_N_T]
     held = pl[F_SC, p]
@@ -525,14 +532,7 @@ def choose_target(pl, cd, fp, lines, me, card, n, target, freeze_self, unseen_to
 def win_hand(pl, lines, p, wm, row):
     """Seat p's hand as a win table reads it: (modifier bits, Second Chance state, Flip Threes
     held) (flip7.policies.dp.DPPolicy._hand at a table with others, and WinPolicy._seat_hand)."""
-    mods = 0
-    t = 0
-    for i in range(pl[F_LEN, p]):
-        c = lines[p, i]
-        if PLUS2 <= c <= TIMES2:
-            mods |= 1 << (c - PLUS2)
-        elif c == FLIP_THREE:
-            t += 1
+    mods, t = line_mods(pl, lines, p)
     if t > wm[row, W_N_T] - 1:
         t = wm[row, W_N_T] - 1
     sc = wm[row, W_HELD] if pl[F_SC, p] else wm[row, W_NONE]
