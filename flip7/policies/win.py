@@ -54,7 +54,8 @@ _IN_ROUND: dict[str, object] = {}
 
 class WinPolicy(DPPolicy):
     """Hit when the menu policy the win table picks for the scores says so (see the module
-    docstring). Shares `dp`'s reading of the hand; not a `dp` for the compiled kernel."""
+    docstring). Shares `dp`'s reading of the hand; the compiled kernel plays it at two or more
+    seats of the classic game through the same compiled arithmetic (flip7.kernel.win)."""
 
     def __init__(
         self,
