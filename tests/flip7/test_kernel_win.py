@@ -85,7 +85,9 @@ def test_heads_up_win_games_equal_reference(policies, seed, me, other, ruleset, 
     st.integers(0, 2**64 - 1),
     st.integers(3, 6).flatmap(
         lambda n: st.lists(
-            st.sampled_from(["win", "win:real", "ev", "dp", "sum:20"]), min_size=n, max_size=n
+            st.sampled_from(["win", "win:real", "win:fast", "ev", "dp", "sum:20"]),
+            min_size=n,
+            max_size=n,
         )
     ),
     st.sampled_from(RULESETS),
