@@ -101,9 +101,12 @@ def start_run(tmp_path: Path, delay: str = "1") -> tuple[subprocess.Popen[bytes]
 
 
 def session_of(proc: subprocess.Popen[bytes]) -> str:
-    """The Ray session this driver started: Ray names its directory after the driver's pid."""
-    (path,) = glob.glob(f"/tmp/ray/session_*_{proc.pid}")
-    return os.path.basename(path)
+    """The Ray session this driver started: Ray names its directory after the driver's pid. Ray
+    leaves old session directories behind and pids are reused, so an older directory can carry
+    the same pid: the newest is this driver's."""
+    paths = glob.glob(f"/tmp/ray/session_*_{proc.pid}")
+    assert paths, f"no Ray session directory for pid {proc.pid}"
+    return os.path.basename(max(paths, key=os.path.getmtime))
 
 
 def wait_gone(name: str, raylets: set[int], seconds: float) -> set[int]:
