@@ -49,34 +49,20 @@ if len(df) < 2:
     )
     st.stop()
 
-left, right = st.columns(2)
-with left:
-    st.subheader("Rounds per game")
-    st.altair_chart(
-        charts.by_ruleset(df, "rounds_per_game", "rounds per game", ".2f", "games"),
-        width="stretch",
-    )
-with right:
-    st.subheader("Points per round")
-    st.altair_chart(
-        charts.by_ruleset(
-            df, "points_per_round", "points per round (all seats)", ".2f", "seat_rounds"
-        ),
-        width="stretch",
-    )
-left, right = st.columns(2)
-with left:
-    st.subheader("Bust rate")
-    st.altair_chart(
-        charts.by_ruleset(df, "bust_rate", "busts per seat-round", ".1%", "seat_rounds"),
-        width="stretch",
-    )
-with right:
-    st.subheader("Flip 7 rate")
-    st.altair_chart(
-        charts.by_ruleset(df, "flip7_rate", "Flip 7s per seat-round", ".2%", "seat_rounds"),
-        width="stretch",
-    )
+#: (title, column, axis title, number format, the weight its interval is over), two per row.
+FIGURES = (
+    ("Rounds per game", "rounds_per_game", "rounds per game", ".2f", "games"),
+    ("Points per round", "points_per_round", "points per round (all seats)", ".2f", "seat_rounds"),
+    ("Bust rate", "bust_rate", "busts per seat-round", ".1%", "seat_rounds"),
+    ("Flip 7 rate", "flip7_rate", "Flip 7s per seat-round", ".2%", "seat_rounds"),
+)
+for i in range(0, len(FIGURES), 2):
+    for place, (title, column, axis, number, weight) in zip(
+        st.columns(2), FIGURES[i : i + 2], strict=True
+    ):
+        with place:
+            st.subheader(title)
+            st.altair_chart(charts.by_ruleset(df, column, axis, number, weight), width="stretch")
 st.caption(
     "All seats of the cell pooled. Black bars: 95% intervals, clustered by game (the seats "
     "and rounds of one game are not independent)."

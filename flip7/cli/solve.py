@@ -180,12 +180,7 @@ def cmd_solve(args: argparse.Namespace, out: Output) -> int:
             best[r.family] = max(best.get(r.family, -1.0), r.moments.ev)
         table = fmt.Table(
             [
-                fmt.Column("policy", right=False),
-                fmt.Column("EV", lambda x: f"{x:.3f}", key="ev"),
-                fmt.Column("sd", fmt.points),
-                fmt.Column("bust", fmt.rate),
-                fmt.Column("flip7", lambda x: fmt.rate(x, 2)),
-                fmt.Column("vs optimal", lambda x: f"{x:+.3f}", key="gap"),
+                *_moment_columns(),
                 fmt.Column("best", lambda x: "*" if x else "", right=False),
             ],
             [
@@ -300,6 +295,21 @@ def cmd_race(args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+def _moment_columns() -> list[Any]:
+    """The table columns of a round policy's exact figures: policy, EV, sd, bust, Flip 7 rate,
+    and the gap to the optimum."""
+    from flip7 import format as fmt
+
+    return [
+        fmt.Column("policy", right=False),
+        fmt.Column("EV", lambda x: f"{x:.3f}", key="ev"),
+        fmt.Column("sd", fmt.points),
+        fmt.Column("bust", fmt.rate),
+        fmt.Column("flip7", lambda x: fmt.rate(x, 2)),
+        fmt.Column("vs optimal", lambda x: f"{x:+.3f}", key="gap"),
+    ]
+
+
 def _moments(m: object) -> dict[str, float]:
     """A policy's exact figures for JSON: ev, sd, bust, flip7 (rates as shares)."""
     return {k: float(getattr(m, k)) for k in ("ev", "sd", "bust", "flip7")}
@@ -363,12 +373,7 @@ def advice_result(advice: Any, assumptions: str, report: Any) -> Any:
     named = [(line[:38].strip(), m) for line, m in zip(lines[val + 1 :], rules, strict=False)]
     values = fmt.Table(
         [
-            fmt.Column("policy", right=False),
-            fmt.Column("EV", lambda x: f"{x:.3f}", key="ev"),
-            fmt.Column("sd", fmt.points),
-            fmt.Column("bust", fmt.rate),
-            fmt.Column("flip7", lambda x: fmt.rate(x, 2)),
-            fmt.Column("vs optimal", lambda x: f"{x:+.3f}", key="gap"),
+            *_moment_columns(),
         ],
         [
             [name, m.ev, m.sd, m.bust, m.flip7, None if m is opt else m.ev - opt.ev]
