@@ -42,7 +42,7 @@ class Batch:
 
     n_players: int
     seeds: np.ndarray  # uint64 [k]
-    ev: np.ndarray  # int64 [2, codes]: the stored event code (HITs folded), its round
+    ev: np.ndarray  # int64 [1, codes]: the stored event codes (HITs folded), games back to back
     rs: np.ndarray  # int32 [8, rows]: one row per (game, round, seat), see RS_FIELDS
     go: np.ndarray  # int64 [k, 6]: see G_FIELDS
     gt: np.ndarray  # int32 [4, k, n]: see T_FIELDS
@@ -203,7 +203,7 @@ def _run(
     capacity: int | None = None,
     vengeance: bool = False,
 ) -> Batch:
-    from flip7.kernel.core import GROW, I_TARGET, workspace
+    from flip7.kernel.core import GROW, I_TARGET, N_EV, workspace
 
     if vengeance:
         from flip7.kernel.vengeance import workspace
@@ -215,7 +215,7 @@ def _run(
         ev_cap = rs_cap = max(1, capacity)
     if not capture:
         ev_cap = 1
-    ev = np.empty((2, ev_cap), dtype=np.int64)
+    ev = np.empty((N_EV, ev_cap), dtype=np.int64)
     rs = np.empty((8, rs_cap), dtype=np.int32)
     go = np.zeros((k, 6), dtype=np.int64)
     gt = np.zeros((4, k, n), dtype=np.int32)

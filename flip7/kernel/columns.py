@@ -86,34 +86,36 @@ def shard_columns(
     return ShardColumns(events, rounds, games)
 
 
-# The stored events form (pipeline.schema): a literal, checked against flip7.kernel.core below
+# The stored events form (pipeline.schema): literals, checked against flip7.kernel.core below
 # (numba's cache sees edits to this file only).
-_E_CODE, _E_ROUND = 0, 1
+_E_CODE = 0
 HIT_SHIFT = 55  # flip7.events.HIT_SHIFT
+_ROUND_START = 0  # flip7.events.EventKind.ROUND_START
+_S_VALUE = 23  # flip7.events.CODE_SHIFTS[4]
 
 
-def _event_rows_py(codes, rounds, counts, first_game, r_game, r_round, r_seq, offsets, events):  # type: ignore[no-untyped-def]
+def _event_rows_py(codes, counts, first_game, r_game, r_round, r_seq, offsets, events):  # type: ignore[no-untyped-def]
     """One row per (game, round) of the kernel's stored codes (games back to back, counts[j]
     codes for game first_game + j): its game, round, the sequence number of its first event
     (a code carrying a HIT stands for two events) and its offset into the codes; and the
-    events each game played. Returns the rows written."""
+    events each game played. A round begins at its ROUND_START, whose value is its number
+    (the rule of pipeline.shard.flat_events; a game's events before its first ROUND_START, of
+    which there are none, would be round 0). Returns the rows written."""
     pos = 0
     row = 0
     flag = np.int64(1) << HIT_SHIFT
     for j in range(counts.shape[0]):
         end = pos + counts[j]
-        prev = -1
         seq = 0
         for i in range(pos, end):
-            rnd = rounds[i]
-            if rnd != prev:
+            code = codes[i]
+            if (code & 31) == _ROUND_START or i == pos:
                 r_game[row] = first_game + j
-                r_round[row] = rnd
+                r_round[row] = code >> _S_VALUE if (code & 31) == _ROUND_START else 0
                 r_seq[row] = seq
                 offsets[row] = i
                 row += 1
-                prev = rnd
-            seq += 2 if codes[i] >= flag else 1
+            seq += 2 if code >= flag else 1
         events[j] = seq
         pos = end
     offsets[row] = pos
@@ -125,7 +127,7 @@ _compiled: dict[str, object] = {}
 
 def event_rows(ev: np.ndarray, counts: np.ndarray, first_game: int) -> dict[str, np.ndarray]:
     """The stored events columns (pipeline.schema.EVENTS) of the kernel's event buffer `ev`
-    (rows E_CODE, E_ROUND; games back to back, counts[j] codes for game first_game + j):
+    (row E_CODE; games back to back, counts[j] codes for game first_game + j):
     `game`, `round`, `seq` per row, `offsets` into `codes` (the buffer's codes themselves), and
     `events`, the events each game played."""
     if not _compiled:
@@ -133,12 +135,16 @@ def event_rows(ev: np.ndarray, counts: np.ndarray, first_game: int) -> dict[str,
 
         from flip7.kernel import core
 
-        assert (core.E_CODE, core.E_ROUND, core.HIT_SHIFT) == (_E_CODE, _E_ROUND, HIT_SHIFT)
+        assert (core.E_CODE, core.HIT_SHIFT, core.K_ROUND_START, core.S_VALUE) == (
+            _E_CODE,
+            HIT_SHIFT,
+            _ROUND_START,
+            _S_VALUE,
+        )
         _compiled["rows"] = njit(cache=True)(_event_rows_py)
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     total = int(counts.sum())
     codes = ev[_E_CODE, :total]
-    rounds = ev[_E_ROUND, :total]
     # At most a row per code: trimmed to the rows the codes make.
     bound = total
     out = {
@@ -151,7 +157,7 @@ def event_rows(ev: np.ndarray, counts: np.ndarray, first_game: int) -> dict[str,
     made = 0
     if total:
         made = _compiled["rows"](  # type: ignore[operator]
-            codes, rounds, counts, first_game, out["game"], out["round"], out["seq"],
+            codes, counts, first_game, out["game"], out["round"], out["seq"],
             out["offsets"], out["events"],
         )  # fmt: skip
     for name in ("game", "round", "seq"):

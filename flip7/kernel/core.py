@@ -22,7 +22,7 @@ Arrays (allocated once per call, reused by every game):
   them, and the next shuffle permutes it, so order matters).
 - `fr[depth, R_*]`: the Flip Threes being resolved, innermost last.
 Events go straight into `ev[E_CODE, pos]` as the event log stores them (flip7.events: one int64
-code each, a HIT folded into the event after it), with their round in `ev[E_ROUND, pos]`.
+code each, a HIT folded into the event after it; a round begins at its ROUND_START).
 """
 
 # mypy: ignore-errors
@@ -116,8 +116,8 @@ WX_EG_ROWS = 32  # the rows each kept entry's sweeps reached
 WF_REWARD, WF_COST, WF_LAW, WF_BOUNDS = 0, 1, 2, 3
 
 # --- outputs -----------------------------------------------------------------------------------
-E_CODE, E_ROUND = 0, 1
-N_EV = 2
+E_CODE = 0
+N_EV = 1
 # rs: one row per (round, seat)
 Q_GAME, Q_ROUND, Q_SEAT, Q_DEALER, Q_SCORE, Q_TOTAL, Q_STATUS, Q_FLIP7 = range(8)
 N_RS = 8
@@ -213,13 +213,13 @@ def shuffle(src, m, dst, seed, counter, keys, order, cnt):
 
 
 @njit(cache=True, inline="always")
-def emit(ev, pos, capture, rnd, kind, player, card, target, value):
+def emit(ev, pos, capture, kind, player, card, target, value):
     """Append one event at pos as its stored code (past the buffer's end it is only counted);
     the next pos. The fold of flip7.events.fold_rows, as the events come: an event that is not
-    a HIT, of a player whose HIT with no card or target and value 0..2 is the last code, in the
-    same round, with a value >= 0 takes that HIT into its own code (HIT_SHIFT) instead of a
-    slot of its own. The last code is always this game's: a game ends with GAME_END (or, in a
-    one-round game, ROUND_END), never a HIT."""
+    a HIT or a ROUND_START (so in the HIT's round), of a player whose HIT with no card or target
+    and value 0..2 is the last code, with a value >= 0 takes that HIT into its own code
+    (HIT_SHIFT) instead of a slot of its own. The last code is always this game's: a game ends
+    with GAME_END (or, in a one-round game, ROUND_END), never a HIT."""
     if not capture:
         return pos
     if pos < ev.shape[1]:
@@ -230,13 +230,12 @@ def emit(ev, pos, capture, rnd, kind, player, card, target, value):
             | ((np.int64(player) + 1) << S_PLAYER)
             | np.int64(kind)
         )
-        if pos > 0 and kind != K_HIT and value >= 0 and ev[E_ROUND, pos - 1] == rnd:
+        if pos > 0 and kind != K_HIT and kind != K_ROUND_START and value >= 0:
             d = ev[E_CODE, pos - 1] - (((np.int64(player) + 1) << S_PLAYER) | K_HIT)
             if d >= 0 and d <= (np.int64(2) << S_VALUE) and (d & ((1 << S_VALUE) - 1)) == 0:
                 ev[E_CODE, pos - 1] = code | (((d >> S_VALUE) + 1) << HIT_SHIFT)
                 return pos
         ev[E_CODE, pos] = code
-        ev[E_ROUND, pos] = rnd
     return pos + 1
 
 
@@ -956,7 +955,7 @@ def _play(
             end_reason = END_NOBODY_ACTIVE
             flip7p = -1
             rshuf = 0
-            pos = emit(ev, pos, capture, rnd, K_ROUND_START, dealer, -1, -1, rnd)
+            pos = emit(ev, pos, capture, K_ROUND_START, dealer, -1, -1, rnd)
             dealing = True  # the opening deal, then laps of hit-or-stay
             turn = 0  # index into the turn order dealer+1, dealer+2, ..., dealer
             anyone = False
@@ -989,7 +988,7 @@ def _play(
                         if pl[F_STATUS, p] == BUSTED and mode == MODE_DEFERRED:
                             # dropped (checked before each: a set-aside Flip Three may have
                             # busted p); it stays in front of p until the round ends
-                            pos = emit(ev, pos, capture, rnd, K_ACTION_DROPPED, p, c, -1, -1)
+                            pos = emit(ev, pos, capture, K_ACTION_DROPPED, p, c, -1, -1)
                             continue
                         job = JOB_PENDING
                 elif dealing:
@@ -1023,7 +1022,7 @@ def _play(
                     how = HOW_HIT
                     job = JOB_DRAW
                     if pl[F_LEN, p] == 0:
-                        pos = emit(ev, pos, capture, rnd, K_HIT, p, -1, -1, 1)  # must hit
+                        pos = emit(ev, pos, capture, K_HIT, p, -1, -1, 1)  # must hit
                     elif wants_hit(
                         pl,
                         pf,
@@ -1043,10 +1042,10 @@ def _play(
                         wm,
                         wa,
                     ):
-                        pos = emit(ev, pos, capture, rnd, K_HIT, p, -1, -1, 0)
+                        pos = emit(ev, pos, capture, K_HIT, p, -1, -1, 0)
                     else:
                         pl[F_STATUS, p] = STAYED
-                        pos = emit(ev, pos, capture, rnd, K_STAY, p, -1, -1, points(pl, p))
+                        pos = emit(ev, pos, capture, K_STAY, p, -1, -1, points(pl, p))
                         continue
 
                 # --- do it
@@ -1076,10 +1075,10 @@ def _play(
                             cd[C_DIS, x] = 0
                         for u in range(U_PLUS + 1):
                             cd[C_GONE, u] = 0
-                        pos = emit(ev, pos, capture, rnd, K_RESHUFFLE, -1, -1, -1, top)
+                        pos = emit(ev, pos, capture, K_RESHUFFLE, -1, -1, -1, top)
                     top -= 1
                     c = piles[0, top]
-                    pos = emit(ev, pos, capture, rnd, K_DRAW, p, c, -1, how)
+                    pos = emit(ev, pos, capture, K_DRAW, p, c, -1, how)
                     if (
                         how == HOW_FLIP_THREE
                         and (c == FREEZE or c == FLIP_THREE)
@@ -1091,7 +1090,7 @@ def _play(
                         vis += 1
                         fr[d, R_PEND + fr[d, R_NPEND]] = c
                         fr[d, R_NPEND] += 1
-                        pos = emit(ev, pos, capture, rnd, K_ACTION_DEFERRED, p, c, -1, -1)
+                        pos = emit(ev, pos, capture, K_ACTION_DEFERRED, p, c, -1, -1)
                         continue
                     # the card takes effect (flip7.engine.Engine.receive)
                     if c <= N13:
@@ -1107,14 +1106,14 @@ def _play(
                                 cd[C_DIS, SECOND_CHANCE] += 1
                                 cd[C_DIS, c] += 1
                                 number_seen(cd, C_GONE, c, 1)
-                                pos = emit(ev, pos, capture, rnd, K_SC_USED, p, c, -1, -1)
+                                pos = emit(ev, pos, capture, K_SC_USED, p, c, -1, -1)
                             else:
                                 place(pl, cd, lines, p, c)
                                 vis += 1
                                 number_seen(cd, C_UNSEEN, c, -1)
                                 pl[F_STATUS, p] = BUSTED
                                 pl[F_BUSTS, p] += 1
-                                pos = emit(ev, pos, capture, rnd, K_BUST, p, c, -1, -1)
+                                pos = emit(ev, pos, capture, K_BUST, p, c, -1, -1)
                         else:
                             place(pl, cd, lines, p, c)
                             vis += 1
@@ -1125,7 +1124,7 @@ def _play(
                             if pl[F_NCOUNT, p] == 7:
                                 flip7p = p
                                 pl[F_FLIP7S, p] += 1
-                                pos = emit(ev, pos, capture, rnd, K_FLIP7, p, -1, -1, bonus)
+                                pos = emit(ev, pos, capture, K_FLIP7, p, -1, -1, bonus)
                                 round_over = True
                                 end_reason = END_FLIP7
                     elif c < FREEZE:  # a modifier
@@ -1141,7 +1140,7 @@ def _play(
                             pl[F_SC, p] = 1
                             place(pl, cd, lines, p, SECOND_CHANCE)
                             vis += 1
-                            pos = emit(ev, pos, capture, rnd, K_SC_KEPT, p, -1, -1, -1)
+                            pos = emit(ev, pos, capture, K_SC_KEPT, p, -1, -1, -1)
                         else:
                             # a spare: to whoever is furthest behind (lowest total, then seat)
                             # among the active players without one, else discarded
@@ -1156,12 +1155,12 @@ def _play(
                                 piles[1, ndis] = SECOND_CHANCE
                                 ndis += 1
                                 cd[C_DIS, SECOND_CHANCE] += 1
-                                pos = emit(ev, pos, capture, rnd, K_SC_DISCARDED, p, -1, -1, 0)
+                                pos = emit(ev, pos, capture, K_SC_DISCARDED, p, -1, -1, 0)
                             else:
                                 pl[F_SC, best] = 1
                                 place(pl, cd, lines, best, SECOND_CHANCE)
                                 vis += 1
-                                pos = emit(ev, pos, capture, rnd, K_SC_PASSED, p, -1, best, -1)
+                                pos = emit(ev, pos, capture, K_SC_PASSED, p, -1, best, -1)
                     else:
                         act = True
                 else:  # JOB_PENDING: a set-aside action leaves p's line to be played
@@ -1181,7 +1180,7 @@ def _play(
                         piles[1, ndis] = c
                         ndis += 1
                         cd[C_DIS, c] += 1
-                        pos = emit(ev, pos, capture, rnd, K_ACTION_DROPPED, p, c, -1, -1)
+                        pos = emit(ev, pos, capture, K_ACTION_DROPPED, p, c, -1, -1)
                         continue
                     q = first
                     if count > 1:
@@ -1191,10 +1190,10 @@ def _play(
                         )  # fmt: skip
                     place(pl, cd, lines, q, c)
                     vis += 1
-                    pos = emit(ev, pos, capture, rnd, K_ACTION_PLAYED, p, c, q, -1)
+                    pos = emit(ev, pos, capture, K_ACTION_PLAYED, p, c, q, -1)
                     if c == FREEZE:
                         pl[F_STATUS, q] = FROZEN
-                        pos = emit(ev, pos, capture, rnd, K_FREEZE, q, -1, -1, points(pl, q))
+                        pos = emit(ev, pos, capture, K_FREEZE, q, -1, -1, points(pl, q))
                     else:
                         fr[depth, R_PLAYER] = q
                         fr[depth, R_DRAWN] = 0
@@ -1209,8 +1208,8 @@ def _play(
                     s += bonus
                 pl[F_TOTAL, p] += s
                 if pl[F_SC, p]:
-                    pos = emit(ev, pos, capture, rnd, K_SC_DISCARDED, p, -1, -1, 1)
-                pos = emit(ev, pos, capture, rnd, K_ROUND_SCORE, p, -1, -1, s)
+                    pos = emit(ev, pos, capture, K_SC_DISCARDED, p, -1, -1, 1)
+                pos = emit(ev, pos, capture, K_ROUND_SCORE, p, -1, -1, s)
                 if rpos < rs_cap:
                     rs[Q_GAME, rpos] = g
                     rs[Q_ROUND, rpos] = rnd
@@ -1221,7 +1220,7 @@ def _play(
                     rs[Q_STATUS, rpos] = pl[F_STATUS, p]
                     rs[Q_FLIP7, rpos] = 1 if p == flip7p else 0
                 rpos += 1
-            pos = emit(ev, pos, capture, rnd, K_ROUND_END, -1, -1, -1, end_reason)
+            pos = emit(ev, pos, capture, K_ROUND_END, -1, -1, -1, end_reason)
             for p in range(n):
                 for x in range(pl[F_LEN, p]):
                     c = lines[p, x]
@@ -1256,10 +1255,10 @@ def _play(
                 break
             if rnd >= ip[I_MAX_ROUNDS]:
                 capped = 1
-                pos = emit(ev, pos, capture, rnd, K_ROUND_CAP, -1, -1, -1, rnd)
+                pos = emit(ev, pos, capture, K_ROUND_CAP, -1, -1, -1, rnd)
                 break
         if not ip[I_ONE_ROUND]:
-            pos = emit(ev, pos, capture, rnd, K_GAME_END, winner, -1, -1, pl[F_TOTAL, winner])
+            pos = emit(ev, pos, capture, K_GAME_END, winner, -1, -1, pl[F_TOTAL, winner])
         if pos > ev_cap or rpos > rs_cap:
             return g, gpos, grpos, GROW
         go[g, G_ROUNDS] = rnd

@@ -150,7 +150,7 @@ def _warm_event_rows() -> None:
 
     from flip7.kernel.columns import event_rows
 
-    event_rows(np.zeros((2, 1), dtype=np.int64), np.ones(1, dtype=np.int64), 0)
+    event_rows(np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64), 0)
 
 
 def load_info(vengeance: bool = False) -> LoadInfo:

@@ -164,9 +164,7 @@ def face(c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def em(ev, st, kind, player, card, target, value):
-    st[S_POS] = emit(
-        ev, st[S_POS], st[S_CAPTURE] != 0, st[S_RND], kind, player, card, target, value
-    )
+    st[S_POS] = emit(ev, st[S_POS], st[S_CAPTURE] != 0, kind, player, card, target, value)
 
 
 @njit(cache=True, _nrt=False, inline="always")
