@@ -115,11 +115,13 @@ def test_an_edited_flip7_bonus_is_caught(lake: Lake, tmp_path: Path, run: str) -
 
 
 def test_an_edited_game_end_total_is_caught(lake_copy: Lake) -> None:
-    """A GAME_END event naming another total disagrees with the winner's total in games."""
+    """A GAME_END event naming another total disagrees with the winner's total in games, and
+    with the game replayed from its seed (every game replayed here: the default replays a
+    random sample, which holds the edited game only sometimes)."""
     path = shard_path(lake_copy.root, "events", lake_copy.tasks["t1"][1])
     _edit_value(path, EventKind.GAME_END, 3)
-    v = verify(lake_copy.root, "t1")
-    assert failed(v) == {"assert_games_match_events": 1}
+    v = verify(lake_copy.root, "t1", replay=1.0)
+    assert failed(v) == {"assert_games_match_events": 1, "replay_matches_log": 1}
     (check,) = [c for c in v.checks if c.name == "assert_games_match_events"]
     assert "GAME_END says" in str(check.examples[0]["problem"])
 
