@@ -109,9 +109,10 @@ def _event_rows_py(codes, counts, first_game, r_game, r_round, r_seq, offsets, e
         seq = 0
         for i in range(pos, end):
             code = codes[i]
-            if (code & 31) == _ROUND_START or i == pos:
+            start = (code & 31) == _ROUND_START
+            if start or i == pos:
                 r_game[row] = first_game + j
-                r_round[row] = code >> _S_VALUE if (code & 31) == _ROUND_START else 0
+                r_round[row] = code >> _S_VALUE if start else 0
                 r_seq[row] = seq
                 offsets[row] = i
                 row += 1
