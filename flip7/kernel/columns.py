@@ -146,16 +146,18 @@ def event_rows(ev: np.ndarray, counts: np.ndarray, first_game: int) -> dict[str,
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     total = int(counts.sum())
     codes = ev[_E_CODE, :total]
-    # At most a row per code: trimmed to the rows the codes make.
+    # At most a row per code: trimmed to the rows the codes make. np.empty: the pass writes
+    # every entry kept, so zeroing 4 bytes per code first (18 MB a 20,000-game shard) is waste.
     bound = total
     out = {
         "game": np.empty(bound, dtype=np.int64),
         "round": np.empty(bound, dtype=np.int16),
         "seq": np.empty(bound, dtype=np.int32),
-        "offsets": np.zeros(bound + 1, dtype=np.int32),
+        "offsets": np.empty(bound + 1, dtype=np.int32),
         "events": np.zeros(counts.shape[0], dtype=np.int64),
     }
     made = 0
+    out["offsets"][0] = 0  # no codes: no rows
     if total:
         made = _compiled["rows"](  # type: ignore[operator]
             codes, counts, first_game, out["game"], out["round"], out["seq"],

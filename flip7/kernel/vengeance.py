@@ -816,7 +816,7 @@ def workspace(n, deck):
         np.zeros((2, dsize + 1), dtype=np.int64),  # piles
         np.zeros((dsize + 2, N_VFRAME), dtype=np.int64),  # fr
         np.zeros(dsize + 1, dtype=np.uint64),  # keys
-        np.zeros(dsize + 1, dtype=np.int64),  # order
+        np.zeros(dsize + 1, dtype=np.uint64),  # sorted_keys (shuffle's)
         np.zeros(2 * dsize + 4, dtype=np.int64),  # cnt
         np.zeros(dsize + 1, dtype=np.int64),  # fresh
         np.zeros(dsize + 1, dtype=np.int64),  # aside
@@ -831,7 +831,7 @@ def workspace(n, deck):
 def play_games(
     seeds, seat_policy, pol_kind, pol_int, pol_flt, pol_counting, pol_dp, ip, fp, deck,
     stacked, dpb, dpm, dps, dpk, ev, rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles,
-    fr, keys, order, cnt, fresh, aside, st, vc, w0, out,
+    fr, keys, sorted_keys, cnt, fresh, aside, st, vc, w0, out,
 ):  # fmt: skip
     """core.play_games for "With a Vengeance" (ip carries I_BRUTAL, fp J_VSAFE); the dp
     arguments are unused (dp and race play ev in this variant)."""
@@ -847,7 +847,7 @@ def play_games(
         seeds, seat_policy, bare(pol_kind), bare(pol_int), bare(pol_flt), bare(pol_counting),
         bare(ip), bare(fp), deck, stacked, bare(ev), bare(rs), bare(go), bare(gt), g0, pos0,
         rpos0, bare(pl), bare(pf), bare(cd), bare(lines), bare(piles), bare(fr), bare(keys),
-        bare(order), bare(cnt), bare(fresh), bare(aside), bare(st), bare(vc), bare(w0),
+        bare(sorted_keys), bare(cnt), bare(fresh), bare(aside), bare(st), bare(vc), bare(w0),
         bare(out), dsize,
     )  # fmt: skip
 
@@ -855,7 +855,7 @@ def play_games(
 @njit(cache=True, _nrt=False)
 def _play(
     seeds, seat_policy, pol_kind, pol_int, pol_flt, pol_counting, ip, fp, deck, stacked, ev,
-    rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles, fr, keys, order, cnt, fresh, aside,
+    rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles, fr, keys, sorted_keys, cnt, fresh, aside,
     st, vc, w0, out, dsize,
 ):  # fmt: skip
     k = seeds.shape[0]
@@ -906,7 +906,7 @@ def _play(
             st[S_NDIS] = ndis
             counter = 0
         else:
-            shuffle(fresh, dsize, piles[0], seed, 0, keys, order, cnt)
+            shuffle(fresh, dsize, piles[0], seed, 0, keys, sorted_keys, cnt)
             counter = dsize
             st[S_TOP] = dsize
             st[S_NDIS] = 0
@@ -1050,7 +1050,7 @@ def _play(
                             st[S_OVER] = 1
                             st[S_END] = END_RESHUFFLE_CAP
                             continue
-                        shuffle(piles[1], ndis, piles[0], seed, counter, keys, order, cnt)
+                        shuffle(piles[1], ndis, piles[0], seed, counter, keys, sorted_keys, cnt)
                         counter += ndis
                         st[S_TOP] = ndis
                         st[S_NDIS] = 0

@@ -206,15 +206,21 @@ def test_derive_seeds_matches_derive_seed():
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 7), min_size=1, max_size=200), st.integers(0, 63))
-def test_stable_order_is_numpys_stable_argsort(small, shift):
-    """The kernel's sort equals numpy's stable argsort, ties (equal keys) included; keys
-    crowd into few buckets when they differ only in low bits."""
+def test_sort_by_keys_is_numpys_stable_argsort(small, shift):
+    """The kernel's sort orders items as numpy's stable argsort of their keys, ties (equal
+    keys) included; keys crowd into few buckets when they differ only in low bits."""
     keys = (np.asarray(small, dtype=np.uint64) << np.uint64(shift)).astype(np.uint64)
     m = keys.shape[0]
-    order = np.zeros(m + 1, dtype=np.int64)
+    items = np.arange(m + 1, dtype=np.int64)
+    dst = np.full(m + 1, -1, dtype=np.int64)
+    sorted_keys = np.zeros(m + 1, dtype=np.uint64)
     cnt = np.zeros(2 * m + 4, dtype=np.int64)
-    core.stable_order(np.concatenate([keys, np.zeros(1, np.uint64)]), m, order, cnt)
-    assert order[:m].tolist() == np.argsort(keys, kind="stable").tolist()
+    core.sort_by_keys(
+        np.concatenate([keys, np.zeros(1, np.uint64)]), m, items, dst, sorted_keys, cnt
+    )
+    order = np.argsort(keys, kind="stable")
+    assert dst[:m].tolist() == order.tolist()
+    assert sorted_keys[:m].tolist() == keys[order].tolist()
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2**64 - 1, 0x9E3779B97F4A7C15])
@@ -227,9 +233,9 @@ def test_shuffle_equals_card_rng(seed):
         counter = rng.counter
         expected = rng.shuffle(src.tolist())
         keys = np.zeros(m + 1, dtype=np.uint64)
-        order = np.zeros(m + 1, dtype=np.int64)
+        sorted_keys = np.zeros(m + 1, dtype=np.uint64)
         cnt = np.zeros(2 * m + 4, dtype=np.int64)
-        core.shuffle(src, m, dst, np.uint64(seed), counter, keys, order, cnt)
+        core.shuffle(src, m, dst, np.uint64(seed), counter, keys, sorted_keys, cnt)
         assert dst[:m].tolist() == expected
 
 
