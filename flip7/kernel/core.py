@@ -758,6 +758,13 @@ def win_target(pl, lines, me, target, wm, wa):
 
 
 @njit(cache=True, inline="always")
+def turn_index(p, dealer, n):
+    """Seat p's index in a round's turn order dealer+1, dealer+2, ..., dealer."""
+    i = p - dealer - 1
+    return i + n if i < 0 else i
+
+
+@njit(cache=True, inline="always")
 def place(pl, cd, lines, p, c):
     """Card c lands in front of p (the caller counts it on the table)."""
     lines[p, pl[F_LEN, p]] = c
@@ -967,6 +974,8 @@ def _play(
             dealing = True  # the opening deal, then laps of hit-or-stay
             turn = 0  # index into the turn order dealer+1, dealer+2, ..., dealer
             anyone = False
+            # bit i: the seat at index i of the turn order is active (the laps visit only those)
+            live = (np.int64(1) << n) - 1
             depth = 0
             while not round_over:
                 # --- pick the next job: a card for p (JOB_DRAW, drawn as `how`), or one of p's
@@ -1014,18 +1023,20 @@ def _play(
                     job = JOB_DRAW
                     how = HOW_DEAL
                 else:
-                    if turn == n:
+                    # the next active seat of this lap, found in `live` rather than by visiting
+                    # each seat (whether a seat is still in is a branch no CPU can predict)
+                    rest = live >> turn
+                    if rest == 0:  # the lap is over
                         if not anyone:
                             break
                         turn = 0
                         anyone = False
                         continue
+                    turn += trailing_zeros(rest)
                     p = dealer + 1 + turn
                     if p >= n:
                         p -= n
                     turn += 1
-                    if pl[F_STATUS, p] != ACTIVE:
-                        continue
                     anyone = True
                     how = HOW_HIT
                     job = JOB_DRAW
@@ -1053,6 +1064,7 @@ def _play(
                         pos = emit(ev, pos, capture, K_HIT, p, -1, -1, 0)
                     else:
                         pl[F_STATUS, p] = STAYED
+                        live &= ~(np.int64(1) << turn_index(p, dealer, n))
                         pos = emit(ev, pos, capture, K_STAY, p, -1, -1, points(pl, p))
                         continue
 
@@ -1120,6 +1132,7 @@ def _play(
                                 vis += 1
                                 number_seen(cd, C_UNSEEN, c, -1)
                                 pl[F_STATUS, p] = BUSTED
+                                live &= ~(np.int64(1) << turn_index(p, dealer, n))
                                 pl[F_BUSTS, p] += 1
                                 pos = emit(ev, pos, capture, K_BUST, p, c, -1, -1)
                         else:
@@ -1201,6 +1214,7 @@ def _play(
                     pos = emit(ev, pos, capture, K_ACTION_PLAYED, p, c, q, -1)
                     if c == FREEZE:
                         pl[F_STATUS, q] = FROZEN
+                        live &= ~(np.int64(1) << turn_index(q, dealer, n))
                         pos = emit(ev, pos, capture, K_FREEZE, q, -1, -1, points(pl, q))
                     else:
                         fr[depth, R_PLAYER] = q
