@@ -20,8 +20,8 @@ set-aside cards (`aside`): the next shuffle permutes the discard pile, so every 
 every remove-the-first-copy happens here as it does there.
 
 Cache caveat: numba caches this module's machine code keyed on this file only; the helpers
-borrowed from core.py are compiled into it. After an edit of core's `shuffle`, `emit` or `bare`,
-touch this file too (or clear the cache).
+borrowed from core.py are compiled into it. After an edit of core's `shuffle` (or its
+`sort_by_keys`), `emit` or `bare`, touch this file too (or clear the cache).
 """
 
 # mypy: ignore-errors
