@@ -239,6 +239,23 @@ def test_shuffle_equals_card_rng(seed):
         assert dst[:m].tolist() == expected
 
 
+@pytest.mark.parametrize("n", [33, 63])
+def test_the_largest_fields_equal_the_reference(n):
+    """Past 32 seats (the laps keep the active seats as bits of one integer) and at the largest
+    field `flip7 sim` accepts, every game equals the reference engine's, event for event."""
+    ruleset = parse_ruleset("3.1")
+    lineup = parse_policies(",".join((["sum:20", "ev", "bust:0.3"] * 21)[:n]))
+    k = 3
+    batch = kernel.play_batch(
+        ruleset, lineup, kernel.rotation(n, np.arange(k) % n), kernel.derive_seeds(5, 0, 0, k)
+    )
+    for i in range(k):
+        expected = Engine(ruleset, rotated(lineup, i), derive_seed(5, 0, i)).run()
+        got = batch.result(i)
+        assert got.events == expected.events
+        assert got.totals == expected.totals
+
+
 def test_the_spare_second_chance_round_ends_as_the_reference_does():
     """20 seats on one deck: every card but a spare Second Chance ends up in front of someone,
     and a seat that always hits would draw, discard and reshuffle it forever. Both engines end
