@@ -758,10 +758,13 @@ def win_target(pl, lines, me, target, wm, wa):
 
 
 @njit(cache=True, inline="always")
-def turn_index(p, dealer, n):
-    """Seat p's index in a round's turn order dealer+1, dealer+2, ..., dealer."""
+def out_of_laps(live, p, dealer, n):
+    """`live` (bit i: the seat at index i of the round's turn order dealer+1, dealer+2, ...,
+    dealer is active) without seat p."""
     i = p - dealer - 1
-    return i + n if i < 0 else i
+    if i < 0:
+        i += n
+    return live & ~(np.int64(1) << i)
 
 
 @njit(cache=True, inline="always")
@@ -1064,7 +1067,7 @@ def _play(
                         pos = emit(ev, pos, capture, K_HIT, p, -1, -1, 0)
                     else:
                         pl[F_STATUS, p] = STAYED
-                        live &= ~(np.int64(1) << turn_index(p, dealer, n))
+                        live = out_of_laps(live, p, dealer, n)
                         pos = emit(ev, pos, capture, K_STAY, p, -1, -1, points(pl, p))
                         continue
 
@@ -1132,7 +1135,7 @@ def _play(
                                 vis += 1
                                 number_seen(cd, C_UNSEEN, c, -1)
                                 pl[F_STATUS, p] = BUSTED
-                                live &= ~(np.int64(1) << turn_index(p, dealer, n))
+                                live = out_of_laps(live, p, dealer, n)
                                 pl[F_BUSTS, p] += 1
                                 pos = emit(ev, pos, capture, K_BUST, p, c, -1, -1)
                         else:
@@ -1214,7 +1217,7 @@ def _play(
                     pos = emit(ev, pos, capture, K_ACTION_PLAYED, p, c, q, -1)
                     if c == FREEZE:
                         pl[F_STATUS, q] = FROZEN
-                        live &= ~(np.int64(1) << turn_index(q, dealer, n))
+                        live = out_of_laps(live, q, dealer, n)
                         pos = emit(ev, pos, capture, K_FREEZE, q, -1, -1, points(pl, q))
                     else:
                         fr[depth, R_PLAYER] = q
