@@ -7,7 +7,9 @@ flip7 | tar -x -C DIR`). Each round runs one new process per tree, BEFORE then A
 its own NUMBA_CACHE_DIR (compiled on the first round). A process plays `--games` four-player
 games, seats rotated, `--repeats` times per table and keeps its best rate in games per
 CPU-second (on a shared machine other load only ever slows a run down, so the best run is the
-least disturbed one): `sum:20` with events captured and without, and `ev` with events captured.
+least disturbed one): `sum:20` with events captured and without, and `ev` with events captured;
+then a whole pipeline shard task of `--games` four-player `sum:20` games (pipeline.task.run_shard:
+the kernel, the three tables, their Parquet files in a temporary lake, on one Arrow thread).
 The output is each round's figures, then per table the median over rounds of both trees and
 AFTER / BEFORE.
 """
@@ -46,6 +48,23 @@ for name, specs, capture in (
         kernel.play_batch(ruleset, lineup, seats, seeds, capture=capture)
         best = max(best, games / (time.process_time() - t0))
     out[name] = best
+import tempfile
+import pyarrow as pa
+from pipeline.shard import ShardTask
+from pipeline.task import run_shard
+pa.set_cpu_count(1)
+with tempfile.TemporaryDirectory() as root:
+    best = 0.0
+    for r in range(repeats + 1):  # the first: imports, first-touch memory
+        task = ShardTask(
+            "ab", r, 0, 0, ("sum:20",) * 4, "3.1", "classic", 20240601, True, 0, r * games,
+            (r + 1) * games, engine="kernel",
+        )
+        t0 = time.process_time()
+        run_shard(task, root)
+        if r:
+            best = max(best, games / (time.process_time() - t0))
+    out["shard task"] = best
 print(json.dumps(out))
 """
 

@@ -28,8 +28,10 @@ from flip7.variants import Variant
 
 # Column layouts of the kernel's outputs (flip7.kernel.core E_*, Q_*, G_*, T_*).
 EV_FIELDS = ("code", "round")  # the stored event code (flip7.events, HITs folded), its round
-RS_FIELDS = ("game", "round", "seat", "dealer", "score", "total", "status", "flip7")
-G_FIELDS = ("rounds", "winner", "capped", "codes", "ev_start", "rs_start")
+RS_FIELDS = (
+    "game", "round", "seat", "dealer", "score", "total", "status", "flip7", "ev_pos", "seq",
+)  # fmt: skip
+G_FIELDS = ("rounds", "winner", "capped", "codes", "ev_start", "rs_start", "folds")
 T_FIELDS = ("total", "busts", "flip7s", "rank")
 
 _EVENTS_PER_SEAT_ROUND = 8  # first guesses for buffer sizes; they grow when short
@@ -43,8 +45,8 @@ class Batch:
     n_players: int
     seeds: np.ndarray  # uint64 [k]
     ev: np.ndarray  # int64 [1, codes]: the stored event codes (HITs folded), games back to back
-    rs: np.ndarray  # int32 [8, rows]: one row per (game, round, seat), see RS_FIELDS
-    go: np.ndarray  # int64 [k, 6]: see G_FIELDS
+    rs: np.ndarray  # int32 [10, rows]: one row per (game, round, seat), see RS_FIELDS
+    go: np.ndarray  # int64 [k, 7]: see G_FIELDS
     gt: np.ndarray  # int32 [4, k, n]: see T_FIELDS
     capture: bool
 
@@ -203,7 +205,7 @@ def _run(
     capacity: int | None = None,
     vengeance: bool = False,
 ) -> Batch:
-    from flip7.kernel.core import GROW, I_TARGET, N_EV, workspace
+    from flip7.kernel.core import GROW, I_TARGET, N_EV, N_G, N_RS, workspace
 
     if vengeance:
         from flip7.kernel.vengeance import workspace
@@ -216,8 +218,8 @@ def _run(
     if not capture:
         ev_cap = 1
     ev = np.empty((N_EV, ev_cap), dtype=np.int64)
-    rs = np.empty((8, rs_cap), dtype=np.int32)
-    go = np.zeros((k, 6), dtype=np.int64)
+    rs = np.empty((N_RS, rs_cap), dtype=np.int32)
+    go = np.zeros((k, N_G), dtype=np.int64)
     gt = np.zeros((4, k, n), dtype=np.int32)
     if vengeance:  # dp and race play ev there: no table is read
         dp_rows, dpb, dpm, dps, dpk = dp_support.placeholders(len(policies))

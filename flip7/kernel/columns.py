@@ -2,10 +2,11 @@
 
 `shard_columns` plays a contiguous range of one cell's games and returns the columns of the
 `events`, `rounds` and `games` tables (pipeline.schema) in their schema dtypes, derived from the
-kernel's buffers by whole-array numpy operations and, for the events, one compiled pass
-(`event_rows`: a row per round with the offsets of its event codes, which the kernel writes as
-the log stores them, HITs folded as flip7.events.fold_rows states): no per-event or per-row
-Python objects.
+kernel's buffers by whole-array numpy operations and one compiled pass over its round rows
+(`table_rows`: the rounds table's columns, and a row per round of the events table with where
+its codes start and its first seq, which the kernel records as it plays; the codes themselves are
+the kernel's buffer, written as the log stores them, HITs folded as flip7.events.fold_rows
+states): no per-event or per-row Python objects, and no pass over the codes.
 Dictionary-encoded columns come back as indices (`policy`: the seat's index in the line-up before
 rotation); the pipeline adds the strings and the per-shard constants. flip7 imports no pyarrow,
 so the Arrow tables themselves are built in pipeline.shard.
@@ -15,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from flip7.kernel.batch import play_batch, rotation
-from flip7.observation import BUSTED
+from flip7.kernel.batch import Batch, play_batch, rotation
 from flip7.policies.base import Policy
 from flip7.rules import Ruleset
 from flip7.variants import Variant
@@ -53,23 +54,8 @@ def shard_columns(
     batch = play_batch(ruleset, lineup, seat_policy, seeds, capture=capture, variant=variant)
     game_ids = np.arange(first_game, first_game + k, dtype=np.int64)
 
-    events = event_rows(batch.ev, batch.go[:, 3], first_game)
-    counts = events.pop("events")
-
-    rs = batch.rs
-    status = rs[6].astype(np.int8)
-    rounds = {
-        "game": game_ids[rs[0]],
-        "round": rs[1].astype(np.int16),
-        "seat": rs[2].astype(np.int8),
-        "policy": seat_policy[rs[0], rs[2]].astype(np.int32),
-        "dealer": rs[3].astype(np.int8),
-        "score": rs[4].astype(np.int16),
-        "total": rs[5],
-        "busted": status == BUSTED,
-        "flip7": rs[7].astype(np.bool_),
-        "status": status,
-    }
+    events, rounds = table_rows(batch, seat_policy, first_game)
+    counts = batch.go[:, _G_EVENTS] + batch.go[:, _G_FOLDS]  # codes + the HITs folded in
 
     seat = np.tile(np.arange(n, dtype=np.int8), k)
     games = {
@@ -86,85 +72,118 @@ def shard_columns(
     return ShardColumns(events, rounds, games)
 
 
-# The stored events form (pipeline.schema): literals, checked against flip7.kernel.core below
-# (numba's cache sees edits to this file only).
-_E_CODE = 0
-HIT_SHIFT = 55  # flip7.events.HIT_SHIFT
-_ROUND_START = 0  # flip7.events.EventKind.ROUND_START
-_S_VALUE = 23  # flip7.events.CODE_SHIFTS[4]
+# The kernel's output layout (flip7.kernel.core Q_*, G_*) and flip7.observation.BUSTED as
+# literals, checked against them in _passes (numba's cache sees edits to this file only).
+_Q_GAME, _Q_ROUND, _Q_SEAT, _Q_DEALER, _Q_SCORE, _Q_STATUS, _Q_FLIP7 = 0, 1, 2, 3, 4, 6, 7
+_Q_TOTAL, _Q_EV_POS, _Q_SEQ = 5, 8, 9
+_G_EVENTS, _G_EV_START, _G_FOLDS = 3, 4, 6
+_BUSTED = 3
 
 
-def _event_rows_py(codes, counts, first_game, r_game, r_round, r_seq, offsets, events):  # type: ignore[no-untyped-def]
-    """One row per (game, round) of the kernel's stored codes (games back to back, counts[j]
-    codes for game first_game + j): its game, round, the sequence number of its first event
-    (a code carrying a HIT stands for two events) and its offset into the codes; and the
-    events each game played. A round begins at its ROUND_START, whose value is its number
-    (the rule of pipeline.shard.flat_events; a game's events before its first ROUND_START, of
-    which there are none, would be round 0). Returns the rows written."""
-    pos = 0
-    row = 0
-    flag = np.int64(1) << HIT_SHIFT
-    for j in range(counts.shape[0]):
-        end = pos + counts[j]
-        seq = 0
-        for i in range(pos, end):
-            code = codes[i]
-            start = (code & 31) == _ROUND_START
-            if start or i == pos:
-                r_game[row] = first_game + j
-                r_round[row] = code >> _S_VALUE if start else 0
-                r_seq[row] = seq
-                offsets[row] = i
-                row += 1
-            seq += 2 if code >= flag else 1
-        events[j] = seq
-        pos = end
-    offsets[row] = pos
-    return row
+def _table_rows_py(  # type: ignore[no-untyped-def]
+    rs, go, seat_policy, first_game, capture, game, rnd, seat, policy, dealer, score, busted,
+    flip7, status, e_game, e_round, e_seq, e_offsets,
+):  # fmt: skip
+    """The rounds table's columns (`total` apart: rs's own row) and, with `capture`, the events
+    table's row ids, in one pass over the kernel's round rows: each column in its schema dtype,
+    the game's id and the seat's policy index looked up as it goes (numpy would make a pass
+    and a temporary per column). A round's first seat row (seat 0) makes its events row: the
+    round's codes start at its game's first code plus Q_EV_POS and run to the next row's start,
+    and its first seq is Q_SEQ (the kernel counted the HITs folded before it). Returns the
+    events rows written."""
+    rows = 0
+    for i in range(rs.shape[1]):
+        g = rs[_Q_GAME, i]
+        s = rs[_Q_SEAT, i]
+        game[i] = first_game + g
+        rnd[i] = rs[_Q_ROUND, i]
+        seat[i] = s
+        policy[i] = seat_policy[g, s]
+        dealer[i] = rs[_Q_DEALER, i]
+        score[i] = rs[_Q_SCORE, i]
+        st = rs[_Q_STATUS, i]
+        status[i] = st
+        busted[i] = st == _BUSTED
+        flip7[i] = rs[_Q_FLIP7, i] != 0
+        if capture and s == 0:
+            e_game[rows] = first_game + g
+            e_round[rows] = rs[_Q_ROUND, i]
+            e_seq[rows] = rs[_Q_SEQ, i]
+            e_offsets[rows] = go[g, _G_EV_START] + rs[_Q_EV_POS, i]
+            rows += 1
+    return rows
 
 
-_compiled: dict[str, object] = {}
+_compiled: dict[str, Any] = {}
 
 
-def event_rows(ev: np.ndarray, counts: np.ndarray, first_game: int) -> dict[str, np.ndarray]:
-    """The stored events columns (pipeline.schema.EVENTS) of the kernel's event buffer `ev`
-    (row E_CODE; games back to back, counts[j] codes for game first_game + j):
-    `game`, `round`, `seq` per row, `offsets` into `codes` (the buffer's codes themselves), and
-    `events`, the events each game played."""
+def _passes() -> dict[str, Any]:
+    """The compiled pass (numba, cached on disk like the kernel), compiled on first use."""
     if not _compiled:
         from numba import njit
 
         from flip7.kernel import core
+        from flip7.observation import BUSTED
 
-        assert (core.E_CODE, core.HIT_SHIFT, core.K_ROUND_START, core.S_VALUE) == (
-            _E_CODE,
-            HIT_SHIFT,
-            _ROUND_START,
-            _S_VALUE,
-        )
-        _compiled["rows"] = njit(cache=True)(_event_rows_py)
-    counts = np.ascontiguousarray(counts, dtype=np.int64)
-    total = int(counts.sum())
-    codes = ev[_E_CODE, :total]
-    # At most a row per code: trimmed to the rows the codes make. np.empty: the pass writes
-    # every entry kept, so zeroing 4 bytes per code first (18 MB a 20,000-game shard) is waste.
-    bound = total
-    out = {
-        "game": np.empty(bound, dtype=np.int64),
-        "round": np.empty(bound, dtype=np.int16),
-        "seq": np.empty(bound, dtype=np.int32),
-        "offsets": np.empty(bound + 1, dtype=np.int32),
-        "events": np.zeros(counts.shape[0], dtype=np.int64),
-    }
-    made = 0
-    out["offsets"][0] = 0  # no codes: no rows
-    if total:
-        made = _compiled["rows"](  # type: ignore[operator]
-            codes, counts, first_game, out["game"], out["round"], out["seq"],
-            out["offsets"], out["events"],
+        assert (
+            core.Q_GAME, core.Q_ROUND, core.Q_SEAT, core.Q_DEALER, core.Q_SCORE, core.Q_STATUS,
+            core.Q_FLIP7, core.Q_TOTAL, core.Q_EV_POS, core.Q_SEQ, core.G_EVENTS,
+            core.G_EV_START, core.G_FOLDS, BUSTED,
+        ) == (
+            _Q_GAME, _Q_ROUND, _Q_SEAT, _Q_DEALER, _Q_SCORE, _Q_STATUS, _Q_FLIP7, _Q_TOTAL,
+            _Q_EV_POS, _Q_SEQ, _G_EVENTS, _G_EV_START, _G_FOLDS, _BUSTED,
         )  # fmt: skip
-    for name in ("game", "round", "seq"):
-        out[name] = out[name][:made]
-    out["offsets"] = out["offsets"][: made + 1]
-    out["codes"] = codes
-    return out
+        _compiled["rows"] = njit(cache=True)(_table_rows_py)
+    return _compiled
+
+
+def table_rows(
+    batch: Batch, seat_policy: np.ndarray, first_game: int
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(the events table's columns, the rounds table's columns) of a batch of games
+    first_game.. whose seats play `seat_policy` (int64 [games, seats]); pipeline.schema's
+    EVENTS and ROUNDS (`policy`: the seat's index in the line-up before rotation), the events'
+    `codes` list as `offsets` (int32, one more than the rows) into `codes` (the kernel's own
+    buffer, HITs folded). Without captured events, no events rows."""
+    rs = batch.rs
+    m = int(rs.shape[1])
+    rows = m // batch.n_players if batch.capture else 0
+    rounds = {
+        "game": np.empty(m, dtype=np.int64),
+        "round": np.empty(m, dtype=np.int16),
+        "seat": np.empty(m, dtype=np.int8),
+        "policy": np.empty(m, dtype=np.int32),
+        "dealer": np.empty(m, dtype=np.int8),
+        "score": np.empty(m, dtype=np.int16),
+        "total": rs[_Q_TOTAL],
+        "busted": np.empty(m, dtype=np.bool_),
+        "flip7": np.empty(m, dtype=np.bool_),
+        "status": np.empty(m, dtype=np.int8),
+    }
+    codes = batch.ev[0]
+    events = {
+        "game": np.empty(rows, dtype=np.int64),
+        "round": np.empty(rows, dtype=np.int16),
+        "seq": np.empty(rows, dtype=np.int32),
+        "offsets": np.empty(rows + 1, dtype=np.int32),
+        "codes": codes,
+    }
+    events["offsets"][rows] = codes.shape[0]
+    if m:
+        made = _passes()["rows"](
+            rs, batch.go, seat_policy, first_game, batch.capture, rounds["game"],
+            rounds["round"], rounds["seat"], rounds["policy"], rounds["dealer"], rounds["score"],
+            rounds["busted"], rounds["flip7"], rounds["status"], events["game"],
+            events["round"], events["seq"], events["offsets"],
+        )  # fmt: skip
+        assert made == rows, (made, rows)
+    return events, rounds
+
+
+def warm() -> None:
+    """Compile (or load) the pass now, on a one-game batch's buffers."""
+    rs = np.zeros((_Q_SEQ + 1, 1), dtype=np.int32)
+    go = np.zeros((1, _G_FOLDS + 1), dtype=np.int64)
+    ev = np.zeros((1, 1), dtype=np.int64)
+    batch = Batch(1, np.ones(1, dtype=np.uint64), ev, rs, go, np.zeros((4, 1, 1), np.int32), True)
+    table_rows(batch, np.zeros((1, 1), dtype=np.int64), 0)

@@ -118,12 +118,14 @@ WF_REWARD, WF_COST, WF_LAW, WF_BOUNDS = 0, 1, 2, 3
 # --- outputs -----------------------------------------------------------------------------------
 E_CODE = 0
 N_EV = 1
-# rs: one row per (round, seat)
-Q_GAME, Q_ROUND, Q_SEAT, Q_DEALER, Q_SCORE, Q_TOTAL, Q_STATUS, Q_FLIP7 = range(8)
-N_RS = 8
-# go: per game
-G_ROUNDS, G_WINNER, G_CAPPED, G_EVENTS, G_EV_START, G_RS_START = range(6)
-N_G = 6
+# rs: one row per (round, seat); Q_EV_POS and Q_SEQ are the round's, on its first seat row only
+# (seat 0; the others' are unset): where its first code (ROUND_START's) is, counted from the
+# game's first code, and that event's seq
+Q_GAME, Q_ROUND, Q_SEAT, Q_DEALER, Q_SCORE, Q_TOTAL, Q_STATUS, Q_FLIP7, Q_EV_POS, Q_SEQ = range(10)
+N_RS = 10
+# go: per game; G_EVENTS: its codes, G_FOLDS: HITs folded into them (events = the two's sum)
+G_ROUNDS, G_WINNER, G_CAPPED, G_EVENTS, G_EV_START, G_RS_START, G_FOLDS = range(7)
+N_G = 7
 # gt: per (game, seat)
 T_TOTAL, T_BUSTS, T_FLIP7S, T_RANK = 0, 1, 2, 3
 N_T = 4
@@ -221,15 +223,17 @@ def shuffle(src, m, dst, seed, counter, keys, sorted_keys, cnt):
 
 
 @njit(cache=True, inline="always")
-def emit(ev, pos, capture, kind, player, card, target, value):
+def emit(ev, pos, capture, folds, kind, player, card, target, value):
     """Append one event at pos as its stored code (past the buffer's end it is only counted);
-    the next pos. The fold of flip7.events.fold_rows, as the events come: an event that is not
-    a HIT or a ROUND_START (so in the HIT's round), of a player whose HIT with no card or target
-    and value 0..2 is the last code, with a value >= 0 takes that HIT into its own code
-    (HIT_SHIFT) instead of a slot of its own. The last code is always this game's: a game ends
-    with GAME_END (or, in a one-round game, ROUND_END), never a HIT."""
+    returns the next pos and `folds` plus this event's fold. The fold of flip7.events.fold_rows,
+    as the events come: an event that is not a HIT or a ROUND_START (so in the HIT's round), of
+    a player whose HIT with no card or target and value 0..2 is the last code, with a value
+    >= 0 takes that HIT into its own code (HIT_SHIFT) instead of a slot of its own. Counting
+    the folds as they happen gives each round's first seq and the game's event count without
+    reading the codes again. The last code is always this game's: a game ends with GAME_END
+    (or, in a one-round game, ROUND_END), never a HIT."""
     if not capture:
-        return pos
+        return pos, folds
     if pos < ev.shape[1]:
         code = (
             (np.int64(value) << S_VALUE)
@@ -242,9 +246,9 @@ def emit(ev, pos, capture, kind, player, card, target, value):
             d = ev[E_CODE, pos - 1] - (((np.int64(player) + 1) << S_PLAYER) | K_HIT)
             if d >= 0 and d <= (np.int64(2) << S_VALUE) and (d & ((1 << S_VALUE) - 1)) == 0:
                 ev[E_CODE, pos - 1] = code | (((d >> S_VALUE) + 1) << HIT_SHIFT)
-                return pos
+                return pos, folds + 1
         ev[E_CODE, pos] = code
-    return pos + 1
+    return pos + 1, folds
 
 
 # === what policies see (flip7.policies) =======================================================
@@ -927,6 +931,7 @@ def _play(
             pl[F_DP_ROUND, s] = -1
         gpos = pos
         grpos = rpos
+        folds = 0
         rnd = 0
         dealer = ip[I_FIRST_DEALER]
         vis = 0  # cards on the table (sum of cd[C_VIS])
@@ -973,7 +978,10 @@ def _play(
             end_reason = END_NOBODY_ACTIVE
             flip7p = -1
             rshuf = 0
-            pos = emit(ev, pos, capture, K_ROUND_START, dealer, -1, -1, rnd)
+            if rpos < rs_cap:  # on the round's first seat row: where its codes start, its seq
+                rs[Q_EV_POS, rpos] = pos - gpos
+                rs[Q_SEQ, rpos] = pos - gpos + folds
+            pos, folds = emit(ev, pos, capture, folds, K_ROUND_START, dealer, -1, -1, rnd)
             dealing = True  # the opening deal, then laps of hit-or-stay
             turn = 0  # index into the turn order dealer+1, dealer+2, ..., dealer
             anyone = False
@@ -1008,7 +1016,9 @@ def _play(
                         if pl[F_STATUS, p] == BUSTED and mode == MODE_DEFERRED:
                             # dropped (checked before each: a set-aside Flip Three may have
                             # busted p); it stays in front of p until the round ends
-                            pos = emit(ev, pos, capture, K_ACTION_DROPPED, p, c, -1, -1)
+                            pos, folds = emit(
+                                ev, pos, capture, folds, K_ACTION_DROPPED, p, c, -1, -1
+                            )
                             continue
                         job = JOB_PENDING
                 elif dealing:
@@ -1044,7 +1054,7 @@ def _play(
                     how = HOW_HIT
                     job = JOB_DRAW
                     if pl[F_LEN, p] == 0:
-                        pos = emit(ev, pos, capture, K_HIT, p, -1, -1, 1)  # must hit
+                        pos, folds = emit(ev, pos, capture, folds, K_HIT, p, -1, -1, 1)  # must hit
                     elif wants_hit(
                         pl,
                         pf,
@@ -1064,11 +1074,11 @@ def _play(
                         wm,
                         wa,
                     ):
-                        pos = emit(ev, pos, capture, K_HIT, p, -1, -1, 0)
+                        pos, folds = emit(ev, pos, capture, folds, K_HIT, p, -1, -1, 0)
                     else:
                         pl[F_STATUS, p] = STAYED
                         live = out_of_laps(live, p, dealer, n)
-                        pos = emit(ev, pos, capture, K_STAY, p, -1, -1, points(pl, p))
+                        pos, folds = emit(ev, pos, capture, folds, K_STAY, p, -1, -1, points(pl, p))
                         continue
 
                 # --- do it
@@ -1098,10 +1108,10 @@ def _play(
                             cd[C_DIS, x] = 0
                         for u in range(U_PLUS + 1):
                             cd[C_GONE, u] = 0
-                        pos = emit(ev, pos, capture, K_RESHUFFLE, -1, -1, -1, top)
+                        pos, folds = emit(ev, pos, capture, folds, K_RESHUFFLE, -1, -1, -1, top)
                     top -= 1
                     c = piles[0, top]
-                    pos = emit(ev, pos, capture, K_DRAW, p, c, -1, how)
+                    pos, folds = emit(ev, pos, capture, folds, K_DRAW, p, c, -1, how)
                     if (
                         how == HOW_FLIP_THREE
                         and (c == FREEZE or c == FLIP_THREE)
@@ -1113,7 +1123,7 @@ def _play(
                         vis += 1
                         fr[d, R_PEND + fr[d, R_NPEND]] = c
                         fr[d, R_NPEND] += 1
-                        pos = emit(ev, pos, capture, K_ACTION_DEFERRED, p, c, -1, -1)
+                        pos, folds = emit(ev, pos, capture, folds, K_ACTION_DEFERRED, p, c, -1, -1)
                         continue
                     # the card takes effect (flip7.engine.Engine.receive)
                     if c <= N13:
@@ -1129,7 +1139,7 @@ def _play(
                                 cd[C_DIS, SECOND_CHANCE] += 1
                                 cd[C_DIS, c] += 1
                                 number_seen(cd, C_GONE, c, 1)
-                                pos = emit(ev, pos, capture, K_SC_USED, p, c, -1, -1)
+                                pos, folds = emit(ev, pos, capture, folds, K_SC_USED, p, c, -1, -1)
                             else:
                                 place(pl, cd, lines, p, c)
                                 vis += 1
@@ -1137,7 +1147,7 @@ def _play(
                                 pl[F_STATUS, p] = BUSTED
                                 live = out_of_laps(live, p, dealer, n)
                                 pl[F_BUSTS, p] += 1
-                                pos = emit(ev, pos, capture, K_BUST, p, c, -1, -1)
+                                pos, folds = emit(ev, pos, capture, folds, K_BUST, p, c, -1, -1)
                         else:
                             place(pl, cd, lines, p, c)
                             vis += 1
@@ -1148,7 +1158,9 @@ def _play(
                             if pl[F_NCOUNT, p] == 7:
                                 flip7p = p
                                 pl[F_FLIP7S, p] += 1
-                                pos = emit(ev, pos, capture, K_FLIP7, p, -1, -1, bonus)
+                                pos, folds = emit(
+                                    ev, pos, capture, folds, K_FLIP7, p, -1, -1, bonus
+                                )
                                 round_over = True
                                 end_reason = END_FLIP7
                     elif c < FREEZE:  # a modifier
@@ -1164,7 +1176,7 @@ def _play(
                             pl[F_SC, p] = 1
                             place(pl, cd, lines, p, SECOND_CHANCE)
                             vis += 1
-                            pos = emit(ev, pos, capture, K_SC_KEPT, p, -1, -1, -1)
+                            pos, folds = emit(ev, pos, capture, folds, K_SC_KEPT, p, -1, -1, -1)
                         else:
                             # a spare: to whoever is furthest behind (lowest total, then seat)
                             # among the active players without one, else discarded
@@ -1179,12 +1191,16 @@ def _play(
                                 piles[1, ndis] = SECOND_CHANCE
                                 ndis += 1
                                 cd[C_DIS, SECOND_CHANCE] += 1
-                                pos = emit(ev, pos, capture, K_SC_DISCARDED, p, -1, -1, 0)
+                                pos, folds = emit(
+                                    ev, pos, capture, folds, K_SC_DISCARDED, p, -1, -1, 0
+                                )
                             else:
                                 pl[F_SC, best] = 1
                                 place(pl, cd, lines, best, SECOND_CHANCE)
                                 vis += 1
-                                pos = emit(ev, pos, capture, K_SC_PASSED, p, -1, best, -1)
+                                pos, folds = emit(
+                                    ev, pos, capture, folds, K_SC_PASSED, p, -1, best, -1
+                                )
                     else:
                         act = True
                 else:  # JOB_PENDING: a set-aside action leaves p's line to be played
@@ -1204,7 +1220,7 @@ def _play(
                         piles[1, ndis] = c
                         ndis += 1
                         cd[C_DIS, c] += 1
-                        pos = emit(ev, pos, capture, K_ACTION_DROPPED, p, c, -1, -1)
+                        pos, folds = emit(ev, pos, capture, folds, K_ACTION_DROPPED, p, c, -1, -1)
                         continue
                     q = first
                     if count > 1:
@@ -1214,11 +1230,13 @@ def _play(
                         )  # fmt: skip
                     place(pl, cd, lines, q, c)
                     vis += 1
-                    pos = emit(ev, pos, capture, K_ACTION_PLAYED, p, c, q, -1)
+                    pos, folds = emit(ev, pos, capture, folds, K_ACTION_PLAYED, p, c, q, -1)
                     if c == FREEZE:
                         pl[F_STATUS, q] = FROZEN
                         live = out_of_laps(live, q, dealer, n)
-                        pos = emit(ev, pos, capture, K_FREEZE, q, -1, -1, points(pl, q))
+                        pos, folds = emit(
+                            ev, pos, capture, folds, K_FREEZE, q, -1, -1, points(pl, q)
+                        )
                     else:
                         fr[depth, R_PLAYER] = q
                         fr[depth, R_DRAWN] = 0
@@ -1233,8 +1251,8 @@ def _play(
                     s += bonus
                 pl[F_TOTAL, p] += s
                 if pl[F_SC, p]:
-                    pos = emit(ev, pos, capture, K_SC_DISCARDED, p, -1, -1, 1)
-                pos = emit(ev, pos, capture, K_ROUND_SCORE, p, -1, -1, s)
+                    pos, folds = emit(ev, pos, capture, folds, K_SC_DISCARDED, p, -1, -1, 1)
+                pos, folds = emit(ev, pos, capture, folds, K_ROUND_SCORE, p, -1, -1, s)
                 if rpos < rs_cap:
                     rs[Q_GAME, rpos] = g
                     rs[Q_ROUND, rpos] = rnd
@@ -1245,7 +1263,7 @@ def _play(
                     rs[Q_STATUS, rpos] = pl[F_STATUS, p]
                     rs[Q_FLIP7, rpos] = 1 if p == flip7p else 0
                 rpos += 1
-            pos = emit(ev, pos, capture, K_ROUND_END, -1, -1, -1, end_reason)
+            pos, folds = emit(ev, pos, capture, folds, K_ROUND_END, -1, -1, -1, end_reason)
             for p in range(n):
                 for x in range(pl[F_LEN, p]):
                     c = lines[p, x]
@@ -1280,16 +1298,19 @@ def _play(
                 break
             if rnd >= ip[I_MAX_ROUNDS]:
                 capped = 1
-                pos = emit(ev, pos, capture, K_ROUND_CAP, -1, -1, -1, rnd)
+                pos, folds = emit(ev, pos, capture, folds, K_ROUND_CAP, -1, -1, -1, rnd)
                 break
         if not ip[I_ONE_ROUND]:
-            pos = emit(ev, pos, capture, K_GAME_END, winner, -1, -1, pl[F_TOTAL, winner])
+            pos, folds = emit(
+                ev, pos, capture, folds, K_GAME_END, winner, -1, -1, pl[F_TOTAL, winner]
+            )
         if pos > ev_cap or rpos > rs_cap:
             return g, gpos, grpos, GROW
         go[g, G_ROUNDS] = rnd
         go[g, G_WINNER] = winner
         go[g, G_CAPPED] = capped
         go[g, G_EVENTS] = pos - gpos
+        go[g, G_FOLDS] = folds
         go[g, G_EV_START] = gpos
         go[g, G_RS_START] = grpos
         for s in range(n):

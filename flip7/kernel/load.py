@@ -63,7 +63,7 @@ def kernel() -> Callable[..., Any]:
     stamp = _refresh_if_callees_changed(core)
     warm_up(core.play_games)
     _write_stamp(stamp)
-    _warm_event_rows()
+    _warm_passes()
     stats = core.play_games.stats
     _info = LoadInfo(
         seconds=time.perf_counter() - t0,
@@ -143,14 +143,12 @@ def _write_stamp(stamp: tuple[str, str] | None) -> None:
         pass
 
 
-def _warm_event_rows() -> None:
-    """Compile (or load) the pass that turns the event buffer into the stored event rows
-    (flip7.kernel.columns.event_rows), on a one-event buffer."""
-    import numpy as np
+def _warm_passes() -> None:
+    """Compile (or load) the pass that turns the kernel's buffers into the stored tables'
+    columns (flip7.kernel.columns.table_rows)."""
+    from flip7.kernel.columns import warm
 
-    from flip7.kernel.columns import event_rows
-
-    event_rows(np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64), 0)
+    warm()
 
 
 def load_info(vengeance: bool = False) -> LoadInfo:

@@ -57,6 +57,7 @@ from flip7.kernel.core import (
     G_CAPPED,
     G_EV_START,
     G_EVENTS,
+    G_FOLDS,
     G_ROUNDS,
     G_RS_START,
     G_WINNER,
@@ -93,11 +94,13 @@ from flip7.kernel.core import (
     P_ENDGAME,
     P_SUM,
     Q_DEALER,
+    Q_EV_POS,
     Q_FLIP7,
     Q_GAME,
     Q_ROUND,
     Q_SCORE,
     Q_SEAT,
+    Q_SEQ,
     Q_STATUS,
     Q_TOTAL,
     STAYED,
@@ -140,7 +143,8 @@ N_VFPARAMS = 3
 # --- round state st[S_*] (helpers update it in place) -----------------------------------------
 S_POS, S_RND, S_CAPTURE, S_OVER, S_END, S_FLIP7P, S_DECLINED = 0, 1, 2, 3, 4, 5, 6
 S_TOP, S_NDIS, S_NASIDE, S_N, S_BRUTAL, S_BONUS, S_TARGET = 7, 8, 9, 10, 11, 12, 13
-N_STATE = 14
+S_FOLDS = 14  # HITs folded into this game's codes (core.emit counts them)
+N_STATE = 15
 
 # --- the Just One More / Flip Four stack: fr[depth, R_*] --------------------------------------
 R_TYPE, R_PLAYER, R_CARD, R_STAGE, R_DRAWN, R_NPEND, R_NEXT, R_PEND = 0, 1, 2, 3, 4, 5, 6, 7
@@ -164,7 +168,9 @@ def face(c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def em(ev, st, kind, player, card, target, value):
-    st[S_POS] = emit(ev, st[S_POS], st[S_CAPTURE] != 0, kind, player, card, target, value)
+    st[S_POS], st[S_FOLDS] = emit(
+        ev, st[S_POS], st[S_CAPTURE] != 0, st[S_FOLDS], kind, player, card, target, value
+    )
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -886,6 +892,7 @@ def _play(
             pl[F_FLIP7S, s] = 0
         gpos = st[S_POS]
         grpos = rpos
+        st[S_FOLDS] = 0
         rnd = 0
         dealer = ip[I_FIRST_DEALER]
         for c in range(nid):
@@ -934,6 +941,9 @@ def _play(
             st[S_DECLINED] = 0
             st[S_NASIDE] = 0
             rshuf = 0
+            if rpos < rs_cap:  # on the round's first seat row: where its codes start, its seq
+                rs[Q_EV_POS, rpos] = st[S_POS] - gpos
+                rs[Q_SEQ, rpos] = st[S_POS] - gpos + st[S_FOLDS]
             em(ev, st, K_ROUND_START, dealer, -1, -1, rnd)
             dealing = True
             turn = 0
@@ -1207,6 +1217,7 @@ def _play(
         go[g, G_WINNER] = winner
         go[g, G_CAPPED] = capped
         go[g, G_EVENTS] = pos - gpos
+        go[g, G_FOLDS] = st[S_FOLDS]
         go[g, G_EV_START] = gpos
         go[g, G_RS_START] = grpos
         for s in range(n):

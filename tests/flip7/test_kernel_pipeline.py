@@ -80,3 +80,36 @@ def test_the_kernel_stores_each_event_as_the_fold_states(seed, lineup, variant):
     flat = event_codes(got["events"])
     stored = np.asarray(got["events"].column("codes").combine_chunks().flatten())
     assert np.array_equal(unfold_codes(stored), flat["code"])
+
+
+@pytest.mark.parametrize("variant", ["classic", "vengeance"])
+def test_table_rows_survive_the_buffers_growing(variant):
+    """The kernel records each round's code offset and first seq as it plays; a batch whose
+    buffers start at one slot (so the kernel stops and restarts games many times) gives the
+    same events and rounds columns as one that never grows, and the games' event counts equal
+    the codes unfolded."""
+    from flip7.kernel.batch import play_batch, rotation
+    from flip7.kernel.columns import table_rows
+    from flip7.policies import parse_policies
+    from flip7.rules import parse_ruleset
+    from flip7.variants import parse_variant
+
+    lineup = parse_policies(["ev", "sum:20", "bust:0.3"])
+    seats = rotation(3, np.arange(30) % 3)
+    seeds = kernel.derive_seeds(5, 0, 0, 30)
+    rules, var = parse_ruleset("3.1"), parse_variant(variant)
+    outs = []
+    for capacity in (None, 1):
+        batch = play_batch(rules, lineup, seats, seeds, capacity=capacity, variant=var)
+        events, rounds = table_rows(batch, seats, 100)
+        folds = batch.go[:, 6]
+        outs.append((events, rounds, batch.go[:, 3] + folds))
+    (e1, r1, n1), (e2, r2, n2) = outs
+    assert e1.keys() == e2.keys() and r1.keys() == r2.keys()
+    for name in e1:
+        assert np.array_equal(e1[name], e2[name]), name
+    for name in r1:
+        assert np.array_equal(r1[name], r2[name]), name
+    assert np.array_equal(n1, n2)
+    assert n1.sum() == len(unfold_codes(e1["codes"]))
+    assert e1["game"][0] == 100 and len(e1["game"]) == len(r1["game"]) // 3
