@@ -34,8 +34,14 @@ RS_FIELDS = (
 G_FIELDS = ("rounds", "winner", "capped", "codes", "ev_start", "rs_start", "folds")
 T_FIELDS = ("total", "busts", "flip7s", "rank")
 
-_EVENTS_PER_SEAT_ROUND = 8  # first guesses for buffer sizes; they grow when short
+# First guesses for buffer sizes; they grow when short, but growing copies them and plays the
+# game that did not fit again, so a guess under the mean costs every large batch that copy: four
+# seats average 8.9 rounds a classic game and 10.4-10.6 a Vengeance one, whose batches grew
+# every time at 10 (against the kernel before its round rows gained two fields, alternated on one
+# pinned core: 0.89-0.93x at 10, 0.95-0.98x at 12; docs/kernel.md).
+_EVENTS_PER_SEAT_ROUND = 8
 _ROUNDS_PER_GAME = 10
+_ROUNDS_PER_VENGEANCE_GAME = 12
 
 
 @dataclass
@@ -210,7 +216,9 @@ def _run(
     if vengeance:
         from flip7.kernel.vengeance import workspace
 
-    rounds_guess = 1 if ip[7] else _ROUNDS_PER_GAME
+    rounds_guess = _ROUNDS_PER_VENGEANCE_GAME if vengeance else _ROUNDS_PER_GAME
+    if ip[7]:  # one round
+        rounds_guess = 1
     ev_cap = max(64, k * rounds_guess * (n * _EVENTS_PER_SEAT_ROUND + 4))
     rs_cap = max(16, k * rounds_guess * n)
     if capacity is not None:
