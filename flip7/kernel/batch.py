@@ -37,8 +37,7 @@ T_FIELDS = ("total", "busts", "flip7s", "rank")
 # First guesses for buffer sizes; they grow when short, but growing copies them and plays the
 # game that did not fit again, so a guess under the mean costs every large batch that copy: four
 # seats average 8.9 rounds a classic game and 10.4-10.6 a Vengeance one, whose batches grew
-# every time at 10 (against the kernel before its round rows gained two fields, alternated on one
-# pinned core: 0.89-0.93x at 10, 0.95-0.98x at 12; docs/kernel.md).
+# every time at 10.
 _EVENTS_PER_SEAT_ROUND = 8
 _ROUNDS_PER_GAME = 10
 _ROUNDS_PER_VENGEANCE_GAME = 12
