@@ -3,25 +3,26 @@
     python benchmarks/event_layouts.py [--games 20000] [--repeats 11]
 
 Plays one shard of four `sum:20` seats (seats rotated) in the compiled kernel, then writes its
-events in each layout below from the same codes, on one Arrow thread, into memory (no disk: the
+events in each layout below from the same events, on one Arrow thread, into memory (no disk: the
 figure is the encoder's CPU), the layouts in turn, `--repeats` times, and keeps each one's median:
 
-  stored                    the layout the lake stores: a row per round (game, round, seq, the
-                            round's codes as a list, HITs folded), zstd
-  stored, lz4 / zstd -1     the same file with a faster compressor
-  round markers out         a row per round without ROUND_START, ROUND_SCORE and ROUND_END (the
-                            rounds table holds their dealer, scores and the round's end)
-  a row per game            the game's codes as one list (markers in): no per-round ids
-  a row per game, lengths   markers out, one list of codes a game and one of codes per round
-  a row per game, bare      markers out, no round lengths (a floor: it loses the rounds)
+  stored                    the layout the lake stores: a row per game (its rounds' lengths and
+                            its codes, HITs folded, ROUND_SCOREs left to the rounds table), zstd
+  stored, lz4               the same file with a faster compressor
+  a row per round           a row per round (game, round, seq, the round's codes as a list),
+                            ROUND_SCOREs in: the layout of schema v4
+  a row per round, no scores  the same without the ROUND_SCOREs
+  markers out               a row per game without ROUND_START and ROUND_END either (the rounds
+                            table would have to hold each round's end)
+  a row per game, window    a row per game with the ROUND_SCOREs, no lengths: rounds found at
+                            their ROUND_STARTs (a window over the events when read)
 
 For each it prints the write CPU per game and against the stored layout, the bytes per game, and
 the DuckDB time (one thread) of reading every code with its game and round and grouping them per
-round, as the warehouse's verify pass does. Then the kernel's CPU per game with events captured
-and without (what writing codes costs it) and the share of codes that are round markers, and the
-whole shard task's CPU per game (pipeline.task.run_shard) with what each layout would make of it:
-the task less the layout's write saving (and, markers out, the kernel's share for writing them).
-Compare figures within one run: this machine's speed drifts by tens of percent over minutes.
+round, as the warehouse's verify pass does, the reads in turn too. Then the whole shard task's CPU
+per game (pipeline.task.run_shard) and what each layout would make of it (the task less the
+layout's write saving). Compare figures within one run: this machine's speed drifts by tens of
+percent over minutes.
 """
 
 from __future__ import annotations
@@ -42,21 +43,19 @@ import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from flip7.events import EventKind  # noqa: E402
-from flip7.kernel import derive_seeds, rotation  # noqa: E402
-from flip7.kernel.batch import play_batch  # noqa: E402
-from flip7.policies import parse_policies  # noqa: E402
-from flip7.rules import parse_ruleset  # noqa: E402
+from flip7.events import EventKind, fold_rows  # noqa: E402
 from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS  # noqa: E402
+from pipeline.schema import event_codes, events_table  # noqa: E402
 from pipeline.shard import ShardTask, simulate_shard  # noqa: E402
 from pipeline.task import run_shard  # noqa: E402
 
 ROOT = 20240601
-MARKERS = (EventKind.ROUND_START, EventKind.ROUND_SCORE, EventKind.ROUND_END)
 #: Each code's round for a row-per-game file with a list of codes per round (DuckDB).
 PER_GAME_ROUNDS = (
-    "unnest(flatten(list_transform(lengths, lambda n, r: list_resize([]::smallint[], n, r))))"
+    "unnest(flatten(list_transform(rounds, lambda n, r: list_resize([]::smallint[], n, r))))"
 )
+PER_GAME = f"select game, {PER_GAME_ROUNDS} as round, unnest(codes) as code from '{{path}}'"
+PER_ROUND = "select game, round, unnest(codes) as code from '{path}'"
 
 
 def median_cpu(run: Callable[[], object], repeats: int) -> float:
@@ -68,62 +67,56 @@ def median_cpu(run: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def layouts(events: pa.Table) -> dict[str, tuple[pa.Table, dict[str, object], str]]:
+def per_round(game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, code: np.ndarray) -> pa.Table:
+    rows = fold_rows(game, rnd, seq, code)
+    codes = pa.ListArray.from_arrays(pa.array(rows["offsets"]), pa.array(rows["codes"]))
+    return pa.table(
+        {"game": rows["game"], "round": rows["round"], "seq": rows["seq"], "codes": codes}
+    )
+
+
+def layouts(
+    events: pa.Table, rounds: pa.Table
+) -> dict[str, tuple[pa.Table, dict[str, object], str]]:
     """Each layout: (its table, its Parquet options, a SQL select of (game, round, code) from
     the file `{path}`)."""
-    events = events.combine_chunks()
-    lists = events.column("codes").chunk(0)
-    offsets = np.asarray(lists.offsets, dtype=np.int64)
-    codes = np.asarray(lists.flatten(), dtype=np.int64)
-    game = np.asarray(events.column("game"), dtype=np.int64)
-    row_of_code = np.repeat(np.arange(len(game)), np.diff(offsets))
-    keep = ~np.isin(codes & 31, np.asarray(MARKERS, dtype=np.int64))
-    kept = np.bincount(row_of_code[keep], minlength=len(game))
-    bare_offsets = np.concatenate([[0], np.cumsum(kept)]).astype(np.int32)
-    first_row = np.concatenate([[0], np.flatnonzero(np.diff(game)) + 1, [len(game)]])
-
-    def listed(offs: np.ndarray, values: np.ndarray) -> pa.Array:
-        return pa.ListArray.from_arrays(pa.array(offs.astype(np.int32)), pa.array(values))
-
-    ids = {name: events.column(name) for name in ("game", "round", "seq")}
+    full = event_codes(events, rounds)
+    game, rnd, seq, code = full["game"], full["round"], full["seq"], full["code"]
+    kind = code & 31
+    scores = kind == EventKind.ROUND_SCORE
+    markers = scores | (kind == EventKind.ROUND_START) | (kind == EventKind.ROUND_END)
     options = dict(WRITE_OPTIONS["events"])
-    per_round = "select game, round, unnest(codes) as code from '{path}'"
-    per_game = f"select game, {PER_GAME_ROUNDS} as round, unnest(codes) as code from '{{path}}'"
-    games = pa.array(game[first_row[:-1]])
-    lengths = listed(first_row, kept.astype(np.int16))
+    by_game = fold_rows(game, np.ones_like(rnd), seq, code)  # one "round" a game: its codes
+    window = (
+        "select game, max(case when code & 31 = 0 then code >> 23 end) over "
+        "(partition by game order by i rows unbounded preceding) as round, code from "
+        "(select game, unnest(codes) as code, generate_subscripts(codes, 1) as i from '{path}')"
+    )
     return {
-        "stored": (events, options, per_round),
-        "stored, lz4": (events, {**options, "compression": "lz4"}, per_round),
-        "stored, zstd -1": (events, {**options, "compression_level": -1}, per_round),
-        "round markers out": (
-            pa.table({**ids, "codes": listed(bare_offsets, codes[keep])}),
+        "stored": (events, options, PER_GAME),
+        "stored, lz4": (events, {**options, "compression": "lz4"}, PER_GAME),
+        "a row per round": (per_round(game, rnd, seq, code), options, PER_ROUND),
+        "a row per round, no scores": (
+            per_round(game[~scores], rnd[~scores], seq[~scores], code[~scores]),
             options,
-            per_round,
+            PER_ROUND,
         ),
-        "a row per game": (
-            pa.table({"game": games, "codes": listed(offsets[first_row], codes)}),
+        "markers out": (
+            events_table(game[~markers | scores], rnd[~markers | scores], code[~markers | scores]),
             options,
-            # the round of each code: the last ROUND_START's (a window: the read side's cost)
-            "select game, max(case when code & 31 = 0 then code >> 23 end) over "
-            "(partition by game order by i rows unbounded preceding) as round, code from "
-            "(select game, unnest(codes) as code, generate_subscripts(codes, 1) as i "
-            "from '{path}')",
+            PER_GAME,
         ),
-        "a row per game, lengths": (
+        "a row per game, window": (
             pa.table(
                 {
-                    "game": games,
-                    "lengths": lengths,
-                    "codes": listed(bare_offsets[first_row], codes[keep]),
+                    "game": by_game["game"],
+                    "codes": pa.ListArray.from_arrays(
+                        pa.array(by_game["offsets"]), pa.array(by_game["codes"])
+                    ),
                 }
             ),
             options,
-            per_game,
-        ),
-        "a row per game, bare": (
-            pa.table({"game": games, "codes": listed(bare_offsets[first_row], codes[keep])}),
-            options,
-            "select game, 0 as round, unnest(codes) as code from '{path}'",
+            window,
         ),
     }
 
@@ -144,8 +137,8 @@ def main() -> None:
     pa.set_cpu_count(1)
     lineup = ("sum:20",) * 4
     task = ShardTask("bench", 0, 0, 0, lineup, "3.1", "classic", ROOT, True, 0, 0, games)
-    events = simulate_shard(task, engine="kernel")["events"]
-    cases = layouts(events)
+    tables = simulate_shard(task, engine="kernel")
+    cases = layouts(tables["events"], tables["rounds"])
 
     times: dict[str, list[float]] = {label: [] for label in cases}
     for _ in range(repeats):  # in turn, so that drift spreads over every layout alike
@@ -187,26 +180,6 @@ def main() -> None:
             f"{sizes[label]:>9.1f}{reads[label]:>8.2f} us"
         )
 
-    ruleset = parse_ruleset("3.1")
-    policies = parse_policies(list(lineup))
-    seeds = derive_seeds(ROOT, 0, 0, games)
-    seats = rotation(4, np.arange(games) % 4)
-    kernel_times: dict[bool, list[float]] = {True: [], False: []}
-    for _ in range(repeats):  # in turn, as the writes
-        for capture in (True, False):
-            t0 = time.process_time()
-            play_batch(ruleset, policies, seats, seeds, capture=capture)
-            kernel_times[capture].append(time.process_time() - t0)
-    kernel = {c: 1e6 * statistics.median(t) / games for c, t in kernel_times.items()}
-    lists = events.combine_chunks().column("codes").chunk(0)
-    codes = np.asarray(lists.flatten(), dtype=np.int64)
-    share = float(np.isin(codes & 31, np.asarray(MARKERS, dtype=np.int64)).mean())
-    capture_cost = kernel[True] - kernel[False]
-    print(
-        f"kernel: {kernel[True]:.2f} us/game with events, {kernel[False]:.2f} without; "
-        f"{codes.size / games:.1f} codes a game, {share:.0%} of them round markers"
-    )
-
     with tempfile.TemporaryDirectory() as root:
         shards = [
             ShardTask("bench", s, 0, 0, lineup, "3.1", "classic", ROOT, True, 0, 0, games)
@@ -219,10 +192,7 @@ def main() -> None:
         "games per CPU-second; with each layout:"
     )
     for label in cases:
-        saved = base - cost[label]
-        if "out" in label or "lengths" in label or "bare" in label:
-            saved += share * capture_cost  # the kernel no longer writes the markers
-        us = task_us - saved
+        us = task_us - (base - cost[label])
         print(f"  {label:<26}{us:>6.2f} us/game {1e6 / us:>9,.0f} games per CPU-second")
 
 

@@ -38,7 +38,7 @@ def main() -> int:
     manifests = {r: json.loads(snap.read_text(p)) for r, p in snap.manifests.items()}
     seeds = np.array([1], dtype=np.uint64)
     replayer.replay_games("3.1", "classic", None, ["ev", "ev"], seeds, [np.zeros(0)])  # load
-    events = con.execute("SELECT coalesce(sum(events), 0) FROM stg_event_rounds").fetchall()[0][0]
+    events = con.execute("SELECT coalesce(sum(events), 0) FROM stg_event_games").fetchall()[0][0]
     print(f"lake {root}: {events:,} events")
     for share in shares:
         cpu, wall = time.process_time(), time.perf_counter()

@@ -214,7 +214,7 @@ def main() -> int:
         f"verify ({workers} worker threads)", lambda: verify(args.root, RUN, workers=workers)
     )
     assert v.ok, "the benchmark lake should verify"  # type: ignore[attr-defined]
-    ev = v.events  # type: ignore[attr-defined]  # events (the files hold a row per round)
+    ev = v.events  # type: ignore[attr-defined]  # events (the files hold a row per game)
     print(
         f"  {ev / wall / 1e6:.1f}M events/s wall, {ev / wall / workers / 1e6:.1f}M events/s per "
         f"thread (wall x {workers}), {ev / cpu / 1e6:.1f}M events per CPU-second; "

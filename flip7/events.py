@@ -82,17 +82,18 @@ def unpack(code: int) -> tuple[int, int, int, int, int]:
     return fields[0], fields[1], fields[2], fields[3], code >> CODE_SHIFTS[4]
 
 
-#: The event log stores a round's codes as one list with each HIT folded into the event after
-#: it: an element at or above 1 << HIT_SHIFT is an event preceded by a HIT of the same player
-#: with value (element >> HIT_SHIFT) - 1; the event itself is the bits below. `fold_rows` states
-#: the rule; pipeline.schema writes and reads it, the kernel's compiled pass and the warehouse's
-#: upgrade apply it, and tests hold them to this statement.
+#: The event log stores a game's codes as one list, ROUND_SCOREs left out (the rounds table holds
+#: them), with each HIT folded into the event after it: an element at or above 1 << HIT_SHIFT is
+#: an event preceded by a HIT of the same player with value (element >> HIT_SHIFT) - 1; the event
+#: itself is the bits below. `fold_rows` states the fold, `store_games` the stored rows and
+#: `restore_round_scores` how the whole stream comes back; pipeline.schema writes and reads them,
+#: the kernel and the warehouse's upgrade and SQL apply them, and tests hold them to this.
 HIT_SHIFT = 55
 
 
 def fold_rows(game: Any, rnd: Any, seq: Any, code: Any) -> dict[str, Any]:
-    """Flat events in (game, seq) order (numpy arrays: game, round, seq, packed code) -> the
-    stored rows: `game`, `round`, `seq` (of the row's first event) per (game, round) row, and
+    """Flat events in (game, seq) order (numpy arrays: game, round, seq, packed code) -> rows:
+    `game`, `round`, `seq` (of the row's first event) per (game, round) row, and
     `offsets` into `codes`, the packed codes with a HIT folded into the next event when that is
     a non-HIT event of the same player in the same round whose value is not negative (so the
     bits from HIT_SHIFT up are free) and the HIT's card and target are unused, value 0..2."""
@@ -131,6 +132,120 @@ def fold_rows(game: Any, rnd: Any, seq: Any, code: Any) -> dict[str, Any]:
         "seq": seq[starts],
         "offsets": np.concatenate([kept_before[starts], [kept_before[n]]]).astype(np.int32),
         "codes": stored[keep],
+    }
+
+
+def store_games(game: Any, rnd: Any, code: Any) -> dict[str, Any]:
+    """Flat events in (game, seq) order (numpy arrays: game, round, packed code; every event,
+    ROUND_SCOREs included) -> the stored rows, one per game: `game`, `rounds` (how many stored
+    codes each round has, rounds in order; `round_offsets` into it per game) and `codes`
+    (`offsets` into it per game): the game's events without its ROUND_SCOREs, a HIT folded into
+    the event after it as `fold_rows` states, within a round."""
+    import numpy as np
+
+    game = np.asarray(game, dtype=np.int64)
+    rnd = np.asarray(rnd, dtype=np.int16)
+    code = np.asarray(code, dtype=np.int64)
+    keep = (code & 31) != EventKind.ROUND_SCORE
+    rows = fold_rows(game[keep], rnd[keep], np.zeros(int(keep.sum()), np.int32), code[keep])
+    return games_of_round_rows(rows["game"], rows["offsets"], rows["codes"])
+
+
+def games_of_round_rows(game: Any, offsets: Any, codes: Any) -> dict[str, Any]:
+    """Rows of one round each (game ids, `offsets` into `codes`, games back to back, rounds in
+    order) -> the stored rows of one game each (see store_games)."""
+    import numpy as np
+
+    game = np.asarray(game, dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    first = np.flatnonzero(np.concatenate([[True], game[1:] != game[:-1]])[: game.shape[0]])
+    rows = np.concatenate([first, [game.shape[0]]])
+    return {
+        "game": game[first],
+        "round_offsets": rows.astype(np.int32),
+        "rounds": np.diff(offsets).astype(np.int16),
+        "offsets": offsets[rows].astype(np.int32),
+        "codes": np.asarray(codes, dtype=np.int64),
+    }
+
+
+def restore_round_scores(
+    game: Any, rnd: Any, code: Any, scores: Any, n_players: int
+) -> dict[str, Any]:
+    """The whole event stream from the stored one: `game`, `rnd` and `code` are the stored events
+    unfolded (unfold_codes), one per event in order, rounds numbered 1.. in each game; `scores`
+    is [rounds, n_players], each (game, round)'s seat scores in the order the events' rounds come.
+    Returns `game`, `round`, `seq` and `code` of every event, the ROUND_SCOREs put back where
+    the engines emit them: at round end, seat by seat, each after that seat's SC_DISCARDED of
+    value 1 (a Second Chance set aside), before ROUND_END. So a stored event's seq is its index
+    j in the game's stored events plus (round - 1) * n_players, plus its player for such an
+    SC_DISCARDED and n_players for ROUND_END, ROUND_CAP and GAME_END; seat p's ROUND_SCORE comes
+    n_players - p events before ROUND_END, less the set-aside Second Chances of later seats. A
+    ValueError when the events and scores do not fit together (a round without exactly one
+    ROUND_END, scores for another number of rounds)."""
+    import numpy as np
+
+    n = int(n_players)
+    game = np.asarray(game, dtype=np.int64)
+    rnd = np.asarray(rnd, dtype=np.int64)
+    code = np.asarray(code, dtype=np.int64)
+    scores = np.asarray(scores, dtype=np.int64).reshape(-1, n)
+    m = code.shape[0]
+    kind = code & 31
+    player = ((code >> CODE_SHIFTS[1]) & 63) - 1
+    value = code >> CODE_SHIFTS[4]
+    new_game = np.concatenate([[True], game[1:] != game[:-1]])[:m]
+    new_round = new_game | np.concatenate([[True], rnd[1:] != rnd[:-1]])[:m]
+    round_of = np.cumsum(new_round) - 1
+    n_rounds = int(round_of[-1]) + 1 if m else 0
+    if scores.shape[0] != n_rounds:
+        raise ValueError(f"events of {n_rounds} rounds, scores of {scores.shape[0]}")
+    game_start = np.flatnonzero(new_game)
+    game_of = np.cumsum(new_game) - 1
+    j = np.arange(m) - game_start[game_of]
+    set_aside = (kind == EventKind.SC_DISCARDED) & (value == 1)
+    closing = (
+        (kind == EventKind.ROUND_END) | (kind == EventKind.ROUND_CAP) | (kind == EventKind.GAME_END)
+    )
+    seq = j + (rnd - 1) * n + np.where(set_aside, player, np.where(closing, n, 0))
+    is_end = kind == EventKind.ROUND_END
+    if not np.array_equal(np.bincount(round_of[is_end], minlength=n_rounds), np.ones(n_rounds)):
+        raise ValueError("every round needs exactly one ROUND_END among its events")
+    end_seq = np.empty(n_rounds, dtype=np.int64)
+    end_seq[round_of[is_end]] = seq[is_end]
+    if set_aside.any() and not (0 <= player[set_aside].min() and player[set_aside].max() < n):
+        raise ValueError("an SC_DISCARDED event names no seat of the game")
+    held = np.bincount(round_of[set_aside] * n + player[set_aside], minlength=n_rounds * n).reshape(
+        n_rounds, n
+    )
+    later = held.sum(axis=1, keepdims=True) - np.cumsum(held, axis=1)
+    seats = np.arange(n, dtype=np.int64)
+    score_seq = end_seq[:, None] - (n - seats)[None, :] - later
+    score_code = (
+        (scores << CODE_SHIFTS[4]) | ((seats + 1) << CODE_SHIFTS[1]) | int(EventKind.ROUND_SCORE)
+    )
+    round_game = game_of[np.flatnonzero(new_round)]
+    round_no = rnd[np.flatnonzero(new_round)]
+    per_game = np.bincount(game_of, minlength=game_start.shape[0]) + n * np.bincount(
+        round_game, minlength=game_start.shape[0]
+    )
+    base = np.concatenate([[0], np.cumsum(per_game)])
+    total = int(base[-1])
+    at = np.concatenate([base[game_of] + seq, (base[round_game][:, None] + score_seq).ravel()])
+    out = np.full(total, -1, dtype=np.int64)
+    if at.size and (at.min() < 0 or at.max() >= total):
+        raise ValueError("the events and round scores do not fit together")
+    if not (np.bincount(at, minlength=total) == 1).all():
+        raise ValueError("the events and round scores do not fit together")
+    out[at] = np.concatenate([code, score_code.ravel()])
+    out_round = np.empty(total, dtype=np.int16)
+    out_round[at] = np.concatenate([rnd, np.repeat(round_no, n)])
+    out_game = np.repeat(game[game_start], per_game)
+    return {
+        "game": out_game,
+        "round": out_round,
+        "seq": (np.arange(total) - np.repeat(base[:-1], per_game)).astype(np.int32),
+        "code": out,
     }
 
 

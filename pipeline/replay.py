@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from flip7.cards import Deck
@@ -71,8 +70,13 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
         filesystem=lake.fs,
         filters=[("game", "=", game)],
     )
-    events = events.take(pc.sort_indices(events, [("seq", "ascending")]))
-    unpacked = unpack_codes(event_codes(events)["code"])
+    rounds = pq.read_table(
+        lake.shard_path("rounds", run, players, shard),
+        filesystem=lake.fs,
+        columns=["game", "round", "seat", "score"],
+        filters=[("game", "=", game)],
+    )
+    unpacked = unpack_codes(event_codes(events, rounds)["code"])
     columns = [unpacked[name].tolist() for name in FIELDS]
     flat = [v for row in zip(*columns, strict=True) for v in row]
     return {

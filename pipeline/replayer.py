@@ -6,7 +6,9 @@ it two things about the games it read from the lake:
 - `game_seeds(root_seed, pair, indices)`: the seeds the pipeline gives game `indices` of a cell
   in CRN pair `pair` (pipeline.shard.game_seed), to bind each logged seed to the manifest's;
 - `replay_games(ruleset, variant, deck, policies, seeds, logged)`: re-simulate games with the
-  given seats from their seeds and compare each with its logged event codes, event by event.
+  given seats from their seeds and compare each with its logged event codes, event by event
+  (as stored: HITs unfolded, the round scores left out: the rounds table holds those, and
+  verify compares them with the scores it rebuilds).
   Games the compiled kernel can play are played there in one batch (about 10k games a second
   per core with every event), the others by the reference engine one by one.
 
@@ -21,13 +23,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from flip7.cards import Deck
-from flip7.events import FIELDS, WIDTH
+from flip7.events import FIELDS, WIDTH, EventKind
 from flip7.kernel import choose_engine, derive_seeds
 from flip7.kernel.columns import shard_columns
 from flip7.policies import REGISTRY, PolicySpecError, parse_policies
 from flip7.rules import parse_ruleset
 from flip7.variants import parse_variant
-from pipeline.schema import event_codes, rows_table, unpack_codes
+from pipeline.schema import rows_table, stored_codes, unpack_codes
 from pipeline.shard import flat_events
 
 
@@ -66,8 +68,8 @@ def replay_games(
     logged: Sequence[np.ndarray],
 ) -> list[str | None]:
     """Re-simulate each game (seat s plays policies[s], first dealer seat 0) from its seed and
-    compare it with its logged event codes (in seq order): None where they are equal, else where
-    and how they first differ."""
+    compare it with its logged event codes as stored (in order, HITs unfolded, no ROUND_SCORE):
+    None where they are equal, else where and how they first differ."""
     rules = parse_ruleset(ruleset)
     seats = parse_policies(list(policies))
     var = parse_variant(variant, Deck("custom", tuple(deck)) if deck else None)
@@ -75,8 +77,8 @@ def replay_games(
     if variant == "classic" and choose_engine("auto", seats, rules)[0] == "kernel":
         cols = shard_columns(rules, seats, seeds, np.zeros(len(seeds), np.int64), 0)
         ev = cols.events
-        flat = event_codes(
-            rows_table(ev["game"], ev["round"], ev["seq"], ev["offsets"], ev["codes"])
+        flat = stored_codes(
+            rows_table(ev["game"], ev["round_offsets"], ev["rounds"], ev["offsets"], ev["codes"])
         )
         bounds = np.searchsorted(flat["game"], np.arange(len(seeds) + 1))
         replayed = [flat["code"][a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
@@ -84,7 +86,8 @@ def replay_games(
         replayed = []
         for seed in seeds.tolist():
             events = var.new_engine(rules, seats, int(seed)).run().events
-            replayed.append(flat_events(events, [len(events) // WIDTH], 0)[3])
+            code = flat_events(events, [len(events) // WIDTH], 0)[3]
+            replayed.append(code[(code & 31) != EventKind.ROUND_SCORE])
     return [difference(a, b) for a, b in zip(logged, replayed, strict=True)]
 
 

@@ -2,21 +2,24 @@
 
 Three tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/shard-<shard>.parquet`:
 
-- `events`: one row per round of a game: its ids (game, round), `seq` (the sequence number of
-  the round's first event) and `codes`, the round's events in order as a list of int64. Each
+- `events`: one row per game: its `game` id, `rounds` (how many stored codes each of its
+  rounds has, rounds in order) and `codes`, the game's events in order as a list of int64. Each
   event is its five small integers (kind, player, card, target, value; see `flip7.events` for
-  what each means per kind) packed into one int64 by `flip7.events.pack`, except that a HIT
-  is folded into the event after it when that event is the same player's (almost always the
-  DRAW it causes): that element is the next event's code plus `(hit value + 1) << 55`
-  (HIT_SHIFT). A row per round with folded HITs writes a quarter fewer codes and almost no
-  ids: about half the CPU of a row per event (`benchmarks/kernel.py --pipeline-only` prints
-  both), because each value Parquet encodes costs about 10 ns. The warehouse's
-  `stg_events` view, `unpack_events` and `event_codes` here give one row per event back, HITs
-  and sequence numbers included.
+  what each means per kind) packed into one int64 by `flip7.events.pack`, except that the
+  ROUND_SCOREs are left out (the rounds table's `score` holds each one) and a HIT is folded
+  into the event after it when that event is the same player's (almost always the DRAW it
+  causes): that element is the next event's code plus `(hit value + 1) << 55` (HIT_SHIFT).
+  An event's sequence number is implicit (`flip7.events.restore_round_scores` states it). A
+  row per game without the round scores writes a sixth fewer codes than a row per round with
+  them, one list a game instead of one a round and almost no ids: each value Parquet encodes
+  costs about 10 ns, and each list some more (`benchmarks/event_layouts.py` measures the
+  layouts). The warehouse's `stg_events` view,
+  `unpack_events` and `event_codes` here give one row per event back, HITs, round scores and
+  sequence numbers included.
 - `rounds`: one row per player per round (compact; what most queries read).
 - `games`:  one row per player per game (compact; the seed and line-up to replay it).
 
-Every row is unique and orderable by its run, game and round: `(run, game, round)` for events,
+Every row is unique and orderable by its run and ids: `(run, game)` for events,
 `(run, game, round, seat)` for rounds, `(run, game, seat)` for games. `run`, `players` and
 `shard` live in the path (hive partition directories and the file name), not in the files: the
 warehouse's staging views add them to every row (a constant column would cost CPU to encode in
@@ -36,14 +39,16 @@ from flip7.events import (
     CODE_SHIFTS,
     FIELDS,
     HIT_SHIFT,
-    fold_rows,
+    restore_round_scores,
+    store_games,
     unfold_codes,
 )
 from pipeline import arrow
 
 #: 2: the events table packs kind..value into `code`; 3: `shard` only in the file name;
-#: 4: one events row per round, `codes` a list with HITs folded into the next event.
-SCHEMA_VERSION = 4
+#: 4: one events row per round, `codes` a list with HITs folded into the next event;
+#: 5: one events row per game with its rounds' lengths, ROUND_SCOREs left to the rounds table.
+SCHEMA_VERSION = 5
 #: An element of `codes` at or above 1 << HIT_SHIFT is an event preceded by a HIT of the same
 #: player with value (element >> HIT_SHIFT) - 1; the event itself is the bits below (the rule:
 #: flip7.events.fold_rows).
@@ -60,8 +65,7 @@ def _fields(*cols: tuple[str, pa.DataType]) -> pa.Schema:
 
 EVENTS = _fields(
     ("game", pa.int64()),
-    ("round", pa.int16()),
-    ("seq", pa.int32()),  # seq of the round's first event (seqs count 0.. per game)
+    ("rounds", pa.list_(pa.field("element", pa.int16(), nullable=False))),  # codes per round
     ("codes", pa.list_(pa.field("element", pa.int64(), nullable=False))),
 )
 
@@ -132,67 +136,104 @@ def unpack_codes(code: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def events_table(game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, code: np.ndarray) -> pa.Table:
-    """The stored events table of flat events in (game, seq) order: one row per (game, round)
-    with the round's codes, HITs folded (see the module docstring). The kernel writes its events
-    folded as it plays (flip7.kernel.core.emit); tests hold the two equal."""
-    rows = fold_rows(game, rnd, seq, code)
-    return rows_table(rows["game"], rows["round"], rows["seq"], rows["offsets"], rows["codes"])
+def events_table(game: np.ndarray, rnd: np.ndarray, code: np.ndarray) -> pa.Table:
+    """The stored events table of flat events in (game, seq) order, every event included: one
+    row per game, ROUND_SCOREs left out and HITs folded (flip7.events.store_games). The kernel
+    writes its events in that form as it plays; tests hold the two equal."""
+    rows = store_games(game, rnd, code)
+    return rows_table(
+        rows["game"], rows["round_offsets"], rows["rounds"], rows["offsets"], rows["codes"]
+    )
 
 
 def rows_table(
-    game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, offsets: np.ndarray, codes: np.ndarray
+    game: np.ndarray,
+    round_offsets: np.ndarray,
+    rounds: np.ndarray,
+    offsets: np.ndarray,
+    codes: np.ndarray,
 ) -> pa.Table:
-    """The stored events table from its round rows and the list offsets into `codes`."""
-    kind = EVENTS.field("codes").type
+    """The stored events table from its game rows: `rounds[round_offsets[i]:round_offsets[i+1]]`
+    are game i's round lengths and `codes[offsets[i]:offsets[i+1]]` its codes."""
     return arrow.table(
-        {"game": game, "round": rnd, "seq": seq, "codes": arrow.list_array(offsets, codes, kind)},
+        {
+            "game": game,
+            "rounds": arrow.list_array(round_offsets, rounds, EVENTS.field("rounds").type),
+            "codes": arrow.list_array(offsets, codes, EVENTS.field("codes").type),
+        },
         EVENTS,
     )
 
 
 def check_events_table(table: pa.Table) -> None:
     """A ValueError unless `table` has the stored events columns of this schema version."""
-    if table.column_names[: len(EVENTS)] != EVENTS.names or "codes" not in table.column_names:
-        older = " (schema v3 or older: upgrade its run with `flip7 warehouse upgrade RUN`)"
+    if table.column_names[: len(EVENTS)] != EVENTS.names:
+        older = (
+            " (an older schema: upgrade its run with `flip7 warehouse upgrade RUN`)"
+            if "code" in table.column_names or "seq" in table.column_names
+            else ""
+        )
         raise ValueError(
             f"not an events table of schema v{SCHEMA_VERSION}: columns {table.column_names}, "
-            f"expected {EVENTS.names}" + (older if "code" in table.column_names else "")
+            f"expected {EVENTS.names}" + older
         )
 
 
-def event_codes(table: pa.Table) -> dict[str, np.ndarray]:
-    """The stored events table as one entry per event, in (game, seq) order: `game` (int64),
-    `round` (int16), `seq` (int32) and the packed `code` (int64), HITs unfolded."""
+def stored_codes(table: pa.Table) -> dict[str, np.ndarray]:
+    """The stored events table's events as stored, unfolded, in (game, seq) order: `game`
+    (int64), `round` (int16) and the packed `code` (int64) of every event but the round scores
+    (what flip7.events.restore_round_scores takes)."""
     check_events_table(table)
     table = table.combine_chunks()
-    codes = table.column("codes")
-    lists = codes.chunk(0) if codes.num_chunks else pa.array([], EVENTS.field("codes").type)
-    lengths = np.diff(np.asarray(lists.offsets, dtype=np.int64))
-    stored = np.asarray(lists.flatten(), dtype=np.int64)
+
+    def lists(name: str) -> pa.ListArray:
+        column = table.column(name)
+        return column.chunk(0) if column.num_chunks else pa.array([], EVENTS.field(name).type)
+
+    rounds, codes = lists("rounds"), lists("codes")
+    games = np.asarray(table.column("game"), dtype=np.int64)
+    per_game = np.diff(np.asarray(rounds.offsets, dtype=np.int64))
+    lengths = np.asarray(rounds.flatten(), dtype=np.int64)
+    stored = np.asarray(codes.flatten(), dtype=np.int64)
+    if int(lengths.sum()) != stored.shape[0] or not np.array_equal(
+        np.diff(np.asarray(codes.offsets, dtype=np.int64)),
+        np.bincount(np.repeat(np.arange(games.shape[0]), per_game), lengths, games.shape[0]),
+    ):
+        raise ValueError("an events row's round lengths do not add up to its codes")
+    first = np.concatenate([[0], np.cumsum(per_game)[:-1]]) if per_game.size else per_game
+    round_no = np.arange(lengths.shape[0]) - np.repeat(first, per_game) + 1
+    round_of = np.repeat(np.arange(lengths.shape[0]), lengths)
     # Each stored element stands for one event, or two (the HIT it folds, then itself).
     width = 1 + (stored >= (1 << HIT_SHIFT)).astype(np.int64)
-    total = int(width.sum())
-    code = unfold_codes(stored)
-    # Events per round row, then the ids of each event.
-    row_of_stored = np.repeat(np.arange(lengths.shape[0]), lengths)
-    per_row = np.bincount(row_of_stored, weights=width, minlength=lengths.shape[0]).astype(np.int64)
-    row = np.repeat(np.arange(lengths.shape[0]), per_row)
-    first = np.cumsum(per_row) - per_row
-    seq0 = np.asarray(table.column("seq"), dtype=np.int64)
     return {
-        "game": np.asarray(table.column("game"), dtype=np.int64)[row],
-        "round": np.asarray(table.column("round"), dtype=np.int16)[row],
-        "seq": (seq0[row] + np.arange(total) - first[row]).astype(np.int32),
-        "code": code,
+        "game": np.repeat(np.repeat(games, per_game)[round_of], width),
+        "round": np.repeat(round_no[round_of], width).astype(np.int16),
+        "code": unfold_codes(stored),
     }
 
 
-def unpack_events(table: pa.Table) -> pa.Table:
+def event_codes(table: pa.Table, rounds: pa.Table) -> dict[str, np.ndarray]:
+    """Every event of the stored events table, in (game, seq) order: `game` (int64), `round`
+    (int16), `seq` (int32) and the packed `code` (int64), HITs unfolded and the round scores
+    put back from `rounds` (the same games' rounds table, or its game, round, seat and score
+    columns)."""
+    flat = stored_codes(table)
+    order = rounds.select(["game", "round", "seat", "score"]).sort_by(
+        [("game", "ascending"), ("round", "ascending"), ("seat", "ascending")]
+    )
+    seat = np.asarray(order.column("seat"), dtype=np.int64)
+    n = int(seat.max()) + 1 if seat.size else 1
+    scores = np.asarray(order.column("score"), dtype=np.int64)
+    if scores.shape[0] % n:
+        raise ValueError(f"the rounds table's rows are not {n} seats a round")
+    return restore_round_scores(flat["game"], flat["round"], flat["code"], scores, n)
+
+
+def unpack_events(table: pa.Table, rounds: pa.Table) -> pa.Table:
     """The stored events table as one row per event with the five readable columns: game,
     round, seq, kind, player, card, target, value (what stg_events gives SQL), e.g.
-    `unpack_events(pq.read_table(path))`."""
-    flat = event_codes(table)
+    `unpack_events(pq.read_table(events_path), pq.read_table(rounds_path))`."""
+    flat = event_codes(table, rounds)
     cols = unpack_codes(flat["code"])
     return pa.table(
         {
@@ -206,11 +247,8 @@ def unpack_events(table: pa.Table) -> pa.Table:
 
 def pack_events(table: pa.Table) -> pa.Table:
     """The inverse of unpack_events: rows of game, round, seq and the five readable columns
-    (in game, seq order) back into the stored events table."""
+    (in game, seq order, every event) back into the stored events table."""
     cols = {name: table.column(name).to_numpy() for name in FIELDS}
     return events_table(
-        table.column("game").to_numpy(),
-        table.column("round").to_numpy(),
-        table.column("seq").to_numpy(),
-        pack_codes(cols),
+        table.column("game").to_numpy(), table.column("round").to_numpy(), pack_codes(cols)
     )

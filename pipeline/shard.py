@@ -201,10 +201,10 @@ def events_table(
 ) -> pa.Table:
     """Flat event buffers of consecutive games -> the stored `events` table (vectorised, no
     per-row Python objects): game ids, per-game sequence numbers and round numbers are derived,
-    then the events grouped per round (pipeline.schema.events_table).
+    then the events grouped per game (pipeline.schema.events_table).
     `flat` may be a list of ints (the reference engine's buffers) or an integer array."""
-    games, rnd, seq, code = flat_events(flat, counts, first_game)
-    return stored_events(games, rnd, seq, code)
+    games, rnd, _seq, code = flat_events(flat, counts, first_game)
+    return stored_events(games, rnd, code)
 
 
 def flat_events(
@@ -310,5 +310,5 @@ def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
         ROUNDS,
     )
     ev = cols.events
-    events = rows_table(ev["game"], ev["round"], ev["seq"], ev["offsets"], ev["codes"])
+    events = rows_table(ev["game"], ev["round_offsets"], ev["rounds"], ev["offsets"], ev["codes"])
     return {"events": events, "rounds": rounds, "games": games}

@@ -4,7 +4,8 @@ verify's SQL binds every games row's policy, pair and game id to its manifest
 (assert_lineups_match_manifest) and every rounds row's policy to the games table. This step
 binds the rest through a replayer: every game's seed must be the one the manifest's seed
 derives for it, and a sample of games (`fraction` of each shard, at least one game per shard)
-is re-simulated from its seed and seats and compared with the event log, event by event. So a
+is re-simulated from its seed and seats and compared with the event log, event by event (as
+stored: no ROUND_SCORE, whose scores the rounds table holds and the SQL checks). So a
 label swapped in every table, a reversed line-up or a changed seed cannot pass.
 
 The warehouse never imports the engine: the replayer is found through the `flip7.replayers`
@@ -227,12 +228,13 @@ def _replay(
         if g in wanted:
             seats[g] = tuple(s)
             game_ruleset[g] = cell_rulesets.get(cell, run_ruleset)
-    # The packed codes, one per event (stg_events unpacks them; the files fold HITs into the
-    # event after them, which event_codes unfolds).
+    # The packed codes of each game as stored, one per event (HITs unfolded by event_codes), in
+    # order: without the ROUND_SCOREs, which the files leave to the rounds table (verify
+    # compares those with the scores it rebuilds), as the replayer compares them.
     events = con.execute(
-        "SELECT game, code FROM (SELECT game, seq, unnest(codes) AS code, "
-        "generate_subscripts(codes, 1) AS i FROM (SELECT game, seq, event_codes(codes) AS codes "
-        f"FROM stg_event_rounds WHERE run = $run{where})) ORDER BY game, seq, i",
+        "SELECT game, code FROM (SELECT game, unnest(codes) AS code, "
+        "generate_subscripts(codes, 1) AS i FROM (SELECT game, event_codes(codes) AS codes "
+        f"FROM stg_event_games WHERE run = $run{where})) ORDER BY game, i",
         {"run": run},
     ).fetchnumpy()
     logged = _split(events)
@@ -266,7 +268,7 @@ def _replay(
 
 
 def _split(events: dict[str, Any]) -> dict[int, np.ndarray]:
-    """Event codes per game, from columns sorted by game and seq."""
+    """Event codes per game, from columns sorted by game and then in the game's order."""
     game = np.asarray(events["game"], dtype=np.int64)
     code = np.asarray(events["code"], dtype=np.int64)
     if len(game) == 0:

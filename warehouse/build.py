@@ -41,13 +41,14 @@ def scope(sql: str) -> str:
     return m.group(1) if m else "marts"
 
 
+def reads(sql: str) -> set[str]:
+    """The relations (or other names) a SQL text reads: `from x` / `join x`, comments aside."""
+    return set(re.findall(r"\b(?:from|join)\s+(\w+)", re.sub(r"--[^\n]*", "", sql), re.I))
+
+
 def ordered(files: dict[str, str]) -> list[str]:
     """Names in creation order: each after the relations it reads (`from x` / `join x`)."""
-    reads = {
-        name: set(re.findall(r"\b(?:from|join)\s+(\w+)", re.sub(r"--[^\n]*", "", sql), re.I))
-        & set(files)
-        for name, sql in files.items()
-    }
+    reads_of = {name: reads(sql) & set(files) for name, sql in files.items()}
     done: list[str] = []
 
     def visit(name: str, path: tuple[str, ...]) -> None:
@@ -55,7 +56,7 @@ def ordered(files: dict[str, str]) -> list[str]:
             return
         if name in path:
             raise ValueError(f"SQL relations read each other in a cycle: {' -> '.join(path)}")
-        for other in sorted(reads[name] - {name}):
+        for other in sorted(reads_of[name] - {name}):
             visit(other, (*path, name))
         done.append(name)
 
@@ -125,12 +126,18 @@ def build(
         con.execute(path.read_text())
     if lake_table is not None:
         con.execute(lake_table)
+    skipped: set[str] = set()
     for layer in layers:
         files = sql_files(layer)
         for name in ordered(files):
             sql = files[name]
-            if layer == "staging" and any(f"{t}_files()" in sql for t in empty):
-                continue  # no file to type it by; what reads it fails below, by name
+            if layer == "staging" and (
+                any(f"{t}_files()" in sql for t in empty) or reads(sql) & skipped
+            ):
+                # no file to type it by (stg_events also reads stg_rounds); what reads it in
+                # a later layer fails below, by name
+                skipped.add(name)
+                continue
             table = name in pinned or (materialize and layer == "marts" and not is_view_only(sql))
             try:
                 con.execute(f"CREATE OR REPLACE {'TABLE' if table else 'VIEW'} {name} AS\n{sql}")

@@ -27,7 +27,7 @@ import pyarrow.fs as pafs
 TABLES = ("events", "rounds", "games")
 #: The version of the pipeline's Parquet schema (pipeline.schema.SCHEMA_VERSION) these views
 #: read; a run whose manifest names another is refused by name (tests keep the two equal).
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SHARD_FILE = re.compile(r"^shard-(\d+)\.parquet$")
 _SHARD_PATH = re.compile(r"/run=([^/]+)/players=([^/]+)/(shard-(\d+)\.parquet)$")
 

@@ -1,12 +1,15 @@
 """`flip7 warehouse upgrade RUN`: rewrite a run written with an older event-log schema in place.
 
 Schema v3 (and v2, whose files also carry a `shard` column) stored one events row per event:
-`game, round, seq, code`. Schema v4 stores one row per (game, round) with the round's codes as a
-list, a HIT folded into the event after it (flip7.events.fold_rows states the rule the pipeline
-writes with; this module applies it without importing the pipeline). The upgrade rewrites each
+`game, round, seq, code`. Schema v4 stored one row per (game, round) with the round's codes as a
+list, a HIT folded into the event after it. Schema v5 stores one row per game: its rounds'
+lengths and its codes, the ROUND_SCOREs left to the rounds table (flip7.events.store_games
+states the rule the pipeline writes with; this module applies it without importing the
+pipeline). Before it leaves a round score out, the upgrade checks it against the rounds table's
+score and refuses the run if they differ, so nothing the log said is lost. It rewrites each
 committed shard's files (events first, games last, each under a temporary name then renamed over
 the old file, as the pipeline writes them), then records the new version and row counts in the
-manifest. Readers refuse the run until the manifest says v4, and an interrupted upgrade can be
+manifest. Readers refuse the run until the manifest says v5, and an interrupted upgrade can be
 run again: files already in the new layout are left as they are.
 """
 
@@ -17,14 +20,25 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from flip7.events import HIT_SHIFT, fold_rows  # noqa: F401  (HIT_SHIFT: the stored form's flag)
+from flip7.events import HIT_SHIFT, EventKind, store_games, unfold_codes
 from warehouse.lake import SCHEMA_VERSION, Snapshot, data_root, snapshot
 
 #: The schema versions this upgrade reads.
-UPGRADABLE = (2, 3)
+UPGRADABLE = (2, 3, 4)
+#: pipeline.schema.EVENTS (tests hold them equal).
+_INT16S = pa.list_(pa.field("element", pa.int16(), nullable=False))
+_INT64S = pa.list_(pa.field("element", pa.int64(), nullable=False))
+EVENTS = pa.schema(
+    [
+        pa.field("game", pa.int64(), nullable=False),
+        pa.field("rounds", _INT16S, nullable=False),
+        pa.field("codes", _INT64S, nullable=False),
+    ]
+)
 #: As pipeline.lake: zstd unless the options say otherwise, one row group per shard file, and
 #: WRITE_OPTIONS (tests hold them equal).
 ROW_GROUP_ROWS = 1 << 20
@@ -60,35 +74,90 @@ class Upgraded:
     kept: int
 
 
-def events_v4(table: pa.Table) -> pa.Table:
-    """A v3 (or v2) events table, one row per event, as the v4 table."""
-    rows = fold_rows(*(table.column(c).to_numpy() for c in ("game", "round", "seq", "code")))
-    element = pa.field("element", pa.int64(), nullable=False)
-    lists = pa.ListArray.from_arrays(
-        pa.array(rows["offsets"]), pa.array(rows["codes"]), type=pa.list_(element)
-    )
-    schema = pa.schema(
-        [
-            pa.field("game", pa.int64(), nullable=False),
-            pa.field("round", pa.int16(), nullable=False),
-            pa.field("seq", pa.int32(), nullable=False),
-            pa.field("codes", pa.list_(element), nullable=False),
-        ]
-    )
-    arrays = [pa.array(rows["game"]), pa.array(rows["round"]), pa.array(rows["seq"]), lists]
-    return pa.Table.from_arrays(arrays, schema=schema)
+def flat_events(table: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(game, round, packed code) of every event of an older events table, in (game, seq) order:
+    v3 (or v2) holds a row per event, v4 a row per round with its codes as a list, HITs folded
+    (an element at or above 1 << HIT_SHIFT is a HIT and the event after it)."""
+    if "code" in table.column_names:  # v2, v3
+        table = table.sort_by([("game", "ascending"), ("seq", "ascending")])
+        return tuple(  # type: ignore[return-value]
+            np.asarray(table.column(c).to_numpy(), dtype=t)
+            for c, t in (("game", np.int64), ("round", np.int16), ("code", np.int64))
+        )
+    table = table.sort_by([("game", "ascending"), ("seq", "ascending")]).combine_chunks()
+    codes = table.column("codes")
+    lists = codes.chunk(0) if codes.num_chunks else pa.array([], _INT64S)
+    lengths = np.diff(np.asarray(lists.offsets, dtype=np.int64))
+    stored = np.asarray(lists.flatten(), dtype=np.int64)
+    width = 1 + (stored >= (1 << HIT_SHIFT)).astype(np.int64)
+    row = np.repeat(np.repeat(np.arange(lengths.shape[0]), lengths), width)
+    game = np.asarray(table.column("game").to_numpy(), dtype=np.int64)[row]
+    rnd = np.asarray(table.column("round").to_numpy(), dtype=np.int16)[row]
+    return game, rnd, unfold_codes(stored)
 
 
-def compact_v4(table: pa.Table) -> pa.Table:
-    """A v3 (or v2) rounds or games table as v4 stores it: no `shard` column, no nulls."""
+def check_round_scores(
+    game: np.ndarray, rnd: np.ndarray, code: np.ndarray, rounds: pa.Table
+) -> None:
+    """A ValueError unless the events' ROUND_SCOREs say what the rounds table's scores say
+    (the upgrade leaves them out of the events: the rounds table then holds them alone)."""
+    scored = (code & 31) == EventKind.ROUND_SCORE
+    logged = np.stack(
+        [game[scored], rnd[scored], ((code[scored] >> 5) & 63) - 1, code[scored] >> 23], axis=1
+    )
+    table = rounds.select(["game", "round", "seat", "score"])
+    kept = np.stack(
+        [np.asarray(table.column(c).to_numpy(), dtype=np.int64) for c in table.column_names], axis=1
+    )
+    logged = logged[np.lexsort(logged[:, 2::-1].T)] if logged.size else logged.reshape(0, 4)
+    kept = kept[np.lexsort(kept[:, 2::-1].T)] if kept.size else kept.reshape(0, 4)
+    if logged.shape != kept.shape or not np.array_equal(logged, kept):
+        differ = np.flatnonzero((logged != kept).any(axis=1)) if logged.shape == kept.shape else []
+        where = (
+            f"game {int(logged[differ[0], 0])} round {int(logged[differ[0], 1])} seat "
+            f"{int(logged[differ[0], 2])}: ROUND_SCORE {int(logged[differ[0], 3])}, rounds "
+            f"table {int(kept[differ[0], 3])}"
+            if len(differ)
+            else f"{logged.shape[0]} ROUND_SCORE events for {kept.shape[0]} round rows"
+        )
+        raise ValueError(
+            f"the events' round scores disagree with the rounds table ({where}); "
+            "`flip7 warehouse verify` shows what else is wrong: upgrading would lose them"
+        )
+
+
+def events_v5(table: pa.Table, rounds: pa.Table) -> pa.Table:
+    """An older events table (v2, v3 or v4) as the v5 table, its round scores checked against
+    `rounds`, the same shard's rounds table."""
+    game, rnd, code = flat_events(table)
+    check_round_scores(game, rnd, code, rounds)
+    rows = store_games(game, rnd, code)
+    arrays = [
+        pa.array(rows["game"], pa.int64()),
+        pa.ListArray.from_arrays(
+            pa.array(rows["round_offsets"], pa.int32()),
+            pa.array(rows["rounds"], pa.int16()),
+            type=_INT16S,
+        ),
+        pa.ListArray.from_arrays(
+            pa.array(rows["offsets"], pa.int32()),
+            pa.array(rows["codes"], pa.int64()),
+            type=_INT64S,
+        ),
+    ]
+    return pa.Table.from_arrays(arrays, schema=EVENTS)
+
+
+def compact(table: pa.Table) -> pa.Table:
+    """A v3 (or v2) rounds or games table as v4 and v5 store it: no `shard` column, no nulls."""
     if "shard" in table.column_names:
         table = table.drop_columns(["shard"])
     return table.cast(pa.schema([f.with_nullable(False) for f in table.schema]))
 
 
-def _is_v4(table_name: str, schema: pa.Schema) -> bool:
+def _is_current(table_name: str, schema: pa.Schema) -> bool:
     if table_name == "events":
-        return "codes" in schema.names
+        return schema.names == EVENTS.names
     return "shard" not in schema.names and not any(f.nullable for f in schema)
 
 
@@ -123,17 +192,25 @@ def upgrade(
             if not snap.exists(file):
                 continue
             schema = pq.read_schema(file, filesystem=snap.fs)
-            if _is_v4(name, schema):
+            if _is_current(name, schema):
                 kept += 1
                 if name == "events":
                     rows[str(shard.shard)] = pq.read_metadata(file, filesystem=snap.fs).num_rows
                 continue
             table = pq.read_table(file, filesystem=snap.fs)
-            new = events_v4(table) if name == "events" else compact_v4(table)
+            if name == "events":
+                # the rounds file as it is (its scores are the same in every version)
+                scores = pq.read_table(
+                    shard.files["rounds"],
+                    filesystem=snap.fs,
+                    columns=["game", "round", "seat", "score"],
+                )
+                new = events_v5(table, scores)
+                rows[str(shard.shard)] = new.num_rows
+            else:
+                new = compact(table)
             _write(snap, file, new, WRITE_OPTIONS[name])
             rewritten += 1
-            if name == "events":
-                rows[str(shard.shard)] = new.num_rows
         if progress is not None:
             progress(i + 1, len(snap.shards))
     for key, info in (manifest.get("shards") or {}).items():

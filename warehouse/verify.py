@@ -263,7 +263,8 @@ def verify(
         build(con, snap, layers=("staging",), lake_table=None if snap.local else attach(con, snap))
         for name, sql in tests("lake").items():
             record(name, sql, failing_rows(con, sql))
-        # Events as the games table counts them (the events files hold a row per round).
+        # Events as the games table counts them (the events files hold a row per game, without
+        # its ROUND_SCOREs).
         events = int(
             con.execute("SELECT coalesce(sum(events), 0) FROM stg_games WHERE seat = 0").fetchall()[
                 0

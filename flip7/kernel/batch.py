@@ -17,7 +17,7 @@ import numpy as np
 
 from flip7.cards import CLASSIC, Deck
 from flip7.engine import GameResult
-from flip7.events import HIT_SHIFT, unfold_codes, unpack
+from flip7.events import HIT_SHIFT, restore_round_scores, unfold_codes, unpack
 from flip7.kernel import dp as dp_support
 from flip7.kernel import win as win_support
 from flip7.kernel.encode import deck_counts, policy_table, rule_params
@@ -60,17 +60,32 @@ class Batch:
         return int(self.seeds.shape[0])
 
     def events(self, i: int) -> list[int]:
-        """Game i's flat event buffer, as flip7.engine produces it ([] without capture)."""
+        """Game i's flat event buffer, as flip7.engine produces it ([] without capture): its
+        stored codes unfolded, the round scores put back from its round rows
+        (flip7.events.restore_round_scores)."""
+        if not self.capture:
+            return []
+        n = self.n_players
         start, count = int(self.go[i, 4]), int(self.go[i, 3])
-        codes = unfold_codes(self.ev[0, start : start + count])
-        return [x for code in codes.tolist() for x in unpack(code)]
+        rounds, r0 = int(self.go[i, 0]), int(self.go[i, 5])
+        rows = self.rs[:, r0 : r0 + rounds * n]
+        stored = self.ev[0, start : start + count]
+        starts = rows[RS_FIELDS.index("ev_pos"), ::n].astype(np.int64)
+        rnd = np.searchsorted(starts, np.arange(count), side="right")
+        width = 1 + (stored >= np.int64(1 << HIT_SHIFT)).astype(np.int64)
+        full = restore_round_scores(
+            np.zeros(int(width.sum()), np.int64),
+            np.repeat(rnd, width),
+            unfold_codes(stored),
+            rows[RS_FIELDS.index("score")].reshape(rounds, n),
+            n,
+        )
+        return [x for code in full["code"].tolist() for x in unpack(code)]
 
     def event_counts(self) -> np.ndarray:
-        """Events played per game (a folded HIT counts), int64 [k]; 0 without capture."""
-        flagged = (self.ev[0] >= np.int64(1 << HIT_SHIFT)).astype(np.int64)
-        before = np.concatenate([[0], np.cumsum(flagged)])
-        start, count = self.go[:, 4], self.go[:, 3]
-        return count + before[start + count] - before[start]
+        """Events played per game (a folded HIT and a round score count), int64 [k]; 0 without
+        capture."""
+        return self.go[:, 3] + self.go[:, 6]
 
     def result(self, i: int) -> GameResult:
         """Game i as the reference engine's GameResult."""

@@ -3,7 +3,7 @@
 `shard_columns` plays a contiguous range of one cell's games and returns the columns of the
 `events`, `rounds` and `games` tables (pipeline.schema) in their schema dtypes, derived from the
 kernel's buffers by whole-array numpy operations and one compiled pass over its round rows
-(`table_rows`: the rounds table's columns, and a row per round of the events table with where
+(`table_rows`: the rounds table's columns, and a row per game of the events table with where
 its codes start and its first seq, which the kernel records as it plays; the codes themselves are
 the kernel's buffer, written as the log stores them, HITs folded as flip7.events.fold_rows
 states): no per-event or per-row Python objects, and no pass over the codes.
@@ -82,16 +82,17 @@ _BUSTED = 3
 
 def _table_rows_py(  # type: ignore[no-untyped-def]
     rs, go, seat_policy, first_game, capture, game, rnd, seat, policy, dealer, score, busted,
-    flip7, status, e_game, e_round, e_seq, e_offsets,
+    flip7, status, e_game, e_round_offsets, e_starts, e_offsets,
 ):  # fmt: skip
-    """The rounds table's columns (`total` apart: rs's own row) and, with `capture`, the events
-    table's row ids, in one pass over the kernel's round rows: each column in its schema dtype,
-    the game's id and the seat's policy index looked up as it goes (numpy would make a pass
-    and a temporary per column). A round's first seat row (seat 0) makes its events row: the
-    round's codes start at its game's first code plus Q_EV_POS and run to the next row's start,
-    and its first seq is Q_SEQ (the kernel counted the HITs folded before it). Returns the
-    events rows written."""
+    """The rounds table's columns (`total` apart: rs's own row) and, with `capture`, where the
+    events table's rows begin, in one pass over the kernel's round rows: each column in its
+    schema dtype, the game's id and the seat's policy index looked up as it goes (numpy would
+    make a pass and a temporary per column). A round's first seat row (seat 0) gives where the
+    round's codes start (its game's first code plus Q_EV_POS; they run to the next round's
+    start); a game's first round also where its events row begins in the rounds and the codes.
+    Returns the rounds and the games seen."""
     rows = 0
+    games = 0
     for i in range(rs.shape[1]):
         g = rs[_Q_GAME, i]
         s = rs[_Q_SEAT, i]
@@ -106,12 +107,15 @@ def _table_rows_py(  # type: ignore[no-untyped-def]
         busted[i] = st == _BUSTED
         flip7[i] = rs[_Q_FLIP7, i] != 0
         if capture and s == 0:
-            e_game[rows] = first_game + g
-            e_round[rows] = rs[_Q_ROUND, i]
-            e_seq[rows] = rs[_Q_SEQ, i]
-            e_offsets[rows] = go[g, _G_EV_START] + rs[_Q_EV_POS, i]
+            start = go[g, _G_EV_START] + rs[_Q_EV_POS, i]
+            if rs[_Q_ROUND, i] == 1:
+                e_game[games] = first_game + g
+                e_round_offsets[games] = rows
+                e_offsets[games] = start
+                games += 1
+            e_starts[rows] = start
             rows += 1
-    return rows
+    return rows, games
 
 
 _compiled: dict[str, Any] = {}
@@ -144,10 +148,12 @@ def table_rows(
     first_game.. whose seats play `seat_policy` (int64 [games, seats]); pipeline.schema's
     EVENTS and ROUNDS (`policy`: the seat's index in the line-up before rotation), the events'
     `codes` list as `offsets` (int32, one more than the rows) into `codes` (the kernel's own
-    buffer, HITs folded). Without captured events, no events rows."""
+    buffer, HITs folded, round scores left out), one row per game with its `rounds` (codes per
+    round; `round_offsets` into them per game). Without captured events, no events rows."""
     rs = batch.rs
     m = int(rs.shape[1])
     rows = m // batch.n_players if batch.capture else 0
+    k = batch.games if batch.capture else 0
     rounds = {
         "game": np.empty(m, dtype=np.int64),
         "round": np.empty(m, dtype=np.int16),
@@ -161,28 +167,32 @@ def table_rows(
         "status": np.empty(m, dtype=np.int8),
     }
     codes = batch.ev[0]
+    starts = np.empty(rows + 1, dtype=np.int64)
+    starts[rows] = codes.shape[0]
     events = {
-        "game": np.empty(rows, dtype=np.int64),
-        "round": np.empty(rows, dtype=np.int16),
-        "seq": np.empty(rows, dtype=np.int32),
-        "offsets": np.empty(rows + 1, dtype=np.int32),
+        "game": np.empty(k, dtype=np.int64),
+        "round_offsets": np.empty(k + 1, dtype=np.int32),
+        "offsets": np.empty(k + 1, dtype=np.int32),
         "codes": codes,
     }
-    events["offsets"][rows] = codes.shape[0]
+    events["round_offsets"][k] = rows
+    events["offsets"][k] = codes.shape[0]
     if m:
         made = _passes()["rows"](
             rs, batch.go, seat_policy, first_game, batch.capture, rounds["game"],
             rounds["round"], rounds["seat"], rounds["policy"], rounds["dealer"], rounds["score"],
             rounds["busted"], rounds["flip7"], rounds["status"], events["game"],
-            events["round"], events["seq"], events["offsets"],
+            events["round_offsets"], starts, events["offsets"],
         )  # fmt: skip
-        assert made == rows, (made, rows)
+        assert made == (rows, k), (made, rows, k)
+    events["rounds"] = np.diff(starts).astype(np.int16)
     return events, rounds
 
 
 def warm() -> None:
     """Compile (or load) the pass now, on a one-game batch's buffers."""
     rs = np.zeros((_Q_SEQ + 1, 1), dtype=np.int32)
+    rs[_Q_ROUND, 0] = 1
     go = np.zeros((1, _G_FOLDS + 1), dtype=np.int64)
     ev = np.zeros((1, 1), dtype=np.int64)
     batch = Batch(1, np.ones(1, dtype=np.uint64), ev, rs, go, np.zeros((4, 1, 1), np.int32), True)

@@ -1252,7 +1252,8 @@ def _play(
                 pl[F_TOTAL, p] += s
                 if pl[F_SC, p]:
                     pos, folds = emit(ev, pos, capture, folds, K_SC_DISCARDED, p, -1, -1, 1)
-                pos, folds = emit(ev, pos, capture, folds, K_ROUND_SCORE, p, -1, -1, s)
+                if capture:  # the log leaves ROUND_SCORE to the rounds table: counted only
+                    folds += 1
                 if rpos < rs_cap:
                     rs[Q_GAME, rpos] = g
                     rs[Q_ROUND, rpos] = rnd

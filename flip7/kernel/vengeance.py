@@ -84,7 +84,6 @@ from flip7.kernel.core import (
     K_RESHUFFLE,
     K_ROUND_CAP,
     K_ROUND_END,
-    K_ROUND_SCORE,
     K_ROUND_START,
     K_STAY,
     MAX_RESHUFFLES_PER_ROUND,
@@ -1180,7 +1179,8 @@ def _play(
                         s -= bonus
                 s -= pl[V_PENALTY, p]
                 pl[F_TOTAL, p] += s
-                em(ev, st, K_ROUND_SCORE, p, -1, -1, s)
+                if st[S_CAPTURE] != 0:  # the log leaves ROUND_SCORE to the rounds table
+                    st[S_FOLDS] += 1
                 if rpos < rs_cap:
                     rs[Q_GAME, rpos] = g
                     rs[Q_ROUND, rpos] = rnd

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flip7 import kernel
-from flip7.events import unfold_codes
+from flip7.events import EventKind, unfold_codes
 from pipeline.schema import event_codes
 from pipeline.shard import ShardTask, simulate_shard
 
@@ -66,9 +66,9 @@ def test_vengeance_shards_are_the_kernels_too():
     ),
 )
 def test_the_kernel_stores_each_event_as_the_fold_states(seed, lineup, variant):
-    """The kernel writes events already folded (flip7.kernel.core.emit); its stored rows equal
-    flip7.events.fold_rows over the reference engine's events, and unfolding them gives every
-    event back."""
+    """The kernel writes events already folded and without round scores (flip7.kernel.core.emit);
+    its stored rows equal flip7.events.store_games over the reference engine's events, and with
+    the rounds table they give every event back."""
     ruleset, variant = (
         ("3.1(max_rounds=2)", "classic") if "max_rounds" in variant else ("3.1", variant)
     )
@@ -77,9 +77,13 @@ def test_the_kernel_stores_each_event_as_the_fold_states(seed, lineup, variant):
     got = simulate_shard(task, engine="kernel")
     assert got["events"].equals(expected["events"])
     assert got["games"].equals(expected["games"])
-    flat = event_codes(got["events"])
+    assert got["rounds"].equals(expected["rounds"])
+    flat = event_codes(got["events"], got["rounds"])
     stored = np.asarray(got["events"].column("codes").combine_chunks().flatten())
-    assert np.array_equal(unfold_codes(stored), flat["code"])
+    kept = (flat["code"] & 31) != EventKind.ROUND_SCORE
+    assert np.array_equal(unfold_codes(stored), flat["code"][kept])
+    logged = np.asarray(got["games"].column("events"))
+    assert len(flat["code"]) == logged.sum() // len(lineup)
 
 
 @pytest.mark.parametrize("variant", ["classic", "vengeance"])
@@ -111,5 +115,7 @@ def test_table_rows_survive_the_buffers_growing(variant):
     for name in r1:
         assert np.array_equal(r1[name], r2[name]), name
     assert np.array_equal(n1, n2)
-    assert n1.sum() == len(unfold_codes(e1["codes"]))
-    assert e1["game"][0] == 100 and len(e1["game"]) == len(r1["game"]) // 3
+    # every event: the stored ones unfolded, and a round score per round row
+    assert n1.sum() == len(unfold_codes(e1["codes"])) + len(r1["game"])
+    assert e1["game"][0] == 100 and len(e1["game"]) == 30
+    assert e1["rounds"].sum() == len(e1["codes"]) and len(e1["rounds"]) == len(r1["game"]) // 3

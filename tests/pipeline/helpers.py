@@ -53,7 +53,7 @@ class Timid(Policy):
         return bool(obs.nsum[obs.seat] < 12)
 
 
-KEYS = {"events": ["game", "seq"], "rounds": ["game", "round", "seat"], "games": ["game", "seat"]}
+KEYS = {"events": ["game"], "rounds": ["game", "round", "seat"], "games": ["game", "seat"]}
 
 
 def small_plan(shard_size: int = 60, name: str = "t") -> Plan:

@@ -60,7 +60,8 @@ def test_replay_reports_the_first_difference(
             (root / p.relative_to(lake)).parent.mkdir(parents=True, exist_ok=True)
             (root / p.relative_to(lake)).write_bytes(p.read_bytes())
     path = root / "events" / "run=t" / "players=2" / "shard-00000.parquet"
-    table = unpack_events(pq.read_table(path))
+    rounds = pq.read_table(root / "rounds" / "run=t" / "players=2" / "shard-00000.parquet")
+    table = unpack_events(pq.read_table(path), rounds)
     game, seq = 5, 7  # the first event of game 5 that is a draw, at seq >= 7, gets a new card
     draws = table.filter(
         pc.and_(pc.equal(table["game"], game), pc.equal(table["kind"], int(EventKind.DRAW)))

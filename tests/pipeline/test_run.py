@@ -126,10 +126,7 @@ def test_killed_worker_is_retried_with_exact_counts(
     assert {k: v["rows"] for k, v in got.items()} == {k: v["rows"] for k, v in ref.items()}
     events = read_run(root, "events")
     assert events.num_rows == sum(v["rows"]["events"] for v in ref.values())
-    assert (
-        len(set(zip(events["game"].to_pylist(), events["seq"].to_pylist(), strict=True)))
-        == events.num_rows
-    )
+    assert len(set(events["game"].to_pylist())) == events.num_rows  # a row per game, once
     assert not [p for p in root.rglob("*") if ".tmp-" in p.name]
     assert_same_rows(ref_root, root)
 

@@ -7,21 +7,25 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flip7.events import FIELDS, pack, unpack
+from flip7.events import FIELDS, WIDTH, EventKind, pack, unpack
+from flip7.policies import parse_policies
+from flip7.rules import parse_ruleset
+from flip7.simulate import rotated
 from pipeline.lake import Lake
 from pipeline.run import prepare, record_shard
 from pipeline.schema import (
     EVENTS,
     SCHEMA_VERSION,
+    event_codes,
     pack_codes,
     pack_events,
     unpack_codes,
     unpack_events,
 )
-from pipeline.shard import ShardTask, simulate_shard
+from pipeline.shard import ShardTask, flat_events, game_seed, simulate_shard, task_variant
 from pipeline.task import run_shard
 from tests.pipeline.helpers import small_plan
 
@@ -69,14 +73,59 @@ def test_unpack_events_gives_the_engine_columns_and_pack_events_inverts_it() -> 
     task = ShardTask(
         "t", 0, 0, 0, ("ev", "sum:20", "bust:0.25"), "3.1", "classic", 7, True, 0, 0, 5
     )
-    table = simulate_shard(task, engine="reference")["events"]
-    readable = unpack_events(table)
+    tables = simulate_shard(task, engine="reference")
+    table = tables["events"]
+    readable = unpack_events(table, tables["rounds"])
     assert readable.column_names == ["game", "round", "seq", *FIELDS]
     assert readable.column("kind").to_pylist()[0] == 0  # every game opens with ROUND_START
     assert pack_events(readable).equals(table)
     assert pack_events(readable).schema == EVENTS
     with pytest.raises(ValueError, match="code"):
-        unpack_events(readable)
+        unpack_events(readable, tables["rounds"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    variant=st.sampled_from(["classic", "vengeance", "vengeance(brutal=1)"]),
+    players=st.integers(1, 8),
+    seed=st.integers(0, 1 << 40),
+    games=st.integers(1, 6),
+)
+def test_the_stored_events_give_back_every_event_of_the_engine(
+    variant: str, players: int, seed: int, games: int
+) -> None:
+    """The events table leaves the round scores out and folds HITs; with the rounds table it
+    gives back every event the engine emitted, in order, with its round and seq."""
+    lineup = tuple(["ev", "sum:20", "bust:0.25", "count:4"][i % 4] for i in range(players))
+    task = ShardTask("t", 0, 0, 0, lineup, "3.1", variant, seed, True, 0, 0, games)
+    tables = simulate_shard(task, engine="reference")
+    base = parse_policies(list(lineup))
+    flat: list[int] = []
+    counts = []
+    for i in range(games):
+        seats = rotated(base, i)
+        result = (
+            task_variant(task).new_engine(parse_ruleset("3.1"), seats, game_seed(seed, 0, i)).run()
+        )
+        flat += result.events
+        counts.append(len(result.events) // WIDTH)
+    game, rnd, seq, code = flat_events(flat, counts, 0)
+    back = event_codes(tables["events"], tables["rounds"])
+    assert back["code"].tolist() == code.tolist()
+    assert back["seq"].tolist() == seq.tolist()
+    assert back["round"].tolist() == rnd.tolist()
+    assert back["game"].tolist() == game.tolist()
+    stored = tables["events"].column("codes").combine_chunks().flatten().to_numpy()
+    assert not ((stored & 31) == EventKind.ROUND_SCORE).any()
+
+
+def test_events_that_do_not_fit_their_rounds_are_refused() -> None:
+    """event_codes refuses a rounds table of other games or rounds instead of guessing."""
+    task = ShardTask("t", 0, 0, 0, ("ev", "sum:20"), "3.1", "classic", 3, True, 0, 0, 4)
+    tables = simulate_shard(task, engine="reference")
+    rounds = tables["rounds"]
+    with pytest.raises(ValueError, match="rounds"):
+        event_codes(tables["events"], rounds.slice(0, rounds.num_rows - 2))
 
 
 def test_resuming_a_run_of_another_schema_version_is_refused(tmp_path: Path) -> None:

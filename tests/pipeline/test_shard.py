@@ -45,12 +45,14 @@ def test_schemas_and_row_counts(tables: dict[str, pa.Table]) -> None:
     games = tables["games"].to_pydict()
     assert len(games["game"]) == TASK.n_games * TASK.n_players
     assert set(games["game"]) == set(range(1010, 1040))
-    assert sum(games["events"]) // TASK.n_players == len(event_codes(tables["events"])["code"])
+    assert sum(games["events"]) // TASK.n_players == len(
+        event_codes(tables["events"], tables["rounds"])["code"]
+    )
 
 
 def test_rows_agree_with_the_events(tables: dict[str, pa.Table]) -> None:
     """Round scores, totals and winners rebuilt from the events alone equal the compact tables."""
-    ev = unpack_events(tables["events"]).to_pydict()
+    ev = unpack_events(tables["events"], tables["rounds"]).to_pydict()
     rounds = tables["rounds"].to_pydict()
     games = tables["games"].to_pydict()
     n = TASK.n_players
@@ -76,7 +78,7 @@ def test_rows_agree_with_the_events(tables: dict[str, pa.Table]) -> None:
 
 def test_rows_equal_the_engine_game_by_game(tables: dict[str, pa.Table]) -> None:
     """Each game's events are the engine's own buffer for its seed and rotated line-up."""
-    ev = unpack_events(tables["events"])
+    ev = unpack_events(tables["events"], tables["rounds"])
     games = tables["games"].to_pydict()
     base = parse_policies(list(TASK.lineup))
     for i in (TASK.start, TASK.stop - 1):
@@ -111,12 +113,10 @@ def test_paired_cells_share_shuffles() -> None:
     assert a["games"]["seed"].to_pylist() == b["games"]["seed"].to_pylist()
     for t in (a, b):
         assert len(set(t["games"]["seed"].to_pylist())) == 12  # distinct games, distinct seeds
-    first = [
-        unpack_events(t["events"].filter(pc.equal(t["events"]["round"], 1)))
-        .select(FIELDS)
-        .to_pylist()
-        for t in (a, b)
-    ]
+    first = []
+    for t in (a, b):
+        events = unpack_events(t["events"], t["rounds"])
+        first.append(events.filter(pc.equal(events["round"], 1)).select(FIELDS).to_pylist())
     assert first[0] == first[1]
     unpaired = dataclasses.replace(ev, pair=6)
     assert simulate_shard(unpaired)["games"]["seed"].to_pylist() != a["games"]["seed"].to_pylist()
@@ -124,10 +124,10 @@ def test_paired_cells_share_shuffles() -> None:
 
 def test_a_shard_task_counts_events_not_stored_rows(tmp_path: Path) -> None:
     """run_shard reports the events played (what the run's progress and summary count) beside
-    the files' row counts: the events file holds one row per round, so they differ."""
+    the files' row counts: the events file holds one row per game, so they differ."""
     from pipeline.task import run_shard
 
     result = run_shard(TASK, str(tmp_path))
     tables = simulate_shard(TASK)
-    assert result["events"] == len(event_codes(tables["events"])["code"])
+    assert result["events"] == len(event_codes(tables["events"], tables["rounds"])["code"])
     assert result["rows"]["events"] == tables["events"].num_rows < result["events"]

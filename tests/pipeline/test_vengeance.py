@@ -43,7 +43,7 @@ def test_a_declared_deck_reaches_the_shards():
     task = make_plan(spec).shards[0]
     assert task.deck == spec.deck
     tables = simulate_shard(task)
-    assert set(unpack_events(tables["events"]).column("card").to_pylist()) <= {
+    assert set(unpack_events(tables["events"], tables["rounds"]).column("card").to_pylist()) <= {
         c for c, k in enumerate(spec.deck) if k
     } | {-1}
 
@@ -85,7 +85,7 @@ def test_vengeance_shards_replay_exactly():
     )
     tables = simulate_shard(task)
     games = tables["games"].to_pylist()
-    events = unpack_events(tables["events"])
+    events = unpack_events(tables["events"], tables["rounds"])
     for game in sorted({g["game"] for g in games}):
         rows = sorted((g for g in games if g["game"] == game), key=lambda g: g["seat"])
         mask = [g == game for g in events.column("game").to_pylist()]

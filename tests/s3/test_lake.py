@@ -292,9 +292,9 @@ def test_an_older_run_on_s3_is_upgraded_in_the_bucket(
         str(fixture), base, source_filesystem=pafs.LocalFileSystem(), destination_filesystem=s3
     )
     assert main(["warehouse", "upgrade", "t2", "--data", uri]) == 0
-    assert "v3 -> v4, 3 files rewritten" in capsys.readouterr().out
+    assert "v3 -> v5, 3 files rewritten" in capsys.readouterr().out
     with s3.open_input_stream(f"{base}/runs/t2/manifest.json") as f:
-        assert json.loads(f.read())["schema_version"] == 4
+        assert json.loads(f.read())["schema_version"] == 5
     con = connect(uri, runs=["t2"])
     assert con.execute("SELECT count(*) FROM stg_events").fetchall() == [(4775,)]
     assert verify(uri, discover=False).ok

@@ -47,6 +47,8 @@ VENGEANCE_RUNS: dict[
 ] = {
     "v1": ("vengeance(brutal=1)", ("3.1", 7, 12, 6, [(0, ("ev", "evc", "bust:0.25", "sum:20"))])),
     "v2": ("vengeance(deck=alt)", ("3.1", 8, 10, 10, [(0, ("endgame", "bustc:0.25"))])),
+    # game 0's first round ends at a Flip 7 during the deal: seats 6 and 7 are never dealt
+    "v3": ("vengeance", ("3.1", 294, 12, 12, [(0, ("sum:20",) * 8)])),
 }
 
 

@@ -1,10 +1,11 @@
-"""Event-log schema v4 against the layout before it: readers refuse an older run by name with
+"""Event-log schema v5 against the layouts before it: readers refuse an older run by name with
 the upgrade command, `flip7 warehouse upgrade RUN` rewrites it in place, and the upgraded run
 reads exactly as the same run written by this flip7 (stg_events, the Python readers, verify).
 
-fixtures/lake-v3 is run t2 of tests/warehouse/lakes.py as schema v3 wrote it (one events row per
-event: game, round, seq, code), written by the flip7 of that schema; the session lake's t2 is the
-same run written now.
+fixtures/lake-v3 and fixtures/lake-v4 are run t2 of tests/warehouse/lakes.py as schemas v3 (one
+events row per event: game, round, seq, code) and v4 (one row per round: game, round, seq, codes)
+wrote it, each written by the flip7 of that schema; the session lake's t2 is the same run
+written now.
 """
 
 from __future__ import annotations
@@ -19,25 +20,39 @@ import pyarrow.parquet as pq
 import pytest
 
 from flip7.cli import main
+from flip7.events import fold_rows
 from pipeline.lake import WRITE_OPTIONS
 from pipeline.replay import load_logged_game
-from pipeline.schema import HIT_SHIFT, SCHEMA_VERSION, event_codes, events_table, unpack_events
+from pipeline.schema import (
+    EVENTS,
+    HIT_SHIFT,
+    SCHEMA_VERSION,
+    event_codes,
+    events_table,
+    unpack_events,
+)
 from pipeline.shard import ShardTask, simulate_shard
 from warehouse import EmptyLakeError, connect, verify
 from warehouse import upgrade as upgrading
 
 from .lakes import Lake, shard_path
 
-FIXTURE = Path(__file__).with_name("fixtures") / "lake-v3"
+FIXTURES = Path(__file__).with_name("fixtures")
+FIXTURE = FIXTURES / "lake-v3"
 EVENT_COLUMNS = "run, players, shard, game, round, seq, kind, player, card, target, value"
 
 
-@pytest.fixture
-def old(tmp_path: Path) -> Path:
-    """A copy of the v3 lake (run t2)."""
+@pytest.fixture(params=[3, 4])
+def old(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A copy of the v3 or the v4 lake (run t2)."""
     root = tmp_path / "lake"
-    shutil.copytree(FIXTURE, root)
+    shutil.copytree(FIXTURES / f"lake-v{request.param}", root)
     return root
+
+
+def version(root: Path) -> int:
+    manifest = json.loads((root / "runs" / "t2" / "manifest.json").read_text())
+    return int(manifest["schema_version"])
 
 
 def stg_events(root: Path, run: str) -> list[tuple[object, ...]]:
@@ -48,28 +63,31 @@ def stg_events(root: Path, run: str) -> list[tuple[object, ...]]:
     return rows
 
 
-def test_the_fixture_is_the_older_layout() -> None:
-    """The fixture's manifest says v3 and its events file holds one row per event."""
-    manifest = json.loads((FIXTURE / "runs" / "t2" / "manifest.json").read_text())
-    assert manifest["schema_version"] == 3 == SCHEMA_VERSION - 1
-    (path,) = FIXTURE.glob("events/*/*/*.parquet")
-    assert pq.read_schema(path).names == ["game", "round", "seq", "code"]
+def test_the_fixtures_are_the_older_layouts() -> None:
+    """The fixtures' manifests say v3 and v4; their events files hold one row per event and one
+    row per round."""
+    for v, names in ((3, ["game", "round", "seq", "code"]), (4, ["game", "round", "seq", "codes"])):
+        assert version(FIXTURES / f"lake-v{v}") == v < SCHEMA_VERSION
+        (path,) = (FIXTURES / f"lake-v{v}").glob("events/*/*/*.parquet")
+        assert pq.read_schema(path).names == names
 
 
 def test_every_reader_refuses_an_older_run_naming_the_upgrade_command(old: Path) -> None:
-    """SQL, verify and the replay loader each refuse run t2 (v3) in one line naming the run,
-    its version and `flip7 warehouse upgrade t2`."""
-    with pytest.raises(EmptyLakeError, match=r"t2.*schema v3.*flip7 warehouse upgrade t2"):
+    """SQL, verify and the replay loader each refuse run t2 (v3, v4) in one line naming the
+    run, its version and `flip7 warehouse upgrade t2`."""
+    v = version(old)
+    with pytest.raises(EmptyLakeError, match=rf"t2.*schema v{v}.*flip7 warehouse upgrade t2"):
         connect(old, runs=["t2"])
     checked = verify(old, discover=False)
     (problem,) = [c for c in checked.checks if c.name == "manifests_readable"][0].examples
-    assert "schema v3" in str(problem["problem"])
+    assert f"schema v{v}" in str(problem["problem"])
     assert "flip7 warehouse upgrade t2" in str(problem["problem"])
-    with pytest.raises(ValueError, match=r"run 't2'.*schema v3.*flip7 warehouse upgrade t2"):
+    with pytest.raises(ValueError, match=rf"run 't2'.*schema v{v}.*flip7 warehouse upgrade t2"):
         load_logged_game("t2", 0, str(old))
     (path,) = old.glob("events/*/*/*.parquet")
+    (rounds,) = old.glob("rounds/*/*/*.parquet")
     with pytest.raises(ValueError, match="flip7 warehouse upgrade RUN"):
-        unpack_events(pq.read_table(path))
+        unpack_events(pq.read_table(path), pq.read_table(rounds))
 
 
 def test_upgrade_makes_the_run_read_as_this_flip7_writes_it(
@@ -77,10 +95,12 @@ def test_upgrade_makes_the_run_read_as_this_flip7_writes_it(
 ) -> None:
     """After `flip7 warehouse upgrade t2`: stg_events equals the same run written now, row for
     row and column for column; so do the files' tables, unpack_events and the replay loader;
-    the manifest says v4 with the files' row counts, and verify passes."""
+    the manifest says v5 with the files' row counts, and verify passes."""
+    v = version(old)
     assert main(["warehouse", "upgrade", "t2", "--data", str(old)]) == 0
     out = capsys.readouterr().out
-    assert "run t2: event-log schema v3 -> v4, 3 files rewritten" in out
+    rewritten = 3 if v == 3 else 1  # v4's rounds and games files are v5's already
+    assert f"run t2: event-log schema v{v} -> v5, {rewritten} files rewritten" in out
     assert stg_events(old, "t2") == stg_events(lake.root, "t2")
     for task in lake.tasks["t2"]:
         for name in ("events", "rounds", "games"):
@@ -88,8 +108,12 @@ def test_upgrade_makes_the_run_read_as_this_flip7_writes_it(
             upgraded = pq.read_table(shard_path(old, name, task))
             assert upgraded.equals(new, check_metadata=False), name
         events = pq.read_table(shard_path(old, "events", task))
-        assert unpack_events(events).equals(
-            unpack_events(pq.read_table(shard_path(lake.root, "events", task)))
+        rounds = pq.read_table(shard_path(old, "rounds", task))
+        assert unpack_events(events, rounds).equals(
+            unpack_events(
+                pq.read_table(shard_path(lake.root, "events", task)),
+                pq.read_table(shard_path(lake.root, "rounds", task)),
+            )
         )
     assert load_logged_game("t2", 7, str(old)) == load_logged_game("t2", 7, str(lake.root))
     manifest = json.loads((old / "runs" / "t2" / "manifest.json").read_text())
@@ -99,19 +123,21 @@ def test_upgrade_makes_the_run_read_as_this_flip7_writes_it(
     assert not list(old.rglob("*.tmp-*"))
     assert verify(old, discover=False).ok
     assert main(["warehouse", "upgrade", "t2", "--data", str(old)]) == 0
-    assert "already in event-log schema v4" in capsys.readouterr().out
+    assert "already in event-log schema v5" in capsys.readouterr().out
 
 
 def test_an_interrupted_upgrade_runs_again(old: Path, lake: Lake) -> None:
-    """Files rewritten before an interruption are kept; the manifest still says v3 (readers
-    refuse the run) until an upgrade finishes; running it again completes it."""
+    """Files rewritten before an interruption are kept; the manifest still says v3 or v4
+    (readers refuse the run) until an upgrade finishes; running it again completes it."""
+    v = version(old)
     (events,) = old.glob("events/*/*/*.parquet")
-    table = upgrading.events_v4(pq.read_table(events))
+    (rounds,) = old.glob("rounds/*/*/*.parquet")
+    table = upgrading.events_v5(pq.read_table(events), pq.read_table(rounds))
     pq.write_table(table, events)  # as if the upgrade stopped after the first file
-    with pytest.raises(EmptyLakeError, match="schema v3"):
+    with pytest.raises(EmptyLakeError, match=f"schema v{v}"):
         connect(old, runs=["t2"])
     done = upgrading.upgrade(str(old), "t2")
-    assert (done.rewritten, done.kept) == (2, 1)
+    assert (done.rewritten, done.kept) == ((2, 1) if v == 3 else (0, 3))
     assert stg_events(old, "t2") == stg_events(lake.root, "t2")
 
 
@@ -123,30 +149,62 @@ def test_upgrade_refuses_what_it_cannot_read(old: Path) -> None:
     manifest = json.loads(path.read_text())
     manifest["schema_version"] = 1
     path.write_text(json.dumps(manifest))
-    with pytest.raises(ValueError, match=r"schema v1; this upgrade reads v2, v3: run its"):
+    with pytest.raises(ValueError, match=r"schema v1; this upgrade reads v2, v3, v4: run its"):
         upgrading.upgrade(str(old), "t2")
 
 
+def test_upgrade_refuses_round_scores_the_rounds_table_does_not_hold(old: Path) -> None:
+    """The upgrade leaves the round scores to the rounds table; where an older events file's
+    ROUND_SCORE says another score than the rounds table, it refuses the run, naming the game,
+    round and seat, and leaves the files as they were."""
+    (rounds,) = old.glob("rounds/*/*/*.parquet")
+    table = pq.read_table(rounds)
+    score = table.column("score").to_numpy().copy()
+    score[5] += 1
+    i = table.schema.get_field_index("score")
+    pq.write_table(table.set_column(i, table.schema.field(i), pa.array(score, pa.int16())), rounds)
+    (events,) = old.glob("events/*/*/*.parquet")
+    before = events.read_bytes()
+    game, rnd, seat = (int(table.column(c)[5].as_py()) for c in ("game", "round", "seat"))
+    with pytest.raises(ValueError, match=rf"game {game} round {rnd} seat {seat}: ROUND_SCORE"):
+        upgrading.upgrade(str(old), "t2")
+    assert events.read_bytes() == before
+    assert version(old) < SCHEMA_VERSION
+
+
 @pytest.mark.parametrize("variant", ["classic", "vengeance(brutal=1)"])
-def test_the_three_folds_agree(variant: str) -> None:
-    """The kernel's fold (as it writes each event), pipeline.schema.events_table and the
-    upgrade's events_v4 store the same rows; unfolding gives back every event (negative values
-    included)."""
+def test_the_three_writers_agree(variant: str) -> None:
+    """The kernel (as it writes each event), pipeline.schema.events_table and the upgrade's
+    events_v5 (from a row per event and from a row per round) store the same rows; with the
+    rounds table they give back every event (negative values included)."""
     lineup = ("ev", "bust:0.25", "sum:20", "count:4")
     task = ShardTask("r", 0, 0, 0, lineup, "3.1", variant, 3, True, 0, 0, 40)
-    kernel = simulate_shard(task, engine="kernel")["events"]
+    tables = simulate_shard(task, engine="kernel")
+    kernel = tables["events"]
     reference = simulate_shard(task, engine="reference")["events"]
     assert kernel.equals(reference)
-    flat = event_codes(kernel)
+    flat = event_codes(kernel, tables["rounds"])
     assert (flat["code"] < 0).any() and (flat["code"] & 31 == 2).any()
     v3 = pa.table({k: flat[k] for k in ("game", "round", "seq")} | {"code": flat["code"]})
-    assert upgrading.events_v4(v3).equals(kernel)
-    assert events_table(flat["game"], flat["round"], flat["seq"], flat["code"]).equals(kernel)
+    assert upgrading.events_v5(v3, tables["rounds"]).equals(kernel)
+    rows = fold_rows(flat["game"], flat["round"], flat["seq"], flat["code"])
+    element = pa.field("element", pa.int64(), nullable=False)
+    v4 = pa.table(
+        {
+            "game": rows["game"],
+            "round": rows["round"],
+            "seq": rows["seq"],
+            "codes": pa.ListArray.from_arrays(
+                pa.array(rows["offsets"]), pa.array(rows["codes"]), type=pa.list_(element)
+            ),
+        }
+    )
+    assert upgrading.events_v5(v4, tables["rounds"]).equals(kernel)
+    assert events_table(flat["game"], flat["round"], flat["code"]).equals(kernel)
     # Almost every HIT is folded; a folded element carries the flag above bit 54.
     stored = np.asarray(kernel.column("codes").combine_chunks().flatten())
     assert (stored >= 1 << HIT_SHIFT).sum() > 0.9 * (flat["code"] & 31 == 2).sum()
-    games = simulate_shard(task, engine="reference")["games"]
-    assert len(flat["code"]) == games["events"].to_numpy()[:: len(lineup)].sum()
+    assert len(flat["code"]) == tables["games"]["events"].to_numpy()[:: len(lineup)].sum()
 
 
 def test_the_upgrade_writes_as_the_pipeline_does() -> None:
@@ -156,3 +214,4 @@ def test_the_upgrade_writes_as_the_pipeline_does() -> None:
     assert upgrading.HIT_SHIFT == HIT_SHIFT == core.HIT_SHIFT
     assert upgrading.WRITE_OPTIONS == WRITE_OPTIONS
     assert upgrading.SCHEMA_VERSION == SCHEMA_VERSION
+    assert upgrading.EVENTS == EVENTS

@@ -31,6 +31,28 @@ def test_verify_rebuilds_vengeance_rounds_from_events(mixed_lake: Path) -> None:
     assert set(result.runs) == {"t2", "v1", "v2"}
 
 
+def test_a_seat_the_round_ends_before_its_deal_verifies(tmp_path: Path) -> None:
+    """A round can end before every seat is dealt a card (run v3: game 0's first round ends at a
+    Flip 7 during the deal, seats 6 and 7 undealt). Those seats have no stored event in that
+    round, the files leaving the round scores to the rounds table; their empty rounds still
+    rebuild, verify passes, and stg_events gives back every seat's ROUND_SCORE."""
+    root = tmp_path / "data"
+    write_run(root, "v3")
+    con = connect(root)
+    seats = con.execute(
+        "SELECT list_sort(list(DISTINCT player)), count(*) FILTER (kind = 15) FROM stg_events "
+        "WHERE game = 0 AND round = 1 AND player >= 0"
+    ).fetchone()
+    assert seats == ([0, 1, 2, 3, 4, 5, 6, 7], 8)
+    dealt = con.execute(
+        "SELECT list_sort(list(DISTINCT player)) FROM stg_events "
+        "WHERE game = 0 AND round = 1 AND player >= 0 AND kind <> 15"
+    ).fetchone()
+    assert dealt == ([0, 1, 2, 3, 4, 5],)
+    result = verify(root, "v3")
+    assert result.ok, failed(result)
+
+
 def test_verify_catches_an_edited_vengeance_score(mixed_lake: Path, tmp_path: Path) -> None:
     """A changed round score in a Vengeance run disagrees with its events."""
     import shutil

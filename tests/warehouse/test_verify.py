@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from flip7.events import CODE_SHIFTS
-from pipeline.schema import event_codes, events_table, unpack_events
+from flip7.events import CODE_SHIFTS, HIT_SHIFT, EventKind
+from pipeline.schema import EVENTS, event_codes, events_table, unpack_events
 from warehouse import connect, verify
 from warehouse.build import sql_files
 from warehouse.commands import describe
@@ -34,18 +35,37 @@ def edit(path: Path, column: str, row: int, delta: int) -> None:
     pq.write_table(table, path, compression="zstd")
 
 
+def rounds_of(path: Path) -> pa.Table:
+    """The rounds table of the shard whose events file is at `path`."""
+    return pq.read_table(Path(str(path).replace("/events/", "/rounds/")))
+
+
 def edit_event(path: Path, row: int, delta: int) -> None:
     """Rewrite an events file with `delta` added to the packed code of its event `row` (in
-    unpack_events order)."""
-    flat = event_codes(pq.read_table(path))
+    unpack_events order: every event, round scores included; a round score is not stored, so
+    `row` names another event)."""
+    flat = event_codes(pq.read_table(path), rounds_of(path))
+    assert flat["code"][row] & 31 != EventKind.ROUND_SCORE
     flat["code"][row] += delta
-    table = events_table(flat["game"], flat["round"], flat["seq"], flat["code"])
+    table = events_table(flat["game"], flat["round"], flat["code"])
     pq.write_table(table, path, compression="zstd")
 
 
+def edit_stored(path: Path, game: int, edit: Callable[[list[int], list[int]], None]) -> None:
+    """Rewrite an events file with one game's stored lists (its round lengths and codes)
+    changed in place by `edit`."""
+    rows = pq.read_table(path).to_pylist()
+    (row,) = [r for r in rows if r["game"] == game]
+    edit(row["rounds"], row["codes"])
+    pq.write_table(pa.Table.from_pylist(rows, schema=EVENTS), path, compression="zstd")
+
+
 def event_count(paths: object) -> int:
-    """Events (not stored rows) in these events files."""
-    return sum(len(event_codes(pq.read_table(p))["code"]) for p in paths)  # type: ignore[attr-defined]
+    """Events (not stored rows) in these events files, round scores included."""
+    return sum(
+        len(event_codes(pq.read_table(p), rounds_of(p))["code"])
+        for p in paths  # type: ignore[attr-defined]
+    )
 
 
 @pytest.mark.parametrize("name", sorted(sql_files("tests")))
@@ -89,10 +109,10 @@ def test_an_edited_round_score_is_caught(lake_copy: Lake) -> None:
 
 def test_an_edited_event_is_caught(lake_copy: Lake) -> None:
     """A number card changed in the event log (in a round its drawer did not bust, where every
-    number counts) no longer adds up to the logged round score."""
+    number counts) no longer adds up to the round score the rounds table logs."""
     task = lake_copy.tasks["t1"][0]
     path = shard_path(lake_copy.root, "events", task)
-    ev = unpack_events(pq.read_table(path)).to_pandas()
+    ev = unpack_events(pq.read_table(path), rounds_of(path)).to_pandas()
     rounds = pq.read_table(shard_path(lake_copy.root, "rounds", task)).to_pandas()
     kept = rounds[~rounds.busted][["game", "round", "seat"]].rename(columns={"seat": "player"})
     draws = ev.reset_index().merge(kept, on=["game", "round", "player"])
@@ -102,12 +122,127 @@ def test_an_edited_event_is_caught(lake_copy: Lake) -> None:
 
 
 def test_a_duplicated_event_row_is_caught(lake_copy: Lake) -> None:
-    """An event row written twice changes the game's event count and sequence."""
+    """A game's events row written twice doubles its event count and is named."""
     path = shard_path(lake_copy.root, "events", lake_copy.tasks["t2"][0])
     table = pq.read_table(path)
     pq.write_table(pa.concat_tables([table, table.slice(10, 1)]), path)
-    bad = failed(verify(lake_copy.root))
+    v = verify(lake_copy.root)
+    bad = failed(v)
     assert {"assert_games_match_events", "assert_manifest_counts"} <= bad.keys()
+    (check,) = [c for c in v.checks if c.name == "assert_games_complete"]
+    assert [str(r["problem"]) for r in check.examples] == ["2 events rows, not one"]
+
+
+def _first_draw(codes: list[int]) -> int:
+    """The index of a game's first stored DRAW (a HIT folded into it or not)."""
+    return next(i for i, c in enumerate(codes) if c & 31 == EventKind.DRAW)
+
+
+def test_a_dropped_event_is_caught(lake_copy: Lake) -> None:
+    """A DRAW taken out of a game's codes (its round's length one less, so the lists still fit
+    together): the game's event count no longer matches the games table's."""
+    task = lake_copy.tasks["t1"][2]
+    path = shard_path(lake_copy.root, "events", task)
+    game = pq.read_table(path)["game"][3].as_py()
+
+    def drop(rounds: list[int], codes: list[int]) -> None:
+        i = _first_draw(codes)
+        at, r = 0, 0
+        while at + rounds[r] <= i:
+            at, r = at + rounds[r], r + 1
+        rounds[r] -= 1
+        del codes[i]
+
+    edit_stored(path, game, drop)
+    v = verify(lake_copy.root, "t1")
+    assert "assert_games_match_events" in failed(v)
+    (check,) = [c for c in v.checks if c.name == "assert_games_match_events"]
+    assert any(r["game"] == game and "events in games" in str(r["problem"]) for r in check.examples)
+
+
+def test_a_changed_draw_in_the_stored_codes_is_caught(lake_copy: Lake) -> None:
+    """A number card one lower in a stored DRAW (a HIT folded into it or not) of a seat that did
+    not bust that round: the rebuilt round no longer equals the rounds table's."""
+    task = lake_copy.tasks["t2"][0]
+    path = shard_path(lake_copy.root, "events", task)
+    rounds = rounds_of(path).to_pandas()
+    kept = set(map(tuple, rounds[~rounds.busted][["game", "round", "seat"]].to_numpy().tolist()))
+    game = pq.read_table(path)["game"][2].as_py()
+
+    def change(lengths: list[int], codes: list[int]) -> None:
+        element_round = [r + 1 for r, n in enumerate(lengths) for _ in range(n)]
+        for i, c in enumerate(codes):
+            player = ((c >> CODE_SHIFTS[1]) & 63) - 1
+            card = ((c >> CODE_SHIFTS[2]) & 63) - 1
+            if c & 31 == EventKind.DRAW and 2 <= card <= 11:
+                if (game, element_round[i], player) in kept:
+                    codes[i] -= 1 << CODE_SHIFTS[2]
+                    return
+        raise AssertionError("no number drawn by a seat that did not bust")
+
+    edit_stored(path, game, change)
+    v = verify(lake_copy.root, "t2")
+    assert "assert_rounds_match_events" in failed(v)
+    (check,) = [c for c in v.checks if c.name == "assert_rounds_match_events"]
+    assert {r["game"] for r in check.examples} == {game}
+    assert all("rebuilt from events" in str(r["problem"]) for r in check.examples)
+
+
+def test_round_lengths_that_do_not_fit_the_codes_are_caught(lake_copy: Lake) -> None:
+    """A game's round lengths adding up to more than its codes: named as such, and its event
+    count is off."""
+    task = lake_copy.tasks["t1"][1]
+    path = shard_path(lake_copy.root, "events", task)
+    game = pq.read_table(path)["game"][0].as_py()
+
+    def lengthen(rounds: list[int], codes: list[int]) -> None:
+        rounds[-1] += 1
+
+    edit_stored(path, game, lengthen)
+    v = verify(lake_copy.root, "t1")
+    (check,) = [c for c in v.checks if c.name == "assert_games_complete"]
+    assert [(r["game"], str(r["problem"])) for r in check.examples] == [
+        (game, "the events row's round lengths do not add up to its codes")
+    ]
+
+
+def test_a_moved_round_boundary_is_caught(lake_copy: Lake) -> None:
+    """One round a code longer and the next one shorter (the lists still fit, the count is
+    unchanged): round 2's ROUND_START lands in round 1, and the rebuilt rounds disagree with
+    the rounds table."""
+    task = lake_copy.tasks["t1"][1]
+    path = shard_path(lake_copy.root, "events", task)
+    game = pq.read_table(path)["game"][1].as_py()
+
+    def move(rounds: list[int], codes: list[int]) -> None:
+        rounds[0] += 1
+        rounds[1] -= 1
+
+    edit_stored(path, game, move)
+    v = verify(lake_copy.root, "t1")
+    assert failed(v).keys() == {"assert_rounds_match_events"}
+    (check,) = [c for c in v.checks if c.name == "assert_rounds_match_events"]
+    assert {(r["game"], r["round"]) for r in check.examples} == {(game, 1), (game, 2)}
+    assert any("ROUND_START" in str(r["problem"]) for r in check.examples)
+
+
+def test_a_fold_bit_set_on_an_event_is_caught(lake_copy: Lake) -> None:
+    """A HIT folded into a stored element that had none: one event more than the games table
+    counts."""
+    task = lake_copy.tasks["t2"][0]
+    path = shard_path(lake_copy.root, "events", task)
+    game = pq.read_table(path)["game"][4].as_py()
+
+    def fold(rounds: list[int], codes: list[int]) -> None:
+        i = next(
+            i for i, c in enumerate(codes) if c & 31 == EventKind.DRAW and 0 <= c < 1 << HIT_SHIFT
+        )
+        codes[i] += 1 << HIT_SHIFT
+
+    edit_stored(path, game, fold)
+    v = verify(lake_copy.root, "t2")
+    (check,) = [c for c in v.checks if c.name == "assert_games_match_events"]
+    assert any(r["game"] == game and "events in games" in str(r["problem"]) for r in check.examples)
 
 
 def test_a_wrong_winner_is_caught(lake_copy: Lake) -> None:

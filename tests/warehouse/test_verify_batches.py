@@ -13,19 +13,19 @@ import pyarrow.parquet as pq
 import pytest
 
 from flip7.events import CODE_SHIFTS, EventKind
-from pipeline.schema import unpack_events
+from pipeline.schema import stored_codes, unpack_events
 from warehouse import verify
 from warehouse.lake import snapshot
 
 from .lakes import Lake, shard_path, write_run
-from .test_verify import edit, edit_event, failed
+from .test_verify import edit, edit_event, failed, rounds_of
 
 verify_module = importlib.import_module("warehouse.verify")
 
 
 def _edit_value(path: Path, kind: EventKind, delta: int) -> None:
     """Add `delta` to the value of the first event of `kind` in an events file."""
-    events = unpack_events(pq.read_table(path)).to_pandas()
+    events = unpack_events(pq.read_table(path), rounds_of(path)).to_pandas()
     row = int(events.index[events.kind == int(kind)][0])
     edit_event(path, row, delta << CODE_SHIFTS[4])
 
@@ -93,8 +93,8 @@ def test_verify_of_the_mix_with_any_batch_size(damaged_mix: tuple[Path, list[str
 
 @pytest.mark.parametrize("run", ["t1", "v1"])
 def test_an_edited_flip7_bonus_is_caught(lake: Lake, tmp_path: Path, run: str) -> None:
-    """A FLIP7 event whose bonus was changed makes the seat's rebuilt round disagree with its
-    ROUND_SCORE and the rounds table (classic: summed with the +N cards; Vengeance: its own)."""
+    """A FLIP7 event whose bonus was changed makes the seat's rebuilt round disagree with the
+    rounds table's score (classic: summed with the +N cards; Vengeance: its own)."""
     root = tmp_path / "data"
     if run in lake.tasks:
         shutil.copytree(lake.root, root)
@@ -105,7 +105,9 @@ def test_an_edited_flip7_bonus_is_caught(lake: Lake, tmp_path: Path, run: str) -
         p
         for t in tasks
         if EventKind.FLIP7
-        in set(unpack_events(pq.read_table(p := shard_path(root, "events", t)))["kind"].to_pylist())
+        in set(
+            (stored_codes(pq.read_table(p := shard_path(root, "events", t)))["code"] & 31).tolist()
+        )
     )
     _edit_value(path, EventKind.FLIP7, 4)
     v = verify(root, run)

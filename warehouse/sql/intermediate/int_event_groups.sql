@@ -8,22 +8,26 @@
 --   extra: the points a classic row adds to its numbers: the +N modifiers drawn (+2 .. +10,
 --          each as often as drawn) and the bonus the FLIP7 event carries (one sum: a separate
 --          aggregate per value costs more than the few FLIP7 events it would keep apart)
---   round_score, game_end_value: the values of ROUND_SCORE and GAME_END
--- HIT events (a quarter of the log) tell a rebuild nothing and are left out: this reads the
--- stored elements (stg_event_rounds) without unfolding the HITs folded into them, masking the
--- fold bits off, and drops the few HITs stored on their own; int_games_from_events counts every
--- event and checks the sequence numbers per round row, in a pass of its own. Few keys and aggregates, with little to compute per event,
--- on purpose: verify runs this over every event, and each key column or expression evaluated
--- per event costs several percent of the pass (FILTER clauses cost more than CASE; measured,
--- see docs/warehouse.md). Shifts stay below bit 63: DuckDB refuses shifts that overflow.
+--   game_end_value: the value of GAME_END
+-- It reads the events as stored (stg_event_games: a row per game, no ROUND_SCORE, whose scores
+-- are the rounds table's), each element beside its round: the game's `rounds` (how many
+-- elements each round has) expanded into one round number per element in the same pass as the
+-- unnest (element_rounds), no list sliced per round and no window over events. HIT events (a
+-- quarter of the log) tell a rebuild nothing and are left out: the HITs folded into elements
+-- are not unfolded (the fold bits are masked off) and the few HITs stored on their own are
+-- dropped; int_games_from_events counts every event per stored game row, in a pass of its own.
+-- Few keys and aggregates, with little to compute per event, on purpose: verify runs this over
+-- every event, and each key column or expression evaluated per event costs several percent of
+-- the pass (FILTER clauses cost more than CASE; measured, see docs/warehouse.md). Shifts stay
+-- below bit 63: DuckDB refuses shifts that overflow.
 -- A view: verify's int_games_from_events reads it once, through int_rounds_from_events, so the
 -- groups stream into its per-seat aggregate without being copied into a table first (verify
 -- makes it a table only in batches with Vengeance games, where int_vengeance_rounds reads it
 -- too).
 -- materialized: view
 with stored as (
-    select run, game, round, unnest(codes) as element
-    from stg_event_rounds
+    select run, game, unnest(element_rounds(rounds)) as round, unnest(codes) as element
+    from stg_event_games
 ),
 
 unfolded as (
@@ -62,7 +66,6 @@ grouped as (
                 when kind = 13 then value
             end
         ) as extra,
-        max(case kind when 15 then value end) as round_score,
         max(case kind when 18 then value end) as game_end_value
     from events
     group by run, game, round, player
@@ -77,7 +80,6 @@ final as (
         cast(bits & 16777215 as integer) as kinds,
         bits >> 24 as cards,
         extra,
-        round_score,
         game_end_value
     from grouped
 )

@@ -1,7 +1,8 @@
 -- Every game's summary from the compact tables (int_games_from_tables) compared with its
 -- summary from the event log (int_games_from_events): two verdicts the data tests start from.
 --   rounds_differ: the rounds table's rows of the game and the rows rebuilt from its events
---     differ (row count or fingerprint), or a ROUND_SCORE event is missing or disagrees
+--     differ (row count or fingerprint: the rebuilt scores are compared here, the events hold
+--     no ROUND_SCORE)
 --   games_differ: a games row of the game may disagree with the events: seats' totals and
 --     winner flags (fingerprints), rounds, events or capped repeated unevenly or differing,
 --     the winner's total, or a rank that does not follow the totals
@@ -23,13 +24,12 @@ final as (
         coalesce(t.shard, e.shard) as shard,
         coalesce(t.game, e.game) as game,
         not coalesce(
-            t.round_rows = e.round_rows
-            and t.round_fingerprint = e.round_fingerprint
-            and e.unlogged_rounds = 0,
+            t.played_rows = e.played_rows
+            and t.played_fingerprint = e.played_fingerprint,
             false
         ) as rounds_differ,
         not coalesce(
-            t.seat_rows = e.seat_rows
+            t.played_seats = e.played_seats
             and t.seat_fingerprint = e.seat_fingerprint
             and t.winner_total = e.winner_total
             and t.min_rounds = e.rounds and t.max_rounds = e.rounds

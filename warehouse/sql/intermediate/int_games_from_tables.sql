@@ -8,12 +8,14 @@
 --   min_rounds, max_rounds, min_events, max_events, capped_rows: what every seat's row should
 --     repeat (rounds played, events written, capped)
 --   rank_errors: seats whose rank is not 1 + the seats with a higher total
---   seat_fingerprint: sum of hashes of (seat, total, winner), as in int_games_from_events
+--   played_seats, seat_fingerprint: seats whose total is not 0 or that won, and the sum of
+--     their hashes of (seat, total, winner), as in int_games_from_events
 --   round_rows, first_round, last_round: the rounds table's rows of the game
 --   total_sum, score_sum, score_round_sum: sums that check the running totals (see
 --     assert_games_complete)
---   round_fingerprint: sum of hashes of (round, seat, score, busted, flip7, status, dealer =
---     seat), as in int_games_from_events
+--   played_rows, played_fingerprint: the rows that are not empty (score 0, not busted, no
+--     Flip 7, status 0, not the dealer) and the sum of their hashes of (round, seat, score,
+--     busted, flip7, status, dealer = seat), as in int_games_from_events (which says why)
 --   policy_fingerprint, round_policy_fingerprint: sums of hashes of (seat, policy) over the
 --     games rows and over the rounds rows (equal up to the factor rounds when every rounds row
 --     names the policy the games table seats there; see assert_rounds_policies_match_games)
@@ -58,7 +60,8 @@ games as (
         max(events) as max_events,
         count(*) filter (capped) as capped_rows,
         count(*) filter (rank_error) as rank_errors,
-        sum(hash(seat, total::bigint, winner)) as seat_fingerprint,
+        count(*) filter (total <> 0 or winner) as played_seats,
+        sum(hash(seat, total::bigint, winner)) filter (total <> 0 or winner) as seat_fingerprint,
         sum(hash(seat, policy)) as policy_fingerprint
     from ranked
     group by run, shard, game
@@ -75,10 +78,16 @@ rounds as (
         sum(total) as total_sum,
         sum(score) as score_sum,
         sum(score * round) as score_round_sum,
+        count(*) filter (not empty) as played_rows,
         sum(hash(round, seat, score::bigint, busted, flip7, status, dealer = seat))
-            as round_fingerprint,
+            filter (not empty) as played_fingerprint,
         sum(hash(seat, policy)) as round_policy_fingerprint
-    from stg_rounds
+    from (
+        select
+            *,
+            score = 0 and not busted and not flip7 and status = 0 and dealer <> seat as empty
+        from stg_rounds
+    )
     group by run, shard, game
 ),
 
@@ -94,7 +103,8 @@ final as (
         r.total_sum,
         r.score_sum,
         r.score_round_sum,
-        r.round_fingerprint,
+        r.played_rows,
+        r.played_fingerprint,
         r.round_policy_fingerprint
     from games as g
     full outer join rounds as r on g.run = r.run and g.game = r.game

@@ -3,10 +3,11 @@
 -- an unbusted row holds each drawn number once: their sum is the sum of the distinct numbers
 -- drawn), times 2 with an x2, plus the +N modifiers and the FLIP7 bonus the event carries
 -- (int_event_groups.extra); BUST scores 0. Also the status at round end (BUST 3, FREEZE 2,
--- STAY 1, else 0), the logged ROUND_SCORE, whether the seat dealt (ROUND_START names the
--- dealer) and, in the game's last round, whether GAME_END names the seat the winner (`won`) and
--- the total it names. Vengeance games take their score from int_vengeance_rounds (a FORCED_STAY
--- also means stayed). A game's shard is in int_games_from_events.
+-- STAY 1, else 0), whether the seat dealt (ROUND_START names the dealer) and, in the game's
+-- last round, whether GAME_END names the seat the winner (`won`) and the total it names.
+-- Vengeance games take their score from int_vengeance_rounds (a FORCED_STAY also means
+-- stayed). A game's shard is in int_games_from_events. The events hold no ROUND_SCORE (the
+-- files leave it to the rounds table): the rebuilt score is compared with the rounds table's.
 -- Seat -1 rows are not rounds of a seat: each holds a round's events about nobody, with
 -- round_end and round_cap (ROUND_END, ROUND_CAP); its other columns mean nothing. They are here
 -- so that int_games_from_events reads the event groups once; the row-by-row tests leave them
@@ -49,8 +50,6 @@ final as (
             else 0
         end as status,
         kinds & 1 <> 0 as dealt,
-        kinds & (1 << 15) <> 0 as has_round_score,
-        round_score as logged_score,
         kinds & (1 << 18) <> 0 as won,
         game_end_value,
         kinds & (1 << 16) <> 0 as round_end,

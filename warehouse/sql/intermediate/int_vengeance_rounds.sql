@@ -6,7 +6,9 @@
 -- the bonus the FLIP7 event carries, less any Brutal FLIP7_PENALTY; a bust scores 0 (Brutal:
 -- minus the -N cards). One row per seat of every Vengeance game; none for classic games.
 -- The FLIP7 bonus comes from this query's own scan of the Vengeance games' events (in
--- int_event_groups it is summed with the classic +N modifiers).
+-- int_event_groups it is summed with the classic +N modifiers), read as stored
+-- (stg_event_games, each element beside its round; the HITs folded into elements, the
+-- ROUND_SCOREs the files leave out and the sequence numbers are not needed here).
 with games as (
     select run, game, any_value(variant like '%brutal=1%') as brutal
     from stg_games
@@ -14,11 +16,40 @@ with games as (
     group by run, game
 ),
 
-events as (
-    select e.run, e.game, e.round, e.kind, e.player, e.card, e.target, e.value
-    from stg_events as e
+stored as (
+    select
+        e.run,
+        e.game,
+        unnest(element_rounds(e.rounds)) as round,
+        unnest(e.codes) as element
+    from stg_event_games as e
     semi join games as g on e.run = g.run and e.game = g.game
-    where e.kind in (1, 13, 19, 20, 21, 23)
+),
+
+unfolded as (
+    -- the event an element holds (a folded HIT's bits masked off: such an event's value is
+    -- never negative, so the bits above it are the HIT's alone)
+    select
+        run,
+        game,
+        round,
+        case when element >= 36028797018963968 then element & 36028797018963967 else element end
+            as code
+    from stored
+),
+
+events as (
+    select
+        run,
+        game,
+        round,
+        cast(code & 31 as tinyint) as kind,
+        cast(((code >> 5) & 63) - 1 as tinyint) as player,
+        cast(((code >> 11) & 63) - 1 as tinyint) as card,
+        cast(((code >> 17) & 63) - 1 as tinyint) as target,
+        cast(code >> 23 as integer) as value
+    from unfolded
+    where code & 31 in (1, 13, 19, 20, 21, 23)
 ),
 
 moves as (

@@ -21,7 +21,7 @@ create or replace macro lake_table(files) as table
 create or replace macro parquet_footers(files) as table
     select file_name, num_rows from parquet_file_metadata(files);
 
--- The events of a stored round row's `codes` (pipeline/schema.py), one element per event: an
+-- The events of a stored game row's `codes` (pipeline/schema.py), one element per event: an
 -- element at or above 2^55 is a HIT folded into the event after it, by the same player, with
 -- value (element >> 55) - 1; it becomes that HIT (kind 2, card and target -1) and the event
 -- (the bits below 55).
@@ -31,3 +31,34 @@ create or replace macro event_codes(codes) as
             when c < 36028797018963968 then [c]
             else [2 | (c & 2016) | (((c >> 55) - 1) << 23), c & 36028797018963967]
         end));
+
+-- The round of each element of a stored game row's `codes`, from its `rounds` (how many
+-- elements each round has, rounds in order): round r repeated rounds[r] times, one list beside
+-- `codes` (unnest both in one select to pair them).
+create or replace macro element_rounds(rounds) as
+    flatten(list_transform(rounds, lambda n, r: list_resize([]::smallint[], n, r)));
+
+-- The events of a stored game row in order, HITs unfolded as event_codes does, each as a pair
+-- (its round, its packed code): a folded element's HIT and event are both in its round.
+create or replace macro event_pairs(rounds, codes) as
+    flatten(list_transform(list_zip(element_rounds(rounds), codes), lambda p:
+        case
+            when p[2] < 36028797018963968 then [p]
+            else [
+                (p[1], 2 | (p[2] & 2016) | (((p[2] >> 55) - 1) << 23)),
+                (p[1], p[2] & 36028797018963967)
+            ]
+        end));
+
+-- The seq of a stored event (flip7.events.restore_round_scores): j, its place among the game's
+-- stored events (HITs unfolded, from 0), plus the ROUND_SCOREs logged before it: n in each
+-- earlier round of an n-seat game; in its own round, all n before ROUND_END, ROUND_CAP and
+-- GAME_END, and those of the seats before it before an SC_DISCARDED of value 1 (a Second Chance
+-- set aside at round end: seat by seat, the engine logs that and then the seat's ROUND_SCORE).
+create or replace macro event_seq(j, round, players, kind, player, value) as
+    j + (round - 1) * players
+    + case
+        when kind = 10 and value = 1 then player
+        when kind between 16 and 18 then players
+        else 0
+    end;

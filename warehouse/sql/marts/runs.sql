@@ -31,7 +31,7 @@ played as (
         any_value(variant) as variant,
         list(distinct players order by players) as field_sizes,
         list(distinct policy order by policy) as policies,
-        -- the events files hold a row per round: the games table counts the events
+        -- the events files hold a row per game: the games table counts the events
         cast(sum(events) filter (seat = 0) as bigint) as events
     from games
     group by run

@@ -2,8 +2,9 @@
 -- Every game is whole: one games row per seat 0..n-1 and exactly one winner; rounds x seats
 -- rounds rows for rounds 1..rounds (with assert_rounds_match_events, which finds any (round,
 -- seat) without its row, that is one row each) whose totals are running sums; one GAME_END; a
--- ROUND_START and a ROUND_END per round; event sequence numbers 0..events-1 (count, bounds and
--- sum agree; a repeat that leaves all three unchanged needs two coordinated edits).
+-- ROUND_START and a ROUND_END per round; one stored events row whose round lengths add up to
+-- its codes. (The files store no sequence numbers: an event's is implicit in its place. That
+-- the stored events count what the games table's `events` says is assert_games_match_events'.)
 with tables as (
     select * from int_games_from_tables where seat_rows is not null
 ),
@@ -33,9 +34,8 @@ checked as (
             when e.game_ends <> 1 then format('{} GAME_END events', e.game_ends)
             when e.round_starts <> e.rounds or e.round_ends <> e.rounds
                 then format('{} ROUND_START and {} ROUND_END events for {} rounds', e.round_starts, e.round_ends, e.rounds)
-            when e.first_seq <> 0 or e.last_seq <> e.events - 1
-                or e.seq_sum <> e.events * (e.events - 1) // 2
-                then format('event seq {}..{} over {} events is not 0..n-1 once each', e.first_seq, e.last_seq, e.events)
+            when e.event_rows <> 1 then format('{} events rows, not one', e.event_rows)
+            when not e.coded_rounds then 'the events row''s round lengths do not add up to its codes'
         end as problem
     from tables as t
     left join events as e on t.run = e.run and t.game = e.game

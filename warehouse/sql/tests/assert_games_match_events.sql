@@ -39,7 +39,8 @@ compared as (
         case
             when g.game is null then 'game in the events but not in the games table'
             when e.game is null then 'game in the games table but not in the events'
-            when s.total is null then format('seat {} has no rounds in the events', g.seat)
+            when s.total is null and (g.total <> 0 or g.winner)
+                then format('seat {} has no rounds in the events', g.seat)
             when g.total <> s.total then format('seat {}: total {} in games, {} rebuilt from events', g.seat, g.total, s.total)
             when g.rounds <> e.rounds then format('{} rounds in games, {} in events', g.rounds, e.rounds)
             when g.events <> e.events then format('{} events in games, {} in the event log', g.events, e.events)
