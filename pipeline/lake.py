@@ -33,8 +33,8 @@ ROW_GROUP_ROWS = 1 << 20  # large row groups: one per shard file at the usual sh
 
 #: Per-table Parquet options beyond zstd. Writing the events file is most of a shard's cost
 #: once the compiled kernel plays the games; what costs is the number of values encoded (about
-#: 10 ns each), so the events table stores a row per round with its codes as a list, HITs folded
-#: (pipeline.schema), and no column holds nulls (no definition levels). Only the packed event
+#: 10 ns each), so the events table stores a row per game with its codes as a list, HITs folded
+#: and the round scores left to the rounds table (pipeline.schema), and no column holds nulls (no definition levels). Only the packed event
 #: codes are worth a dictionary (a few thousand distinct values; the list's leaf is named by its
 #: path); the ids are plain (zstd squeezes their runs and steps). Min/max statistics only help
 #: where readers prune: game ids (replay finds a game by its id, DuckDB skips row groups by them)

@@ -65,7 +65,7 @@ def run_shard(
     result = {
         "shard": task.shard,
         "rows": {name: tables[name].num_rows for name in TABLE_ORDER},
-        # events played (the events file holds a row per round): the games table counts them
+        # events played (the events file holds a row per game): the games table counts them
         "events": int(arrow.numpy(tables["games"]["events"])[:: task.n_players].sum()),
         "stats": shard_stats(tables["games"]),
         "seconds": round(time.perf_counter() - t0, 4),
