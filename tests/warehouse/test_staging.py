@@ -83,6 +83,24 @@ def test_stg_event_games_shows_the_stored_rows(lake: Lake) -> None:
     assert total == con.execute("SELECT count(*) FROM stg_events").fetchall()[0][0]
 
 
+def test_stg_stored_events_is_stg_events_without_the_round_scores(lake: Lake) -> None:
+    """stg_stored_events holds exactly the stg_events rows that are not ROUND_SCOREs, numbered
+    alike, and none that are."""
+    con = connect(lake.root)
+    columns = "run, players, shard, game, round, seq, kind, player, card, target, value"
+    differ = con.execute(
+        f"SELECT count(*) FROM ((SELECT {columns} FROM stg_events WHERE kind <> 15) "
+        f"EXCEPT ALL (SELECT {columns} FROM stg_stored_events))"
+    ).fetchall()
+    assert differ == [(0,)]
+    counts = con.execute(
+        "SELECT (SELECT count(*) FROM stg_stored_events), "
+        "(SELECT count(*) FILTER (kind <> 15) FROM stg_events), "
+        "(SELECT count(*) FILTER (kind = 15) FROM stg_stored_events)"
+    ).fetchall()
+    assert counts[0][0] == counts[0][1] > 0 and counts[0][2] == 0
+
+
 def test_stg_events_is_read_a_game_at_a_time(lake: Lake) -> None:
     """A filter on run and game reaches every scan of the files (game_timeline reads one
     game), and nothing is materialized in between (a materialized step would read every

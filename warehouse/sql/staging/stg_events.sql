@@ -5,85 +5,15 @@
 -- (flip7.events.pack: bits 0-4 kind, 5-10 player + 1, 11-16 card + 1, 17-22 target + 1, 23-54
 -- value, a signed 32-bit integer) with HITs folded into the event after them, how many codes
 -- each round has, and no ROUND_SCORE (the rounds table's scores). This view unfolds and unpacks
--- them (event_pairs), numbers them (event_seq: a stored event's seq is its place among the
--- game's stored events plus the ROUND_SCOREs logged before it) and puts the ROUND_SCOREs back,
--- so nothing downstream sees the storage. Seat p's ROUND_SCORE at an n-seat table comes n - p
+-- them and numbers them (stg_stored_events) and puts the ROUND_SCOREs back, so nothing
+-- downstream sees the storage. Seat p's ROUND_SCORE at an n-seat table comes n - p
 -- events before ROUND_END, less the Second Chances set aside at round end by later seats (each
 -- logged just before its seat's ROUND_SCORE).
--- The round ends are read from the files in a scan of their own (the same expressions): DuckDB
--- materializes a relation read twice, which held every unfolded event in memory for a query
--- over all of them and kept a filter on shard from reaching the files (measured: 45 s instead
--- of 0.5 s for three shards of a 1M-game lake).
-with stored as (
-    select
-        run,
-        players,
-        shard,
-        game,
-        generate_subscripts(events, 1) - 1 as j,
-        unnest(events) as event
-    from (select run, players, shard, game, event_pairs(rounds, codes) as events from stg_event_games)
-),
-
-unpacked as (
-    select
-        run,
-        players,
-        shard,
-        game,
-        event[1] as round,
-        j,
-        cast(event[2] & 31 as tinyint) as kind,
-        cast(((event[2] >> 5) & 63) - 1 as tinyint) as player,
-        cast(((event[2] >> 11) & 63) - 1 as tinyint) as card,
-        cast(((event[2] >> 17) & 63) - 1 as tinyint) as target,
-        cast(event[2] >> 23 as integer) as value
-    from stored
-),
-
-numbered as (
-    select
-        run,
-        players,
-        shard,
-        game,
-        round,
-        cast(event_seq(j, round, players, kind, player, value) as integer) as seq,
-        kind,
-        player,
-        card,
-        target,
-        value
-    from unpacked
-),
-
-ends_stored as (
-    -- the same events again, for the round ends alone
-    select
-        run,
-        players,
-        shard,
-        game,
-        generate_subscripts(events, 1) - 1 as j,
-        unnest(events) as event
-    from (select run, players, shard, game, event_pairs(rounds, codes) as events from stg_event_games)
-),
-
-ends_unpacked as (
-    select
-        run,
-        players,
-        shard,
-        game,
-        event[1] as round,
-        j,
-        cast(event[2] & 31 as tinyint) as kind,
-        cast(((event[2] >> 5) & 63) - 1 as tinyint) as player,
-        cast(event[2] >> 23 as integer) as value
-    from ends_stored
-),
-
-round_ends as (
+-- stg_stored_events is named twice, not read through a CTE: DuckDB materializes a CTE read
+-- twice, which held every unfolded event in memory for a query over all of them and kept a
+-- filter on shard from reaching the files (measured: 45 s instead of 0.5 s for three shards of
+-- a 1M-game lake); a view named twice is two scans, each filtered.
+with round_ends as (
     -- per round: ROUND_END's seq and the seats that set a Second Chance aside (a bit each);
     -- grouped by every id a query may filter on, so that the filter reaches the files
     select
@@ -92,12 +22,12 @@ round_ends as (
         shard,
         game,
         round,
-        max(event_seq(j, round, players, kind, player, value)) filter (kind = 16) as end_seq,
+        max(seq) filter (kind = 16) as end_seq,
         coalesce(
             bit_or(case when kind = 10 and player between 0 and 62 then 1::bigint << player end),
             0
         ) as set_aside
-    from ends_unpacked
+    from stg_stored_events
     where kind = 16 or (kind = 10 and value = 1)
     group by run, players, shard, game, round
 ),
@@ -123,7 +53,7 @@ round_scores as (
 ),
 
 final as (
-    select * from numbered
+    select * from stg_stored_events
     union all
     select * from round_scores
 )
