@@ -7,10 +7,10 @@ events in each layout below from the same events, on one Arrow thread, into memo
 figure is the encoder's CPU), the layouts in turn, `--repeats` times, and keeps each one's median:
 
   stored                    the layout the lake stores: a row per game (its rounds' lengths and
-                            its codes, HITs folded, ROUND_SCOREs left to the rounds table), zstd
-  stored, lz4               the same file with a faster compressor
-  a row per round           a row per round (game, round, seq, the round's codes as a list),
-                            ROUND_SCOREs in: the layout of schema v4
+                            its codes, HITs folded, ROUND_SCOREs left to the rounds table), LZ4
+  stored, zstd              the same file with zstd (smaller, slower)
+  a row per round (v4)      a row per round (game, round, seq, the round's codes as a list),
+                            ROUND_SCOREs in, zstd: the layout schema v4 stored
   a row per round, no scores  the same without the ROUND_SCOREs
   markers out               a row per game without ROUND_START and ROUND_END either (the rounds
                             table would have to hold each round's end)
@@ -94,8 +94,12 @@ def layouts(
     )
     return {
         "stored": (events, options, PER_GAME),
-        "stored, lz4": (events, {**options, "compression": "lz4"}, PER_GAME),
-        "a row per round": (per_round(game, rnd, seq, code), options, PER_ROUND),
+        "stored, zstd": (events, {**options, "compression": "zstd"}, PER_GAME),
+        "a row per round (v4)": (
+            per_round(game, rnd, seq, code),
+            {**options, "compression": "zstd"},  # as v4 stored it
+            PER_ROUND,
+        ),
         "a row per round, no scores": (
             per_round(game[~scores], rnd[~scores], seq[~scores], code[~scores]),
             options,

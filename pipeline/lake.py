@@ -34,21 +34,24 @@ ROW_GROUP_ROWS = 1 << 20  # large row groups: one per shard file at the usual sh
 #: Per-table Parquet options beyond zstd. Writing the events file is most of a shard's cost
 #: once the compiled kernel plays the games; what costs is the number of values encoded (about
 #: 10 ns each), so the events table stores a row per game with its codes as a list, HITs folded
-#: and the round scores left to the rounds table (pipeline.schema), and no column holds nulls (no definition levels). Only the packed event
-#: codes are worth a dictionary (a few thousand distinct values; the list's leaf is named by its
-#: path); the ids are plain (zstd squeezes their runs and steps). Min/max statistics only help
-#: where readers prune: game ids (replay finds a game by its id, DuckDB skips row groups by them)
-#: and, in rounds, the other ids; every other column's statistics are pure cost. Encoding 64k
-#: rows at a time instead of Arrow's 1024 saves 6% more. The small rounds and games tables are
-#: LZ4-compressed: 40% less CPU than zstd for 80 more bytes a game (zstd's cost is in the
-#: plain small integers it squeezes). benchmarks/kernel.py prints the cost per table and the
-#: events file's against the older layout.
+#: and the round scores left to the rounds table (pipeline.schema), and no column holds nulls
+#: (no definition levels). Only the packed event codes are worth a dictionary (a few thousand
+#: distinct values; the list's leaf is named by its path). Min/max statistics only help where
+#: readers prune: game ids (replay finds a game by its id, DuckDB skips row groups by them) and,
+#: in rounds, the other ids; every other column's statistics are pure cost. Encoding 64k rows
+#: at a time instead of Arrow's 1024 saves 6% more. All three tables are LZ4-compressed: for
+#: the events 0.85-0.87x the CPU of zstd for 285 bytes a game instead of 250 (still less than
+#: the 315 of a row per round with zstd; benchmarks/event_layouts.py), for the small rounds and
+#: games tables 40% less CPU than zstd for 80 more bytes a game (zstd's cost is in the plain
+#: small integers it squeezes). benchmarks/kernel.py prints the cost per table and the events
+#: file's against a row per event.
 WRITE_BATCH_ROWS = 1 << 16
 WRITE_OPTIONS: dict[str, dict[str, object]] = {
     "events": {
         "use_dictionary": ["codes.list.element"],
         "write_statistics": ["game"],
         "write_batch_size": WRITE_BATCH_ROWS,
+        "compression": "lz4",
     },
     "rounds": {
         "use_dictionary": ["policy"],

@@ -47,6 +47,7 @@ WRITE_OPTIONS: dict[str, dict[str, object]] = {
         "use_dictionary": ["codes.list.element"],
         "write_statistics": ["game"],
         "write_batch_size": 1 << 16,
+        "compression": "lz4",
     },
     "rounds": {
         "use_dictionary": ["policy"],
