@@ -29,7 +29,7 @@ from flip7.variants import Variant
 # Column layouts of the kernel's outputs (flip7.kernel.core E_*, Q_*, G_*, T_*).
 EV_FIELDS = ("code", "round")  # the stored event code (flip7.events, HITs folded), its round
 RS_FIELDS = (
-    "game", "round", "seat", "dealer", "score", "total", "status", "flip7", "ev_pos", "seq",
+    "game", "round", "seat", "dealer", "score", "total", "status", "flip7", "ev_pos",
 )  # fmt: skip
 G_FIELDS = ("rounds", "winner", "capped", "codes", "ev_start", "rs_start", "folds")
 T_FIELDS = ("total", "busts", "flip7s", "rank")
@@ -50,7 +50,7 @@ class Batch:
     n_players: int
     seeds: np.ndarray  # uint64 [k]
     ev: np.ndarray  # int64 [1, codes]: the stored event codes (HITs folded), games back to back
-    rs: np.ndarray  # int32 [10, rows]: one row per (game, round, seat), see RS_FIELDS
+    rs: np.ndarray  # int32 [9, rows]: one row per (game, round, seat), see RS_FIELDS
     go: np.ndarray  # int64 [k, 7]: see G_FIELDS
     gt: np.ndarray  # int32 [4, k, n]: see T_FIELDS
     capture: bool

@@ -3,10 +3,11 @@
 `shard_columns` plays a contiguous range of one cell's games and returns the columns of the
 `events`, `rounds` and `games` tables (pipeline.schema) in their schema dtypes, derived from the
 kernel's buffers by whole-array numpy operations and one compiled pass over its round rows
-(`table_rows`: the rounds table's columns, and a row per game of the events table with where
-its codes start and its first seq, which the kernel records as it plays; the codes themselves are
-the kernel's buffer, written as the log stores them, HITs folded as flip7.events.fold_rows
-states): no per-event or per-row Python objects, and no pass over the codes.
+(`table_rows`: the rounds table's columns, and a row per game of the events table with its
+rounds' lengths, from where each round's codes start, which the kernel records as it plays; the
+codes themselves are the kernel's buffer, written as the log stores them, HITs folded as
+flip7.events.fold_rows states, no ROUND_SCORE): no per-event or per-row Python objects, and no
+pass over the codes.
 Dictionary-encoded columns come back as indices (`policy`: the seat's index in the line-up before
 rotation); the pipeline adds the strings and the per-shard constants. flip7 imports no pyarrow,
 so the Arrow tables themselves are built in pipeline.shard.
@@ -75,7 +76,7 @@ def shard_columns(
 # The kernel's output layout (flip7.kernel.core Q_*, G_*) and flip7.observation.BUSTED as
 # literals, checked against them in _passes (numba's cache sees edits to this file only).
 _Q_GAME, _Q_ROUND, _Q_SEAT, _Q_DEALER, _Q_SCORE, _Q_STATUS, _Q_FLIP7 = 0, 1, 2, 3, 4, 6, 7
-_Q_TOTAL, _Q_EV_POS, _Q_SEQ = 5, 8, 9
+_Q_TOTAL, _Q_EV_POS = 5, 8
 _G_EVENTS, _G_EV_START, _G_FOLDS = 3, 4, 6
 _BUSTED = 3
 
@@ -131,11 +132,11 @@ def _passes() -> dict[str, Any]:
 
         assert (
             core.Q_GAME, core.Q_ROUND, core.Q_SEAT, core.Q_DEALER, core.Q_SCORE, core.Q_STATUS,
-            core.Q_FLIP7, core.Q_TOTAL, core.Q_EV_POS, core.Q_SEQ, core.G_EVENTS,
+            core.Q_FLIP7, core.Q_TOTAL, core.Q_EV_POS, core.G_EVENTS,
             core.G_EV_START, core.G_FOLDS, BUSTED,
         ) == (
             _Q_GAME, _Q_ROUND, _Q_SEAT, _Q_DEALER, _Q_SCORE, _Q_STATUS, _Q_FLIP7, _Q_TOTAL,
-            _Q_EV_POS, _Q_SEQ, _G_EVENTS, _G_EV_START, _G_FOLDS, _BUSTED,
+            _Q_EV_POS, _G_EVENTS, _G_EV_START, _G_FOLDS, _BUSTED,
         )  # fmt: skip
         _compiled["rows"] = njit(cache=True)(_table_rows_py)
     return _compiled
@@ -191,7 +192,7 @@ def table_rows(
 
 def warm() -> None:
     """Compile (or load) the pass now, on a one-game batch's buffers."""
-    rs = np.zeros((_Q_SEQ + 1, 1), dtype=np.int32)
+    rs = np.zeros((_Q_EV_POS + 1, 1), dtype=np.int32)
     rs[_Q_ROUND, 0] = 1
     go = np.zeros((1, _G_FOLDS + 1), dtype=np.int64)
     ev = np.zeros((1, 1), dtype=np.int64)

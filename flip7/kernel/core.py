@@ -118,11 +118,11 @@ WF_REWARD, WF_COST, WF_LAW, WF_BOUNDS = 0, 1, 2, 3
 # --- outputs -----------------------------------------------------------------------------------
 E_CODE = 0
 N_EV = 1
-# rs: one row per (round, seat); Q_EV_POS and Q_SEQ are the round's, on its first seat row only
-# (seat 0; the others' are unset): where its first code (ROUND_START's) is, counted from the
-# game's first code, and that event's seq
-Q_GAME, Q_ROUND, Q_SEAT, Q_DEALER, Q_SCORE, Q_TOTAL, Q_STATUS, Q_FLIP7, Q_EV_POS, Q_SEQ = range(10)
-N_RS = 10
+# rs: one row per (round, seat); Q_EV_POS is the round's, on its first seat row only (seat 0;
+# the others' are unset): where its first code (ROUND_START's) is, counted from the game's
+# first code
+Q_GAME, Q_ROUND, Q_SEAT, Q_DEALER, Q_SCORE, Q_TOTAL, Q_STATUS, Q_FLIP7, Q_EV_POS = range(9)
+N_RS = 9
 # go: per game; G_EVENTS: its codes, G_FOLDS: HITs folded into them (events = the two's sum)
 G_ROUNDS, G_WINNER, G_CAPPED, G_EVENTS, G_EV_START, G_RS_START, G_FOLDS = range(7)
 N_G = 7
@@ -229,8 +229,8 @@ def emit(ev, pos, capture, folds, kind, player, card, target, value):
     as the events come: an event that is not a HIT or a ROUND_START (so in the HIT's round), of
     a player whose HIT with no card or target and value 0..2 is the last code, with a value
     >= 0 takes that HIT into its own code (HIT_SHIFT) instead of a slot of its own. Counting
-    the folds as they happen gives each round's first seq and the game's event count without
-    reading the codes again. The last code is always this game's: a game ends with GAME_END
+    the folds as they happen (and the ROUND_SCOREs, which have no code) gives the game's event
+    count without reading the codes again. The last code is always this game's: a game ends with GAME_END
     (or, in a one-round game, ROUND_END), never a HIT."""
     if not capture:
         return pos, folds
@@ -978,9 +978,8 @@ def _play(
             end_reason = END_NOBODY_ACTIVE
             flip7p = -1
             rshuf = 0
-            if rpos < rs_cap:  # on the round's first seat row: where its codes start, its seq
+            if rpos < rs_cap:  # on the round's first seat row: where its codes start
                 rs[Q_EV_POS, rpos] = pos - gpos
-                rs[Q_SEQ, rpos] = pos - gpos + folds
             pos, folds = emit(ev, pos, capture, folds, K_ROUND_START, dealer, -1, -1, rnd)
             dealing = True  # the opening deal, then laps of hit-or-stay
             turn = 0  # index into the turn order dealer+1, dealer+2, ..., dealer

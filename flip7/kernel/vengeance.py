@@ -101,7 +101,6 @@ from flip7.kernel.core import (
     Q_ROUND,
     Q_SCORE,
     Q_SEAT,
-    Q_SEQ,
     Q_STATUS,
     Q_TOTAL,
     STAYED,
@@ -954,10 +953,9 @@ def _play(
             st[S_DECLINED] = 0
             st[S_NASIDE] = 0
             rshuf = 0
-            if rpos < rs_cap:  # on the round's first seat row: where its codes start, its seq
+            if rpos < rs_cap:  # on the round's first seat row: where its codes start
                 rs[Q_EV_POS, rpos] = st[S_POS] - gpos
                 count_folds(ev, st)  # the codes before this round's are final
-                rs[Q_SEQ, rpos] = st[S_POS] - gpos + st[S_FOLDS]
             em(ev, st, K_ROUND_START, dealer, -1, -1, rnd)
             dealing = True
             turn = 0

@@ -88,7 +88,7 @@ def test_the_kernel_stores_each_event_as_the_fold_states(seed, lineup, variant):
 
 @pytest.mark.parametrize("variant", ["classic", "vengeance"])
 def test_table_rows_survive_the_buffers_growing(variant):
-    """The kernel records each round's code offset and first seq as it plays; a batch whose
+    """The kernel records each round's code offset as it plays; a batch whose
     buffers start at one slot (so the kernel stops and restarts games many times) gives the
     same events and rounds columns as one that never grows, and the games' event counts equal
     the codes unfolded."""
