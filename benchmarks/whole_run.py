@@ -169,13 +169,14 @@ def whole_run(
     assert report.status == "complete", report.failed
     wall = report.seconds
     out(
-        f"run      {wall:>10.2f} s after Ray started ({report.ray_seconds:.1f} s to start it): "
-        f"{report.games / wall:,.0f} games/s; {wall / predicted:.2f}x the shard prediction"
+        f"run      {wall:>10.2f} s after Ray started ({report.ray_seconds:.1f} s to start it, "
+        f"{report.ray_seconds + wall:.2f} s both): {report.games / wall:,.0f} games/s; "
+        f"{wall / predicted:.2f}x the shard prediction"
     )
     t0 = report.submitted
     by_pid: dict[int, list[tuple[float, float, float, float]]] = defaultdict(list)
-    for _shard, pid, started, finished, received, cpu in report.timeline:
-        by_pid[pid].append((started - t0, finished - t0, received - t0, cpu))
+    for _shard, pid, started, finished, received, cpu, warm in report.timeline:
+        by_pid[pid].append((started - t0, finished - t0, received - t0, cpu, warm))
     firsts, others, busy = [], [], 0.0
     for pid, rows in sorted(by_pid.items(), key=lambda kv: min(r[0] for r in kv[1])):
         rows.sort()
@@ -183,7 +184,8 @@ def whole_run(
         others += [r[1] - r[0] for r in rows[1:]]
         busy += sum(r[1] - r[0] for r in rows)
         out(
-            f"worker {pid}: first task started at {rows[0][0]:.2f} s, took "
+            f"worker {pid}: first task started at {rows[0][0]:.2f} s "
+            f"({'kernel preloaded' if rows[0][4] else 'kernel not loaded yet'}), took "
             f"{rows[0][1] - rows[0][0]:.2f} s; {len(rows)} tasks, busy "
             f"{sum(r[1] - r[0] for r in rows):.2f} s, last finished at {rows[-1][1]:.2f} s"
         )

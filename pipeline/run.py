@@ -12,7 +12,8 @@ Ray: `address=None` starts a private local Ray (`ray.init(address="local")`); `a
 installed (every task checks its rules version against the driver's). If Ray is already
 initialised in this process (tests), that connection is used and left open. Before any task
 starts, the driver loads the compiled kernel once (compiling it into numba's on-disk cache on a
-fresh install), so that the local workers only load it.
+fresh install), so that the local workers only load it; a local Ray's workers do that as they
+start, before they take work (pipeline.preload).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from flip7.format import waiting
 from flip7.rules import RULES_VERSION
 from pipeline.lake import Lake, check_run_name, driver_alive, driver_record, now, run_status
 from pipeline.plan import Plan, cell_engines
+from pipeline.preload import MODULE as PRELOAD_MODULE
+from pipeline.preload import PRELOAD_ENV
 from pipeline.reaper import OWNER_ENV, start_reaper, stop_reaper, tell_session
 from pipeline.schema import SCHEMA_VERSION
 from pipeline.sequential import Stopper, manifest_entry, sequential_decided, stop_mismatch
@@ -67,8 +70,9 @@ class RunReport:
     kernel: Any = None  # flip7.kernel.LoadInfo when the driver loaded the compiled kernel
     submitted: float = 0.0  # epoch seconds of the first submit
     # per finished shard: (shard, worker pid, started, finished, received by the driver; epoch
-    # seconds) and the task's CPU seconds, in arrival order
-    timeline: list[tuple[int, int, float, float, float, float]] = field(default_factory=list)
+    # seconds), the task's CPU seconds and whether its worker had the kernel loaded before it
+    # began (pipeline.preload), in arrival order
+    timeline: list[tuple[int, int, float, float, float, float, bool]] = field(default_factory=list)
     driver_cpu_seconds: float = 0.0  # this process's CPU time from the first submit to the end
 
 
@@ -295,7 +299,8 @@ def run_tournament(
         report.status = manifest["status"]
         return report
     fault = os.environ.get(FAULT_ENV) or None
-    report.kernel = warm_kernel(plan)
+    kernel = kernel_of(plan)
+    report.kernel = warm_kernel(kernel)
 
     import ray
 
@@ -304,7 +309,7 @@ def run_tournament(
     where = "starting a local Ray" if _is_local(address) else f"joining Ray at {address}"
     try:
         with waiting(f"{where} ...") if progress else nullcontext():
-            started = _connect(ray, address, num_cpus, reaper)
+            started = _connect(ray, address, num_cpus, reaper, kernel)
     except BaseException:
         stop_reaper(reaper)
         raise
@@ -357,7 +362,7 @@ def run_tournament(
                     if "started" in result:
                         report.timeline.append(
                             (task.shard, result["pid"], result["started"], result["finished"],
-                             time.time(), result["cpu_seconds"])
+                             time.time(), result["cpu_seconds"], result["warm"])
                         )  # fmt: skip
                     if bar is not None:
                         bar.update(task.n_games)
@@ -451,29 +456,47 @@ def check_policy_timeout(seconds: float | None) -> float | None:
     return float(seconds)
 
 
-def warm_kernel(plan: Plan) -> Any:
-    """Load (on a fresh install: compile) the kernel here before the workers need it, when some
-    cell will use it; its flip7.kernel.LoadInfo, or None."""
+def kernel_of(plan: Plan) -> str | None:
+    """The compiled kernel the plan's cells play (pipeline.preload.KERNELS: `classic`, or
+    `vengeance` for both), or None when every cell plays on the reference engine."""
     if not any(engine == "kernel" for engine, _ in cell_engines(plan).values()):
+        return None
+    return "vengeance" if plan.spec.variant.startswith("vengeance") else "classic"
+
+
+def warm_kernel(kernel: str | None) -> Any:
+    """Load (on a fresh install: compile) `kernel` (kernel_of) here before the workers need it;
+    its flip7.kernel.LoadInfo, or None."""
+    if kernel is None:
         return None
     from flip7.kernel import load_info
 
-    return load_info(vengeance=plan.spec.variant.startswith("vengeance"))
+    return load_info(vengeance=kernel == "vengeance")
 
 
 def _is_local(address: str | None) -> bool:
     return address in (None, "", "local")
 
 
-def _connect(ray: Any, address: str | None, num_cpus: int | None, reaper: Any = None) -> bool:
+def _connect(
+    ray: Any,
+    address: str | None,
+    num_cpus: int | None,
+    reaper: Any = None,
+    kernel: str | None = None,
+) -> bool:
     """Start or join Ray unless this process already has; True if we must shut it down. A Ray
-    that cannot be reached is a one-line ConnectionError."""
+    that cannot be reached is a one-line ConnectionError. A local Ray's workers load `kernel`
+    (kernel_of) as they start (pipeline.preload)."""
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     kwargs: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": True}
+    preload = kernel is not None and _is_local(address)
     if _is_local(address):
         kwargs.update(address="local", num_cpus=num_cpus, include_dashboard=False)
+        if preload:
+            kwargs["_system_config"] = {"preload_python_modules": [PRELOAD_MODULE]}
     else:
         assert address is not None
         _probe(address)
@@ -482,15 +505,19 @@ def _connect(ray: Any, address: str | None, num_cpus: int | None, reaper: Any = 
         # every worker of every run. Each task checks its rules version against the driver's.
         kwargs.update(address=address)
     try:
+        # Every process of this local Ray inherits these (the raylet, so its workers too): the
+        # reaper's tag (see pipeline.reaper) and the kernel its workers preload.
         if reaper is not None:
-            # Every process of this local Ray inherits the reaper's tag (see pipeline.reaper).
             os.environ[OWNER_ENV] = reaper.tag
+        if preload:
+            os.environ[PRELOAD_ENV] = str(kernel)
         ray.init(**kwargs)
     except Exception as exc:
         where = "a local Ray" if _is_local(address) else f"Ray at {address}"
         raise ConnectionError(f"cannot start or reach {where}: {_one_line(exc)}") from None
     finally:
         os.environ.pop(OWNER_ENV, None)
+        os.environ.pop(PRELOAD_ENV, None)
     return True
 
 

@@ -16,6 +16,7 @@ import os
 import time
 from typing import Any
 
+from flip7.kernel.load import loaded
 from flip7.limits import PolicyTimeout, time_limit
 from flip7.rules import RULES_VERSION
 from pipeline import arrow
@@ -41,6 +42,7 @@ def run_shard(
     plays other rules refuses. `policy_timeout`: seconds the shard's games may take; a policy
     still deciding then is named in a PolicyError (flip7.limits)."""
     t0, c0, started = time.perf_counter(), time.process_time(), time.time()
+    warm = loaded()  # the worker loaded the kernel before this task (pipeline.preload)
     if rules_version is not None and rules_version != RULES_VERSION:
         raise RuntimeError(
             f"this node's flip7 plays rules version {RULES_VERSION}, the driver's "
@@ -73,6 +75,7 @@ def run_shard(
         "started": started,  # wall-clock (epoch seconds) start and end, for the driver's
         "finished": time.time(),  # timeline (RunReport.timeline, benchmarks/whole_run.py)
         "pid": os.getpid(),
+        "warm": warm,
         "node": _node_id(),
     }
     if task.compare:  # the paired sums of a [stop] comparison (pipeline.sequential)

@@ -151,6 +151,11 @@ def _warm_passes() -> None:
     warm()
 
 
+def loaded(vengeance: bool = False) -> bool:
+    """Whether this process has loaded the kernel (with `vengeance`, the Vengeance kernel)."""
+    return (_vengeance if vengeance else _kernel) is not None
+
+
 def load_info(vengeance: bool = False) -> LoadInfo:
     """How the kernel was loaded in this process (loading it if needed); with `vengeance`, the
     "With a Vengeance" kernel too (the figures then cover both)."""

@@ -269,7 +269,7 @@ def test_report_timeline_has_every_shard_once_in_time_order(
     assert report.status == "complete"
     assert sorted(row[0] for row in report.timeline) == list(range(len(plan.shards)))
     rows = sorted(report.timeline, key=lambda row: row[2])
-    for _shard, pid, started, finished, received, cpu in rows:
+    for _shard, pid, started, finished, received, cpu, _warm in rows:
         assert report.submitted <= started <= finished <= received
         assert pid > 0 and cpu > 0
     for prev, nxt in zip(rows, rows[1:], strict=False):

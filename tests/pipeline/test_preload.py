@@ -1,0 +1,90 @@
+"""A local Ray's workers load the compiled kernel as they start (pipeline.preload)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.plan import make_plan
+from pipeline.preload import PRELOAD_ENV, preload
+from pipeline.run import kernel_of, run_tournament
+from pipeline.spec import parse_spec
+from tests.pipeline.helpers import small_plan
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = (
+    "import json, sys\n"
+    "import pipeline.preload\n"
+    "from flip7.kernel.load import loaded\n"
+    "print(json.dumps([loaded(), loaded(vengeance=True), 'numba' in sys.modules]))\n"
+)
+
+
+def imported_with(kernel: str | None) -> list[bool]:
+    """[classic kernel loaded, Vengeance kernel loaded, numba imported] in a new process that
+    imports pipeline.preload with PRELOAD_ENV set to `kernel` (unset for None)."""
+    env = {k: v for k, v in os.environ.items() if k != PRELOAD_ENV}
+    if kernel is not None:
+        env[PRELOAD_ENV] = kernel
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    result: list[bool] = json.loads(done.stdout)
+    return result
+
+
+def test_importing_it_loads_the_kernel_the_environment_names_and_nothing_otherwise() -> None:
+    """Imported with PRELOAD_ENV=classic the process has the classic kernel, with vengeance
+    both; without it, or with a name that is no kernel, it does not even import numba."""
+    assert imported_with("classic") == [True, False, True]
+    assert imported_with("vengeance") == [True, True, True]
+    assert imported_with(None) == [False, False, False]
+    assert imported_with("fast") == [False, False, False]
+
+
+def test_a_failed_preload_is_left_to_the_first_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel that cannot load (numba missing, say) makes preload return False instead of
+    raising, which would stop the worker from starting: the first task meets the error and
+    reports it with its shard."""
+    import flip7.kernel
+
+    def broken(vengeance: bool = False) -> None:
+        raise ValueError("numba is not installed")
+
+    monkeypatch.setattr(flip7.kernel, "load_info", broken)
+    assert preload("classic") is False
+    assert preload(None) is False
+
+
+def test_the_kernel_a_plan_needs() -> None:
+    """kernel_of: classic for a plan the kernel plays, vengeance for a Vengeance plan, None
+    when every cell plays on the reference engine."""
+    lineup = '[[lineups]]\nseats = ["sum:20", "ev"]\n'
+    classic = parse_spec(f'name = "k"\nseed = 1\ngames = 10\n{lineup}')
+    vengeance = parse_spec(f'name = "v"\nseed = 1\ngames = 10\nvariant = "vengeance"\n{lineup}')
+    assert kernel_of(make_plan(classic)) == "classic"
+    assert kernel_of(make_plan(vengeance)) == "vengeance"
+    assert kernel_of(make_plan(classic, engine="reference")) is None
+
+
+@pytest.mark.ray
+def test_every_task_of_its_own_local_ray_finds_the_kernel_loaded(tmp_path: Path) -> None:
+    """run_tournament starting its own local Ray has each worker load the kernel before it takes
+    work: every task, each worker's first included, finds it loaded (the timeline's last
+    field, from run_shard's `warm`); the rows are those of any other run."""
+    import ray
+
+    assert not ray.is_initialized()
+    plan = small_plan(shard_size=40)
+    assert kernel_of(plan) == "classic"
+    report = run_tournament(plan, str(tmp_path), num_cpus=2, progress=False)
+    assert report.status == "complete" and not ray.is_initialized()
+    assert len(report.timeline) == len(plan.shards)
+    assert all(row[6] is True for row in report.timeline)
