@@ -88,3 +88,35 @@ def test_every_task_of_its_own_local_ray_finds_the_kernel_loaded(tmp_path: Path)
     assert report.status == "complete" and not ray.is_initialized()
     assert len(report.timeline) == len(plan.shards)
     assert all(row[6] is True for row in report.timeline)
+
+
+@pytest.mark.ray
+def test_a_cluster_started_with_the_preload_warms_the_workers_of_every_node(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cluster recipe (docs/pipeline.md): PRELOAD_ENV on every node and the head started
+    with `--system-config '{"preload_python_modules": ["pipeline.preload"]}'` (what
+    ray.cluster_utils passes as _system_config). A driver joining by address then finds the
+    kernel loaded in every task, on both nodes."""
+    from ray.cluster_utils import Cluster
+
+    from pipeline.preload import MODULE
+
+    node = {"num_cpus": 1, "object_store_memory": 100 << 20, "memory": 512 << 20}
+    monkeypatch.setenv(PRELOAD_ENV, "classic")
+    config = {"preload_python_modules": [MODULE]}
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={**node, "include_dashboard": False, "_system_config": config},
+    )
+    try:
+        cluster.add_node(**node)
+        cluster.wait_for_nodes()
+        monkeypatch.delenv(PRELOAD_ENV)  # the driver's own environment plays no part
+        plan = small_plan(shard_size=20)
+        report = run_tournament(plan, str(tmp_path), address=cluster.address, progress=False)
+    finally:
+        cluster.shutdown()
+    assert report.status == "complete"
+    assert len({report.nodes[row[0]] for row in report.timeline}) == 2
+    assert all(row[6] is True for row in report.timeline)
