@@ -35,14 +35,12 @@ from flip7.format import waiting
 from flip7.rules import RULES_VERSION
 from pipeline.lake import Lake, check_run_name, driver_alive, driver_record, now, run_status
 from pipeline.plan import Plan, cell_engines
-from pipeline.preload import MODULE as PRELOAD_MODULE
-from pipeline.preload import PRELOAD_ENV
 from pipeline.reaper import OWNER_ENV, start_reaper, stop_reaper, tell_session
 from pipeline.schema import SCHEMA_VERSION
 from pipeline.sequential import Stopper, manifest_entry, sequential_decided, stop_mismatch
 from pipeline.shard import ShardTask
 from pipeline.summary import fill_stats
-from pipeline.task import FAULT_ENV, run_shard
+from pipeline.task import FAULT_ENV, PRELOAD_ENV, PRELOAD_MODULE, run_shard
 
 DEFAULT_RETRIES = 3
 #: Seconds between manifest rewrites while results arrive (one object-store PUT each on S3).
@@ -457,7 +455,7 @@ def check_policy_timeout(seconds: float | None) -> float | None:
 
 
 def kernel_of(plan: Plan) -> str | None:
-    """The compiled kernel the plan's cells play (pipeline.preload.KERNELS: `classic`, or
+    """The compiled kernel the plan's cells play (pipeline.task.KERNELS: `classic`, or
     `vengeance` for both), or None when every cell plays on the reference engine."""
     if not any(engine == "kernel" for engine, _ in cell_engines(plan).values()):
         return None

@@ -27,6 +27,12 @@ from pipeline.shard import ShardTask, simulate_shard
 from pipeline.summary import shard_stats
 
 FAULT_ENV = "FLIP7_FAULT"
+#: A worker loads this kernel as it starts, before it takes work, when Ray imports
+#: PRELOAD_MODULE in it (Ray's `preload_python_modules`): `classic`, or `vengeance` for both
+#: kernels. The driver sets it for a local Ray it starts; a cluster sets it on every node.
+PRELOAD_ENV = "FLIP7_PRELOAD_KERNEL"
+PRELOAD_MODULE = "pipeline.preload"
+KERNELS = ("classic", "vengeance")
 
 
 def run_shard(
@@ -81,6 +87,21 @@ def run_shard(
     if task.compare:  # the paired sums of a [stop] comparison (pipeline.sequential)
         result["compare"] = compare_sums(tables["games"], task.compare)
     return result
+
+
+def load_kernel(kernel: str | None) -> bool:
+    """Load `kernel` (one of KERNELS) in this process now, as a worker's first task would;
+    True if done, False for no kernel or a failure, which is left to the first task: it meets
+    the same error and reports it with its shard."""
+    if kernel not in KERNELS:
+        return False
+    try:
+        from flip7.kernel import load_info
+
+        load_info(vengeance=kernel == "vengeance")
+    except Exception:
+        return False
+    return True
 
 
 def _apply_fault(fault: str | None, shard: int) -> bool:

@@ -1,4 +1,5 @@
-"""A local Ray's workers load the compiled kernel as they start (pipeline.preload)."""
+"""Ray workers load the compiled kernel as they start (pipeline.preload), on a local Ray the
+driver starts and on a cluster started with the preload."""
 
 from __future__ import annotations
 
@@ -11,29 +12,34 @@ from pathlib import Path
 import pytest
 
 from pipeline.plan import make_plan
-from pipeline.preload import PRELOAD_ENV, preload
 from pipeline.run import kernel_of, run_tournament
 from pipeline.spec import parse_spec
+from pipeline.task import PRELOAD_ENV, PRELOAD_MODULE, load_kernel
 from tests.pipeline.helpers import small_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = (
-    "import json, sys\n"
-    "import pipeline.preload\n"
+    "import importlib, json, sys\n"
+    f"importlib.import_module({PRELOAD_MODULE!r})\n"
     "from flip7.kernel.load import loaded\n"
     "print(json.dumps([loaded(), loaded(vengeance=True), 'numba' in sys.modules]))\n"
 )
+DRIVER = (
+    "import json, sys\n"
+    "import pipeline.run, flip7.cli\n"
+    "print(json.dumps(['numba' in sys.modules]))\n"
+)
 
 
-def imported_with(kernel: str | None) -> list[bool]:
+def imported_with(kernel: str | None, code: str = PROBE) -> list[bool]:
     """[classic kernel loaded, Vengeance kernel loaded, numba imported] in a new process that
-    imports pipeline.preload with PRELOAD_ENV set to `kernel` (unset for None)."""
+    imports PRELOAD_MODULE (as Ray does) with PRELOAD_ENV set to `kernel` (unset for None)."""
     env = {k: v for k, v in os.environ.items() if k != PRELOAD_ENV}
     if kernel is not None:
         env[PRELOAD_ENV] = kernel
     done = subprocess.run(
-        [sys.executable, "-c", PROBE], env=env, cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
     result: list[bool] = json.loads(done.stdout)
@@ -49,9 +55,15 @@ def test_importing_it_loads_the_kernel_the_environment_names_and_nothing_otherwi
     assert imported_with("fast") == [False, False, False]
 
 
+def test_the_driver_never_preloads_even_where_the_variable_is_set() -> None:
+    """A node's shell may export PRELOAD_ENV for its Ray (the cluster recipe) and run `flip7`
+    too: the driver's modules do not import PRELOAD_MODULE, so no command loads numba for it."""
+    assert imported_with("classic", DRIVER) == [False]
+
+
 def test_a_failed_preload_is_left_to_the_first_task(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A kernel that cannot load (numba missing, say) makes preload return False instead of
-    raising, which would stop the worker from starting: the first task meets the error and
+    """A kernel that cannot load (numba missing, say) makes load_kernel return False instead
+    of raising, which would stop the worker from starting: the first task meets the error and
     reports it with its shard."""
     import flip7.kernel
 
@@ -59,8 +71,8 @@ def test_a_failed_preload_is_left_to_the_first_task(monkeypatch: pytest.MonkeyPa
         raise ValueError("numba is not installed")
 
     monkeypatch.setattr(flip7.kernel, "load_info", broken)
-    assert preload("classic") is False
-    assert preload(None) is False
+    assert load_kernel("classic") is False
+    assert load_kernel(None) is False
 
 
 def test_the_kernel_a_plan_needs() -> None:
@@ -100,11 +112,9 @@ def test_a_cluster_started_with_the_preload_warms_the_workers_of_every_node(
     kernel loaded in every task, on both nodes."""
     from ray.cluster_utils import Cluster
 
-    from pipeline.preload import MODULE
-
     node = {"num_cpus": 1, "object_store_memory": 100 << 20, "memory": 512 << 20}
     monkeypatch.setenv(PRELOAD_ENV, "classic")
-    config = {"preload_python_modules": [MODULE]}
+    config = {"preload_python_modules": [PRELOAD_MODULE]}
     cluster = Cluster(
         initialize_head=True,
         head_node_args={**node, "include_dashboard": False, "_system_config": config},
