@@ -31,12 +31,7 @@ with stored as (
 ),
 
 unfolded as (
-    select
-        run,
-        game,
-        round,
-        case when element >= 36028797018963968 then element & 36028797018963967 else element end
-            as code
+    select run, game, round, element_event(element) as code
     from stored
 ),
 
@@ -45,12 +40,12 @@ events as (
         run,
         game,
         round,
-        cast(((code >> 5) & 63) - 1 as tinyint) as player,
-        cast(code & 31 as tinyint) as kind,
-        cast(((code >> 11) & 63) - 1 as tinyint) as card,
-        cast(code >> 23 as integer) as value
+        code_player(code) as player,
+        code_kind(code) as kind,
+        code_card(code) as card,
+        code_value(code) as value
     from unfolded
-    where code & 31 <> 2
+    where code_kind(code) <> 2
 ),
 
 grouped as (

@@ -27,14 +27,7 @@ stored as (
 ),
 
 unfolded as (
-    -- the event an element holds (a folded HIT's bits masked off: such an event's value is
-    -- never negative, so the bits above it are the HIT's alone)
-    select
-        run,
-        game,
-        round,
-        case when element >= 36028797018963968 then element & 36028797018963967 else element end
-            as code
+    select run, game, round, element_event(element) as code
     from stored
 ),
 
@@ -43,13 +36,13 @@ events as (
         run,
         game,
         round,
-        cast(code & 31 as tinyint) as kind,
-        cast(((code >> 5) & 63) - 1 as tinyint) as player,
-        cast(((code >> 11) & 63) - 1 as tinyint) as card,
-        cast(((code >> 17) & 63) - 1 as tinyint) as target,
-        cast(code >> 23 as integer) as value
+        code_kind(code) as kind,
+        code_player(code) as player,
+        code_card(code) as card,
+        code_target(code) as target,
+        code_value(code) as value
     from unfolded
-    where code & 31 in (1, 13, 19, 20, 21, 23)
+    where code_kind(code) in (1, 13, 19, 20, 21, 23)
 ),
 
 moves as (

@@ -21,6 +21,20 @@ create or replace macro lake_table(files) as table
 create or replace macro parquet_footers(files) as table
     select file_name, num_rows from parquet_file_metadata(files);
 
+-- A packed event code's fields (flip7.events.pack: bits 0-4 kind, 5-10 player + 1, 11-16
+-- card + 1, 17-22 target + 1, 23-54 value, a signed 32-bit integer); -1 is "none".
+create or replace macro code_kind(c) as cast(c & 31 as tinyint);
+create or replace macro code_player(c) as cast(((c >> 5) & 63) - 1 as tinyint);
+create or replace macro code_card(c) as cast(((c >> 11) & 63) - 1 as tinyint);
+create or replace macro code_target(c) as cast(((c >> 17) & 63) - 1 as tinyint);
+create or replace macro code_value(c) as cast(c >> 23 as integer);
+
+-- The event a stored element of `codes` holds, without the HIT folded into it (the bits from
+-- 2^55 up: such an event's value is never negative, so those bits are the HIT's alone). For
+-- passes that need no HIT; event_codes and event_pairs give the HITs too.
+create or replace macro element_event(e) as
+    case when e >= 36028797018963968 then e & 36028797018963967 else e end;
+
 -- The events of a stored game row's `codes` (pipeline/schema.py), one element per event: an
 -- element at or above 2^55 is a HIT folded into the event after it, by the same player, with
 -- value (element >> 55) - 1; it becomes that HIT (kind 2, card and target -1) and the event

@@ -23,11 +23,11 @@ unpacked as (
         game,
         event[1] as round,
         j,
-        cast(event[2] & 31 as tinyint) as kind,
-        cast(((event[2] >> 5) & 63) - 1 as tinyint) as player,
-        cast(((event[2] >> 11) & 63) - 1 as tinyint) as card,
-        cast(((event[2] >> 17) & 63) - 1 as tinyint) as target,
-        cast(event[2] >> 23 as integer) as value
+        code_kind(event[2]) as kind,
+        code_player(event[2]) as player,
+        code_card(event[2]) as card,
+        code_target(event[2]) as target,
+        code_value(event[2]) as value
     from stored
 ),
 
