@@ -175,6 +175,7 @@ def table_lines(t: Table, colour: bool = False, indent: int = 0) -> list[str]:
     from rich import box
     from rich.console import Console
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     rt = RichTable(
         box=box.SIMPLE_HEAD,
@@ -185,9 +186,9 @@ def table_lines(t: Table, colour: bool = False, indent: int = 0) -> list[str]:
         collapse_padding=True,
     )
     for c in t.columns:
-        rt.add_column(c.name, justify="right" if c.right else "left", no_wrap=True)
-    for row in t.text_rows():
-        rt.add_row(*row)
+        rt.add_column(Text(c.name), justify="right" if c.right else "left", no_wrap=True)
+    for row in t.text_rows():  # as text: "[n/a]" or a user's "[label]" is not rich markup
+        rt.add_row(*(Text(cell) for cell in row))
     buf = io.StringIO()
     console = Console(
         file=buf,

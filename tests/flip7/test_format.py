@@ -65,6 +65,20 @@ def test_table_aligns_numbers_right_text_left_plain_without_colour() -> None:
     assert any("\x1b[" in line for line in fmt.table_lines(table(), colour=True))
 
 
+def test_table_text_in_brackets_is_shown_not_read_as_markup() -> None:
+    """An interval that is not defined shows as "[n/a]", and a user's line-up label may hold
+    brackets: both appear as written, in colour or not (rich would take them for markup)."""
+    t = fmt.Table(
+        [fmt.Column("line-up [label]", right=False), fmt.Column("win rate", fmt.format_rate)],
+        [["[bold]mine[/bold]", Estimate(1.0, math.nan, math.nan, math.nan)]],
+    )
+    for colour in (False, True):
+        text = "\n".join(fmt.table_lines(t, colour=colour))
+        assert "line-up [label]" in text
+        assert "[bold]mine[/bold]" in text
+        assert "100.0% [n/a]" in text
+
+
 def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch) -> None:
     monkeypatch.delenv("NO_COLOR", raising=False)
     assert fmt.colour_wanted(Tty()) and not fmt.colour_wanted(io.StringIO())
