@@ -108,6 +108,43 @@ def test_faq_actions_only_target_active_players_and_only_the_receiver_is_affecte
     assert e.round_scores == [(13, 6, 0, 19)]
 
 
+def test_faq_a_frozen_player_is_out_and_cannot_receive_an_action():
+    """FAQ: "A frozen player is out of the round, so they are not active either": once frozen
+    (here with no card in front of them), a seat is never offered as an action's target."""
+    s0 = Scripted(targets=[1, 2])
+    e = stacked_engine([s0, Scripted(), Scripted()], [F, 5, F, 7])
+    e.play_round()
+    assert s0.offered_targets == [[0, 1, 2], [0, 2]]
+    assert [(x.player, x.value) for x in of_kind(e, EventKind.FREEZE)] == [(1, 0), (2, 5)]
+    assert e.round_scores == [(7, 0, 5)]
+
+
+class LinesSeen(Scripted):
+    """A Scripted seat that records the cards in front of every seat at each of its decisions."""
+
+    def __init__(self, hits: int) -> None:
+        super().__init__(hits=hits)
+        self.lines: list[list[list[int]]] = []
+
+    def hit(self, obs):  # type: ignore[no-untyped-def]
+        self.lines.append([list(line) for line in obs.line])
+        return super().hit(obs)
+
+
+def test_faq_the_freeze_card_stays_in_front_of_the_frozen_player_until_the_round_ends():
+    """FAQ: "The Freeze card stays in front of you until the round ends", then goes to the
+    discard pile with the rest of the round's cards."""
+    s1 = LinesSeen(hits=1)
+    e = stacked_engine([Scripted(), s1], [5, F, 8, 9])
+    s1.targets = [0]
+    e.play_round()
+    assert [(x.player, x.value) for x in of_kind(e, EventKind.FREEZE)] == [(0, 5)]
+    assert s1.lines == [[[5, F], [8]], [[5, F], [8, 9]]]  # both of seat 1's decisions
+    assert e.table.line == [[], []]
+    assert sorted(e.discard_pile[-4:]) == sorted([5, F, 8, 9])  # after the undealt rest
+    assert e.round_scores == [(5, 17)]
+
+
 def test_faq_the_only_active_player_must_take_the_action():
     """Rulebook: if you are the only active player, the action card is played on you."""
     s0 = Scripted(hits=2)
@@ -303,6 +340,18 @@ def test_faq_flip7_ends_the_round_at_once_mid_flip_three_leaving_pending_actions
     assert [(x.kind, x.card) for x in resolved] == [(EventKind.ACTION_PLAYED, F3)]
     assert of_kind(e, EventKind.ROUND_END)[0].value == 1
     assert e.round_scores == [(1 + 2 + 3 + 4 + 5 + 6 + 7 + 15, 9)]
+
+
+def test_faq_after_a_flip7_everyone_else_scores_what_they_show_unless_they_busted():
+    """FAQ: "Everyone else scores the points in front of them unless they already busted": seat
+    1 busted before seat 0's Flip 7 scores 0, seat 2 who stayed scores its 10."""
+    e = stacked_engine(
+        [Scripted(hits=6), Scripted(hits=1), Scripted()], [1, 9, 10, 2, 9, 3, 4, 5, 6, 7]
+    )
+    e.play_round()
+    assert [(x.player, x.card) for x in of_kind(e, EventKind.BUST)] == [(1, 9)]
+    assert [x.player for x in of_kind(e, EventKind.FLIP7)] == [0]
+    assert e.round_scores == [(1 + 2 + 3 + 4 + 5 + 6 + 7 + 15, 0, 10)]
 
 
 def test_faq_flip7_bonus_is_added_after_x2_and_modifiers():
