@@ -23,7 +23,7 @@ from flip7.cards import CLASSIC, N_CARD_IDS, PLUS_VALUE, Card, Deck
 from flip7.events import DrawHow, EventKind
 from flip7.limits import PolicyTimeout
 from flip7.observation import ACTIVE, BUSTED, CLASSIC_RULES, FROZEN, STAYED, Observation
-from flip7.rng import CardRng
+from flip7.rng import CardRng, tie_break
 from flip7.rules import FlipThreeActions, Ruleset
 
 if TYPE_CHECKING:
@@ -219,7 +219,8 @@ class Engine:
                 break
             if self.round_no >= self.ruleset.max_rounds:
                 capped = True
-                winner = t.totals.index(best)
+                leaders = [p for p, total in enumerate(t.totals) if total == best]
+                winner = leaders[tie_break(self.seed, len(leaders))]
                 self.emit((_ROUND_CAP, -1, -1, -1, self.round_no))
                 break
         self.emit((_GAME_END, winner, -1, -1, t.totals[winner]))

@@ -6,6 +6,9 @@ key (stable sort, so equal keys keep deck order). The rule is tiny and uses only
 arithmetic, so a compiled kernel reproduces the same shuffles bit for bit, and a game is replayed
 exactly from its seed. Nothing here touches `random` or numpy's global state.
 
+A game stopped at the round cap with several seats tied for the lead has its winner drawn from
+the same seed (`tie_break`: the key at index 0, which no shuffle draws), so no seat is favoured.
+
 Seeds for many games derive from one root by hashing the tuple (root, cell, game index) with the
 same mixer (`derive_seed`), never `root + i`.
 """
@@ -26,6 +29,15 @@ def splitmix64(x: int) -> int:
     z = ((z ^ (z >> 30)) * _C1) & MASK64
     z = ((z ^ (z >> 27)) * _C2) & MASK64
     return z ^ (z >> 31)
+
+
+def tie_break(seed: int, k: int) -> int:
+    """Which of k tied seats (0..k-1, in seat order) wins a game stopped at the round cap: the
+    game's key at index 0 (shuffles start at index 1), mod k."""
+    z = seed & MASK64
+    z = ((z ^ (z >> 30)) * _C1) & MASK64
+    z = ((z ^ (z >> 27)) * _C2) & MASK64
+    return (z ^ (z >> 31)) % k
 
 
 def derive_seed(*parts: int) -> int:

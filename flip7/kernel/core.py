@@ -223,6 +223,26 @@ def shuffle(src, m, dst, seed, counter, keys, sorted_keys, cnt):
 
 
 @njit(cache=True, inline="always")
+def capped_winner(pl, n, best, seed):
+    """The winner of a game stopped at the round cap, whose leaders total `best`: the only one,
+    or flip7.rng.tie_break's pick among them (the game's key at index 0, mod their number)."""
+    count = 0
+    for q in range(n):
+        if pl[F_TOTAL, q] == best:
+            count += 1
+    z = np.uint64(seed)
+    z = (z ^ (z >> U30)) * MIX1
+    z = (z ^ (z >> U27)) * MIX2
+    j = np.int64((z ^ (z >> U31)) % np.uint64(count))
+    for q in range(n):
+        if pl[F_TOTAL, q] == best:
+            if j == 0:
+                return q
+            j -= 1
+    return 0
+
+
+@njit(cache=True, inline="always")
 def emit(ev, pos, capture, folds, kind, player, card, target, value):
     """Append one event at pos as its stored code (past the buffer's end it is only counted);
     returns the next pos and `folds` plus this event's fold. The fold of flip7.events.fold_rows,
@@ -1298,6 +1318,8 @@ def _play(
                 break
             if rnd >= ip[I_MAX_ROUNDS]:
                 capped = 1
+                if ties > 1:
+                    winner = capped_winner(pl, n, best, seed)
                 pos, folds = emit(ev, pos, capture, folds, K_ROUND_CAP, -1, -1, -1, rnd)
                 break
         if not ip[I_ONE_ROUND]:

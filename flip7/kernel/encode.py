@@ -31,7 +31,7 @@ from flip7.scoring import MINUS_VALUE
 from flip7.variants import VENGEANCE_CARDS, Variant
 
 #: The rules version the kernel implements; a newer reference engine turns the kernel off.
-KERNEL_RULES_VERSION = 2
+KERNEL_RULES_VERSION = 3
 #: Event rows keep `round` in int16 (pipeline.schema), so longer games stay with the reference.
 MAX_KERNEL_ROUNDS = 32767
 MAX_KERNEL_PLAYERS = 127  # seats fit the int8 columns of the event log

@@ -109,6 +109,7 @@ from flip7.kernel.core import (
     T_RANK,
     T_TOTAL,
     bare,
+    capped_winner,
     emit,
     shuffle,
 )
@@ -1219,6 +1220,8 @@ def _play(
                 break
             if rnd >= ip[I_MAX_ROUNDS]:
                 capped = 1
+                if ties > 1:
+                    winner = capped_winner(pl, n, best, seed)
                 em(ev, st, K_ROUND_CAP, -1, -1, -1, rnd)
                 break
         if not ip[I_ONE_ROUND]:

@@ -99,6 +99,20 @@ def test_kernel_game_equals_reference_event_for_event(game):
     assert got == expected
 
 
+def test_ties_for_the_lead_at_the_round_cap_are_broken_as_the_reference_does():
+    """Games stopped by the round cap with several seats tied for the lead (three seats that
+    stay on their first card, one round): the kernel draws the same winner from the seed."""
+    tied = set()
+    for seed in range(400):
+        specs = ["sum:1"] * 3
+        expected = reference("3.1(max_rounds=1)", specs, seed)
+        got = kernel.play_game(parse_ruleset("3.1(max_rounds=1)"), parse_policies(specs), seed)
+        assert got == expected
+        if expected.totals.count(max(expected.totals)) > 1:
+            tied.add(expected.winner)
+    assert tied == {0, 1, 2}
+
+
 def test_kernel_plays_bust_and_dup_as_the_reference_does():
     """bust:P, bustc:P (a Second Chance in hand: no bust risk) and dup:P, dupc:P (the duplicate
     chance whatever you hold) are different policies, and the kernel plays each as the reference

@@ -194,6 +194,19 @@ def test_rounds_that_cycle_stop_at_the_reshuffle_cap(counts, specs, seed):
     assert kernel_game(rules, specs, seed, "vengeance(deck=custom)", custom=deck) == expected
 
 
+def test_ties_for_the_lead_at_the_round_cap_are_broken_as_the_reference_does():
+    """As in the classic kernel: a capped game's tied leaders, the winner drawn from the seed."""
+    tied = set()
+    for seed in range(400):
+        specs = ["sum:1"] * 3
+        expected = reference("3.1(max_rounds=1)", specs, seed, "vengeance")
+        got = kernel_game("3.1(max_rounds=1)", specs, seed, "vengeance")
+        assert got == expected
+        if expected.totals.count(max(expected.totals)) > 1:
+            tied.add(expected.winner)
+    assert tied == {0, 1, 2}
+
+
 def test_a_round_with_only_moves_nobody_can_make_left_stops():
     """The reference's example (a lone player, a 3, a Steal and a Swap): the moves are dropped
     and the round ends 'no cards left' instead of reshuffling them, in the kernel too."""

@@ -105,3 +105,38 @@ def test_the_kernel_keeps_the_reference_engines_reshuffle_cap():
 
     assert core.MAX_RESHUFFLES_PER_ROUND == engine.MAX_RESHUFFLES_PER_ROUND
     assert core.END_RESHUFFLE_CAP == engine.END_RESHUFFLE_CAP
+
+
+def test_a_tie_for_the_lead_at_the_round_cap_is_drawn_from_the_seed_favouring_no_seat():
+    """The round cap is a safety stop, not a rule: a game it stops with several seats tied for
+    the lead is won by one of them drawn from the game's seed (flip7.rng.tie_break), not by the
+    lowest seat. Three seats that stay on their first card, each dealt a 5, tie in every game."""
+    from flip7.rng import tie_break
+    from tests.flip7.helpers import Scripted
+
+    winners = []
+    for seed in range(300):
+        policies = [Scripted(), Scripted(), Scripted()]
+        game = Engine(
+            parse_ruleset("3.1(max_rounds=1)"), policies, seed, stacked=[5, 5, 5], first_dealer=2
+        ).run()
+        assert game.capped and game.totals == (5, 5, 5)
+        assert game.winner == tie_break(seed, 3)
+        end = [e for e in EventLog(game.events) if e.kind == EventKind.GAME_END]
+        assert [(e.player, e.value) for e in end] == [(game.winner, 5)]
+        winners.append(game.winner)
+    assert all(60 <= winners.count(seat) <= 140 for seat in range(3)), winners
+
+
+def test_the_sole_leader_at_the_round_cap_wins_whatever_the_seed():
+    from tests.flip7.helpers import Scripted
+
+    for seed in range(20):
+        game = Engine(
+            parse_ruleset("3.1(max_rounds=1)"),
+            [Scripted(), Scripted(), Scripted()],
+            seed,
+            stacked=[5, 9, 5],
+            first_dealer=2,
+        ).run()
+        assert game.capped and game.winner == 1
