@@ -118,14 +118,14 @@ def card_counting() -> tuple[list[str], Config]:
         "method": st.column_config.TextColumn(
             "method",
             help="paired: same shuffles (common random numbers), intervals clustered by game "
-            "pair; unpaired: the two line-ups' ratios, intervals clustered by game",
+            "pair; unpaired: each line-up's own games, intervals clustered by game",
         ),
         "games": count("games", "game pairs when paired; games of both line-ups otherwise"),
         "pairs": count("game pairs"),
         "n_counting": count("seats (counting)"),
         "n_base": count("seats (twin)"),
-        "ppr_counting": number("pts/round counting", 2),
-        "ppr_base": number("pts/round twin", 2),
+        "ppr_counting": number("pts/round counting", 2, "points ÷ rounds played (pooled)"),
+        "ppr_base": number("pts/round twin", 2, "points ÷ rounds played (pooled)"),
         "ppr_gain": number("pts/round gain", 3),
         "ppr_gain_lo": number("gain 95% low", 3, CI_HELP),
         "ppr_gain_hi": number("gain 95% high", 3, CI_HELP),

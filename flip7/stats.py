@@ -16,6 +16,9 @@ sums and G are additive, so shards, waves and SQL groups combine them exactly; t
 `cluster_ratio_*` (warehouse/sql/macros/stats.sql) implements the same formula and a test holds
 the two to the same numbers. For a paired (common-random-number) comparison the cluster is the
 pair, and y_g is the difference of the two games' figures (n_g = 1 each): the same function.
+To compare two pooled ratios that way (warehouse card_counting), a game's figure is its
+linearised one, R + (y_g - R n_g) / (Sn / G), whose mean over the games is R (and which is
+y_g / n_g when n_g is the same in every game).
 
 Win rates are clipped to [0, 1] (`clip=(0, 1)`); points are not clipped. Under two games the
 interval is undefined (NaN), never zero.

@@ -36,10 +36,11 @@ with right:
     st.altair_chart(charts.counting_gain(gains, "win"), width="stretch")
     st.caption("Counting policy minus its twin, share of games won; bars are 95% intervals.")
 st.markdown(
-    "Each comparison names its cells: the counting policy's line-up and its twin's. "
-    "**paired** rows compare games played on the same shuffles (common random numbers), "
-    "intervals clustered by game pair, so they are narrow; **unpaired** rows compare the two "
-    "line-ups' ratios, intervals clustered by game."
+    "Each comparison names its cells: the counting policy's line-up and its twin's, each "
+    "side's figure pooled over its games (points ÷ rounds played, wins ÷ seats), as on the "
+    "other pages. **paired** rows compare games played on the same shuffles (common random "
+    "numbers), intervals clustered by game pair, so they are narrow; **unpaired** rows compare "
+    "the line-ups' own games, intervals clustered by game (none when a line-up has one game)."
 )
 
 st.subheader("The numbers")

@@ -14,7 +14,7 @@ from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
 from pipeline.shard import game_seed
 
-from .lakes import RUNS, Lake, Played, write_run
+from .lakes import RUNS, Lake, Played, write_run, write_spec_runs
 
 
 @pytest.fixture(scope="session")
@@ -22,6 +22,16 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
     """The shared, read-only test lake (runs t1 and t2)."""
     root = tmp_path_factory.mktemp("lake") / "data"
     return Lake(root, {run: write_run(root, run) for run in RUNS})
+
+
+@pytest.fixture(scope="session")
+def spec_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shared, read-only lake of lakes.CELL_SPECS, planned and run as the pipeline does
+    (named line-ups over two sizes, CRN-paired counting line-ups, cells of one and two games,
+    two runs)."""
+    root = tmp_path_factory.mktemp("cells") / "data"
+    write_spec_runs(root)
+    return root
 
 
 @pytest.fixture

@@ -179,8 +179,9 @@ class Played:
 # `flip7 tournament run` writes them), for the statistics tests: a named line-up over two field
 # sizes that seats ev twice at 4 players (a policy in two seats of one game), CRN-paired
 # counting line-ups, a counting policy whose twin sits in other line-ups only (unpaired across
-# cells), a cell of one game (no interval), and a second run replaying the "mix" cells (pooled
-# by the variant comparison).
+# cells), a cell of one game (no interval) and one of two, CRN-paired 3-player line-ups where
+# the counting policy also sits in a seat that is not swapped, and a second run replaying the
+# "mix" cells (pooled by the variant comparison).
 CELL_SPECS = [
     """
 name = "cells"
@@ -211,6 +212,21 @@ seats = ["bustc:0.25", "ev"]
 name = "one game"
 seats = ["ev", "sum:20"]
 games = 1
+
+[[lineups]]
+name = "two games"
+seats = ["ev", "sum:20"]
+games = 2
+
+[[lineups]]
+name = "evc twice"
+seats = ["evc", "evc", "bust:0.25"]
+pair = "q"
+
+[[lineups]]
+name = "evc once"
+seats = ["ev", "evc", "bust:0.25"]
+pair = "q"
 """,
     """
 name = "cells-again"

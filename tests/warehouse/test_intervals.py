@@ -25,7 +25,7 @@ import pytest
 from flip7.stats import RatioSums
 from warehouse import connect
 
-from .lakes import Lake, write_spec_runs
+from .lakes import Lake
 
 CELL = ["run", "variant", "ruleset", "players", "lineup"]
 RATE = (0.0, 1.0)
@@ -46,14 +46,6 @@ def _read(root: Path, table: str) -> pd.DataFrame:
 
 
 LAKES = ("runs", "specs")
-
-
-@pytest.fixture(scope="module")
-def spec_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The lake of lakes.CELL_SPECS (cells over two sizes, one-game cell, two runs)."""
-    root = tmp_path_factory.mktemp("cells") / "data"
-    write_spec_runs(root)
-    return root
 
 
 @pytest.fixture(scope="module", params=LAKES)
@@ -239,10 +231,11 @@ def twin(policy: str) -> str:
     return re.sub(r"^([A-Za-z_][A-Za-z0-9_]*)c(:|$)", r"\1\2", policy)
 
 
-def _paired_differences(raw: Raw) -> pd.DataFrame:
-    """One row per CRN pair of games whose cells differ only by counting/twin swaps."""
-    g = raw.games.assign(ppr=raw.games["total"] / raw.games["rounds"])
-    g = g.assign(win=g["winner"].astype(int))
+def _paired_games(raw: Raw) -> pd.DataFrame:
+    """One row per CRN pair of games whose cells differ only by counting/twin swaps: the
+    counting policy's (wins, seats, points, rounds) over all its seats in its game (_c) and the
+    twin's in the other game (_b)."""
+    g = raw.games.assign(win=raw.games["winner"].astype(int))
     rows = []
     by_game = {
         k: v.sort_values("seat")
@@ -266,32 +259,57 @@ def _paired_differences(raw: Raw) -> pd.DataFrame:
                     swaps = [s for s in differ if twin(pa[s]) == pb[s]]
                     if not swaps or swaps != differ or len({pa[s] for s in swaps}) != 1:
                         continue
+                    counting, base = pa[swaps[0]], pb[swaps[0]]
+                    side_c = ga[ga["policy"] == counting]
+                    side_b = gb[gb["policy"] == base]
                     rows.append(
                         {
                             "run": run,
                             "players": players,
                             "lineup": ga["lineup"].iloc[0],
                             "base_lineup": gb["lineup"].iloc[0],
-                            "counting": pa[swaps[0]],
-                            "base": pb[swaps[0]],
+                            "counting": counting,
+                            "base": base,
                             "method": "paired",
-                            "ppr": np.mean([ga["ppr"].iloc[s] - gb["ppr"].iloc[s] for s in swaps]),
-                            "win": np.mean([ga["win"].iloc[s] - gb["win"].iloc[s] for s in swaps]),
-                            "one": 1.0,
+                            "wins_c": side_c["win"].sum(),
+                            "seats_c": len(side_c),
+                            "points_c": side_c["total"].sum(),
+                            "rounds_c": side_c["rounds"].sum(),
+                            "wins_b": side_b["win"].sum(),
+                            "seats_b": len(side_b),
+                            "points_b": side_b["total"].sum(),
+                            "rounds_b": side_b["rounds"].sum(),
                         }
                     )
     return pd.DataFrame(rows)
 
 
 COUNTING_KEYS = ["run", "players", "lineup", "base_lineup", "counting", "base", "method"]
+MEASURES = {"win": ("wins", "seats"), "ppr": ("points", "rounds")}
+
+
+def _shared_gain(
+    yc: np.ndarray, nc: np.ndarray, yb: np.ndarray, nb: np.ndarray
+) -> tuple[float, float, float]:
+    """R_c - R_b over clusters both sides share (CRN pairs, or one cell's games), with the
+    delta-method variance G / (G - 1) sum e_g^2, e_g = (y_cg - R_c n_cg) / Sn_c -
+    (y_bg - R_b n_bg) / Sn_b; no interval under two clusters."""
+    rc, rb = yc.sum() / nc.sum(), yb.sum() / nb.sum()
+    count = len(yc)
+    if count < 2:
+        return (rc - rb, math.nan, math.nan)
+    e = (yc - rc * nc) / nc.sum() - (yb - rb * nb) / nb.sum()
+    half = 1.959963984540054 * math.sqrt(count / (count - 1) * float((e * e).sum()))
+    return (rc - rb, rc - rb - half, rc - rb + half)
 
 
 def _unpaired(
     raw: Raw, paired: set[tuple[object, ...]], measure: str
 ) -> dict[tuple[object, ...], tuple[float, float, float]]:
-    """R_c - R_b and its delta-method interval clustered by game over both cells' games."""
+    """R_c - R_b: in one cell, the shared-games interval over its games; across two cells
+    (different games), each cell's own clustered variance, added."""
     pg = policy_games(raw)
-    y, n = ("wins", "seats") if measure == "win" else ("points", "rounds")
+    y, n = MEASURES[measure]
     out = {}
     cells = pg[["run", "players", "lineup", "policy"]].drop_duplicates()
     for c in cells.itertuples():
@@ -313,27 +331,32 @@ def _unpaired(
                 & (pg.policy == b.policy)
                 & (pg.players == b.players)
             ]
-            games = sorted(set(side_c.game) | set(side_b.game))
-            yc = side_c.set_index("game")[y].reindex(games, fill_value=0).to_numpy(float)
-            nc = side_c.set_index("game")[n].reindex(games, fill_value=0).to_numpy(float)
-            yb = side_b.set_index("game")[y].reindex(games, fill_value=0).to_numpy(float)
-            nb = side_b.set_index("game")[n].reindex(games, fill_value=0).to_numpy(float)
-            rc, rb = yc.sum() / nc.sum(), yb.sum() / nb.sum()
-            e = (yc - rc * nc) / nc.sum() - (yb - rb * nb) / nb.sum()
-            count = len(games)
-            half = 1.959963984540054 * math.sqrt(count / (count - 1) * float((e * e).sum()))
-            out[key] = (rc - rb, rc - rb - half, rc - rb + half)
+            if c.lineup == b.lineup:
+                games = sorted(set(side_c.game) | set(side_b.game))
+                yc, nc, yb, nb = (
+                    side.set_index("game")[col].reindex(games, fill_value=0).to_numpy(float)
+                    for side, col in ((side_c, y), (side_c, n), (side_b, y), (side_b, n))
+                )
+                out[key] = _shared_gain(yc, nc, yb, nb)
+                continue
+            ec, eb = (
+                RatioSums.of(zip(s[y].astype(float), s[n].astype(float), strict=True)).estimate()
+                for s in (side_c, side_b)
+            )
+            half = math.sqrt(ec.half_width**2 + eb.half_width**2)
+            gain = ec.value - eb.value
+            out[key] = (gain, gain - half, gain + half)
     return out
 
 
 def counting_gain(measure: str) -> Callable[[Raw], pd.DataFrame]:
     def expected(raw: Raw) -> pd.DataFrame:
-        d = _paired_differences(raw)
-        est = estimate(d, COUNTING_KEYS, measure, "one", None)
-        rows = {
-            **{k: tuple(v) for k, v in est.iterrows()},
-            **_unpaired(raw, set(est.index), measure),
-        }
+        y, n = MEASURES[measure]
+        rows = {}
+        for key, g in _paired_games(raw).groupby(COUNTING_KEYS, sort=False):
+            yc, nc, yb, nb = (g[f"{col}_{side}"].to_numpy(float) for side in "cb" for col in (y, n))
+            rows[key] = _shared_gain(yc, nc, yb, nb)
+        rows.update(_unpaired(raw, set(rows), measure))
         return _frame(rows, COUNTING_KEYS)
 
     return expected

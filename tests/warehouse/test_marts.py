@@ -117,10 +117,11 @@ def test_points_per_round_and_rates_match_the_engine(
 def test_card_counting_pairs_games_on_common_random_numbers(
     con: duckdb.DuckDBPyConnection, truth: dict[str, list[Played]]
 ) -> None:
-    """t1 cells 0 and 1 share shuffles and differ only by ev -> evc: the paired gain is the mean
-    of the per-game differences at the swapped seat, se = sd / sqrt(pairs)."""
+    """t1 cells 0 and 1 share shuffles and differ only by ev -> evc: each side's points per
+    round is pooled (points / rounds over the pairs, as points_per_round gives it), the gain is
+    their difference and its standard error the delta-method one clustered by pair of games."""
     games = {(g.cell, g.cell_game): g for g in truth["t1"]}
-    d_ppr, d_win = [], []
+    y_c, n_c, y_b, n_b, d_win = [], [], [], [], []
     for (cell, i), b in games.items():
         if cell != 0:
             continue
@@ -128,18 +129,32 @@ def test_card_counting_pairs_games_on_common_random_numbers(
         assert a.result.seed == b.result.seed  # same shuffles: the premise of the pairing
         s = a.specs.index("evc")
         assert b.specs[s] == "ev"
-        d_ppr.append(a.result.totals[s] / a.result.rounds - b.result.totals[s] / b.result.rounds)
+        y_c.append(a.result.totals[s])
+        n_c.append(a.result.rounds)
+        y_b.append(b.result.totals[s])
+        n_b.append(b.result.rounds)
         d_win.append(int(a.result.winner == s) - int(b.result.winner == s))
     got = con.execute("SELECT * FROM card_counting WHERE run = 't1' AND players = 2").df()
     assert len(got) == 1
     row = got.iloc[0]
-    n = len(d_ppr)
-    mean = sum(d_ppr) / n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in d_ppr) / (n - 1))
+    n = len(y_c)
+    rc, rb = sum(y_c) / sum(n_c), sum(y_b) / sum(n_b)
+    e = [
+        (yc - rc * nc) / sum(n_c) - (yb - rb * nb) / sum(n_b)
+        for yc, nc, yb, nb in zip(y_c, n_c, y_b, n_b, strict=True)
+    ]
     assert (row.counting, row.base, row.method, row.pairs) == ("evc", "ev", "paired", n)
-    assert row.ppr_gain == pytest.approx(mean)
-    assert row.ppr_gain_se == pytest.approx(sd / math.sqrt(n))
-    assert row.win_gain == pytest.approx(sum(d_win) / n)
+    assert (row.ppr_counting, row.ppr_base) == (pytest.approx(rc), pytest.approx(rb))
+    assert row.ppr_gain == pytest.approx(rc - rb)
+    assert row.ppr_gain_se == pytest.approx(math.sqrt(n / (n - 1) * sum(x * x for x in e)))
+    # one seat a side: the win rate's pair figure is the game's own, se = sd / sqrt(pairs)
+    mean = sum(d_win) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d_win) / (n - 1))
+    assert row.win_gain == pytest.approx(mean)
+    assert row.win_gain_se == pytest.approx(sd / math.sqrt(n))
+    ppr = mart(con, "points_per_round", ["run", "players", "lineup", "policy"])
+    assert row.ppr_counting == pytest.approx(ppr.loc[("t1", 2, "cell 1", "evc")].points_per_round)
+    assert row.ppr_base == pytest.approx(ppr.loc[("t1", 2, "cell 0", "ev")].points_per_round)
 
 
 def test_card_counting_falls_back_to_unpaired_at_a_shared_table(
