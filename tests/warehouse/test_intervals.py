@@ -137,7 +137,8 @@ def win_rate(raw: Raw) -> pd.DataFrame:
 
 
 def win_index(raw: Raw) -> pd.DataFrame:
-    return _scaled(win_rate(raw), "players")
+    # An index is not a rate: the unclipped interval times n, never the clipped rate's bounds.
+    return _scaled(estimate(policy_games(raw), [*CELL, "policy"], "wins", "seats", None), "players")
 
 
 def points_per_round(raw: Raw) -> pd.DataFrame:
@@ -167,7 +168,8 @@ def seat_win_rate(raw: Raw) -> pd.DataFrame:
 
 
 def seat_win_index(raw: Raw) -> pd.DataFrame:
-    return _scaled(seat_win_rate(raw), "players")
+    g = _with_all(raw.games.assign(y=raw.games["winner"].astype(int), n=1))
+    return _scaled(estimate(g, [*CELL, "seat", "policy"], "y", "n", None), "players")
 
 
 def seat_points(raw: Raw) -> pd.DataFrame:
@@ -399,7 +401,7 @@ def _cases() -> Iterable[Case]:
         "win_index",
         "win_index_lo",
         "win_index_hi",
-        variant_figure("wins", "seats", RATE, scale=True),
+        variant_figure("wins", "seats", None, scale=True),
     )
     yield Case(
         "variant_comparison",

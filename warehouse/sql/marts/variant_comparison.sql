@@ -2,8 +2,8 @@
 -- line-up) and policy, pooled over every run that played that cell (the same line-up at the
 -- same table under the same rules: replications, not a blend), the points per round, the bust
 -- and Flip 7 rates and the win index (win rate x n), each with its 95% interval clustered by
--- game and its sample size. Line-ups named alike in a classic and a "With a Vengeance" run
--- compare row for row.
+-- game (the win index's not clipped) and its sample size. Line-ups named alike in a classic
+-- and a "With a Vengeance" run compare row for row.
 with policy_games as (
     select * from fct_policy_games
 ),
@@ -25,8 +25,9 @@ games_pooled as (
         count(*) as games,
         cast(sum(seats) as bigint) as player_games,
         cast(sum(wins) as bigint) as wins,
-        clustered_rate_lo(wins, seats) as win_rate_lo,
-        clustered_rate_hi(wins, seats) as win_rate_hi,
+        clustered_index(wins, seats, players) as win_index,
+        clustered_index_lo(wins, seats, players) as win_index_lo,
+        clustered_index_hi(wins, seats, players) as win_index_hi,
         cast(sum(rounds) as bigint) as rounds,
         cast(sum(points) as bigint) as points,
         clustered_lo(points, rounds) as ppr_lo,
@@ -77,9 +78,9 @@ final as (
         games,
         player_games,
         wins,
-        wins * players / player_games as win_index,
-        win_rate_lo * players as win_index_lo,
-        win_rate_hi * players as win_index_hi,
+        win_index,
+        win_index_lo,
+        win_index_hi,
         rounds,
         points / rounds as points_per_round,
         ppr_lo,
