@@ -34,13 +34,20 @@ manifests as (
     select * from stg_manifests
 ),
 
--- Each cell of each run with its seating and what fixes its games' shuffles: game g of the
--- cell is shuffle (seed, pair, g - game_offset).
+-- Each cell of each run with the cell without its run (`cell_key`, a number for variant,
+-- ruleset, field size, label and seating: what the sums below group by) and what fixes its
+-- games' shuffles: game g of the cell is shuffle (seed, pair, g - game_offset).
 cell_shuffles as (
     select
         c.run,
         c.cell,
+        c.variant,
+        c.ruleset,
+        c.players,
+        c.lineup,
         c.seating,
+        dense_rank() over (order by c.variant, c.ruleset, c.players, c.lineup, c.seating)
+            as cell_key,
         m.seed,
         mc.pair,
         mc.game_offset
@@ -49,18 +56,20 @@ cell_shuffles as (
     left join manifests as m on c.run = m.run
 ),
 
--- The runs of each cell (a label names one seating per field size and ruleset in a run).
+-- Each cell without its run, with the runs that played it (a label names one seating per field
+-- size and ruleset in a run).
 cell_runs as (
     select
-        variant,
-        ruleset,
-        players,
-        lineup,
-        seating,
+        cell_key,
+        any_value(variant) as variant,
+        any_value(ruleset) as ruleset,
+        any_value(players) as players,
+        any_value(lineup) as lineup,
+        any_value(seating) as seating,
         count(*) as runs,
         list(run order by run) as pooled_runs
-    from cells
-    group by variant, ruleset, players, lineup, seating
+    from cell_shuffles
+    group by cell_key
 ),
 
 -- One row per cell, policy and shuffle: the games played on it (one, unless runs share a seed).
@@ -68,11 +77,8 @@ cell_runs as (
 -- games table); the two small results join on the cell and policy.
 game_shuffles as (
     select
-        g.variant,
-        g.ruleset,
+        s.cell_key,
         g.players,
-        g.lineup,
-        s.seating,
         g.policy,
         s.seed as shuffle_seed,
         case when s.seed is null then g.run end as shuffle_run,
@@ -90,11 +96,7 @@ game_shuffles as (
 
 round_shuffles as (
     select
-        r.variant,
-        r.ruleset,
-        r.players,
-        r.lineup,
-        s.seating,
+        s.cell_key,
         r.policy,
         s.seed as shuffle_seed,
         case when s.seed is null then r.run end as shuffle_run,
@@ -110,11 +112,7 @@ round_shuffles as (
 
 games_pooled as (
     select
-        variant,
-        ruleset,
-        players,
-        lineup,
-        seating,
+        cell_key,
         policy,
         cast(sum(games) as bigint) as games,
         count(*) as shuffles,
@@ -128,16 +126,12 @@ games_pooled as (
         clustered_lo(points, rounds) as ppr_lo,
         clustered_hi(points, rounds) as ppr_hi
     from game_shuffles
-    group by variant, ruleset, players, lineup, seating, policy
+    group by cell_key, policy
 ),
 
 rounds_pooled as (
     select
-        variant,
-        ruleset,
-        players,
-        lineup,
-        seating,
+        cell_key,
         policy,
         cast(sum(busts) as bigint) as busts,
         clustered_rate_lo(busts, rounds) as bust_rate_lo,
@@ -146,31 +140,17 @@ rounds_pooled as (
         clustered_rate_lo(flip7s, rounds) as flip7_rate_lo,
         clustered_rate_hi(flip7s, rounds) as flip7_rate_hi
     from round_shuffles
-    group by variant, ruleset, players, lineup, seating, policy
+    group by cell_key, policy
 ),
 
 pooled as (
     select
-        g.*,
-        c.runs,
-        c.pooled_runs,
-        r.* exclude (variant, ruleset, players, lineup, seating, policy)
+        c.* exclude (cell_key),
+        g.* exclude (cell_key),
+        r.* exclude (cell_key, policy)
     from games_pooled as g
-    inner join rounds_pooled as r
-        on
-            g.variant = r.variant
-            and g.ruleset = r.ruleset
-            and g.players = r.players
-            and g.lineup = r.lineup
-            and g.seating = r.seating
-            and g.policy = r.policy
-    inner join cell_runs as c
-        on
-            g.variant = c.variant
-            and g.ruleset = c.ruleset
-            and g.players = c.players
-            and g.lineup = c.lineup
-            and g.seating = c.seating
+    inner join rounds_pooled as r on g.cell_key = r.cell_key and g.policy = r.policy
+    inner join cell_runs as c on g.cell_key = c.cell_key
 ),
 
 final as (
