@@ -439,16 +439,40 @@ def runs_games(df: pd.DataFrame) -> AnyChart:
     return alt.layer(planned, done).properties(width=WIDTH, height=_bar_height(len(names)))
 
 
+#: What tells two cells of the variants page apart besides the variant (variant_comparison's
+#: key without field size, label and policy, which the page fixes).
+_VARIANT_CELL = ("ruleset", "seating")
+
+
+def _variant_cells(df: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
+    """The frame with the field that gives each cell its own bar or line, its title: the
+    variant, or "variant · ruleset" (· seating) when the rows hold several rulesets (seatings),
+    so that two cells never share a bar slot or a line."""
+    parts = ["variant"] + [c for c in _VARIANT_CELL if c in df.columns and df[c].nunique() > 1]
+    if len(parts) == 1:
+        return df, "variant", "variant"
+    title = " · ".join(parts)
+    return df.assign(cell=df[parts].astype(str).agg(" · ".join, axis=1)), "cell", title
+
+
+def _variant_cell_tips(df: pd.DataFrame) -> list[alt.Tooltip]:
+    return [alt.Tooltip("variant:N")] + [
+        alt.Tooltip(f"{c}:N", title=c) for c in _VARIANT_CELL if c in df.columns
+    ]
+
+
 def by_variant(df: pd.DataFrame, value: str, title: str, fmt: str, count: str) -> AnyChart:
-    """One measure per policy, a bar per variant side by side, with 95% intervals.
+    """One measure per policy, a bar per variant side by side, with 95% intervals; a bar per
+    variant and ruleset (and seating) when the rows hold several: never two cells in one slot.
 
     Columns: policy, variant, <value>, its interval (<value>_lo/_hi, or ppr_lo/ppr_hi for
-    points_per_round) and the sample size named by `count`.
+    points_per_round), the sample size named by `count`, and ruleset, seating when present.
     """
     lo, hi = ("ppr_lo", "ppr_hi") if value == "points_per_round" else (f"{value}_lo", f"{value}_hi")
+    df, cell, cell_title = _variant_cells(df)
     tooltip = [
         alt.Tooltip("policy:N"),
-        alt.Tooltip("variant:N"),
+        *_variant_cell_tips(df),
         *_lineup_tip(df),
         alt.Tooltip(f"{value}:Q", title=title, format=fmt),
         alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
@@ -456,31 +480,33 @@ def by_variant(df: pd.DataFrame, value: str, title: str, fmt: str, count: str) -
         alt.Tooltip(f"{count}:Q", title=count.replace("_", " "), format=","),
     ]
     names = sorted(df["policy"].unique())
-    variants = sorted(df["variant"].unique())
+    cells = sorted(df[cell].unique())
     base = alt.Chart(df).encode(
         y=alt.Y("policy:N", sort=names, title="policy"),
-        yOffset=alt.YOffset("variant:N", sort=variants),
+        yOffset=alt.YOffset(f"{cell}:N", sort=cells),
     )
     axis = alt.Axis(format="%") if fmt.endswith("%") else alt.Axis()
     bars = base.mark_bar(opacity=0.8).encode(
         x=alt.X(f"{value}:Q", title=title, axis=axis),
-        color=alt.Color("variant:N", title="variant", scale=alt.Scale(domain=variants)),
+        color=alt.Color(f"{cell}:N", title=cell_title, scale=alt.Scale(domain=cells)),
         tooltip=tooltip,
     )
     whisker = base.mark_rule(color="black", strokeWidth=1.2).encode(
         x=f"{lo}:Q", x2=f"{hi}:Q", tooltip=tooltip
     )
-    height = max(160, 22 * len(names) * max(1, len(variants)))
+    height = max(160, 22 * len(names) * max(1, len(cells)))
     return alt.layer(bars, whisker).properties(width=WIDTH, height=height)
 
 
 def variant_round_scores(df: pd.DataFrame) -> AnyChart:
-    """The share of rounds at each score, a line per variant (busts are the rounds at 0).
+    """The share of rounds at each score, a line per variant (busts are the rounds at 0); a
+    line per variant and ruleset (and seating) when the rows hold several.
 
-    Columns: variant, score, rounds, share.
+    Columns: variant, score, rounds, share, and ruleset, seating when present.
     """
+    df, cell, cell_title = _variant_cells(df)
     tooltip = [
-        alt.Tooltip("variant:N"),
+        *_variant_cell_tips(df),
         alt.Tooltip("score:Q", title="round score (points)"),
         alt.Tooltip("share:Q", title="share of rounds", format=".2%"),
         alt.Tooltip("rounds:Q", title="rounds", format=","),
@@ -491,7 +517,7 @@ def variant_round_scores(df: pd.DataFrame) -> AnyChart:
         .encode(
             x=alt.X("score:Q", title="round score (points)"),
             y=alt.Y("share:Q", title="share of rounds", axis=alt.Axis(format="%")),
-            color=alt.Color("variant:N", title="variant"),
+            color=alt.Color(f"{cell}:N", title=cell_title),
             tooltip=tooltip,
         )
         .properties(width=WIDTH, height=HEIGHT)

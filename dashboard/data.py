@@ -433,15 +433,22 @@ def game_timeline(root: str, run: str, game: int) -> pd.DataFrame:
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def variant_comparison(
-    root: str, players: int | None = None, lineup: str | None = None
+    root: str,
+    players: int | None = None,
+    lineup: str | None = None,
+    ruleset: str | None = None,
+    seating: str | None = None,
 ) -> pd.DataFrame:
     """Each policy's points, bust and Flip 7 rates and win index per variant, per cell without
-    its run (pooled over the runs that played it)."""
+    its run (variant, ruleset, field size, line-up label and seating; pooled over the runs that
+    played it)."""
     return _query(
         queries.variant_comparison,
         root,
         players=players,
         lineup=lineup,
+        ruleset=ruleset,
+        seating=seating,
         marts=("variant_comparison",),
     )
 
@@ -452,15 +459,20 @@ def variant_round_distribution(
     players: int | None = None,
     policies: tuple[str, ...] = (),
     lineup: str | None = None,
+    ruleset: str | None = None,
+    seating: str | None = None,
 ) -> pd.DataFrame:
-    """Round-score shares per variant, pooled over the chosen policies (all when empty)."""
+    """Round-score shares per variant, ruleset and seating (never added together), over the
+    chosen policies (all when empty)."""
     return _query(
         queries.variant_round_distribution,
         root,
-        marts=("round_distribution",),
+        marts=("round_distribution", "variant_comparison"),
         policies=_list(policies),
         players=players,
         lineup=lineup,
+        ruleset=ruleset,
+        seating=seating,
     )
 
 

@@ -222,9 +222,12 @@ def variant_comparison() -> tuple[list[str], Config]:
         "ruleset",
         "players",
         "lineup",
+        "seating",
         "policy",
         "runs",
+        "pooled_runs",
         "games",
+        "shuffles",
         "player_games",
         "win_index",
         "win_index_lo",
@@ -245,9 +248,18 @@ def variant_comparison() -> tuple[list[str], Config]:
         "ruleset": "ruleset",
         "players": st.column_config.NumberColumn("players", format="%d"),
         "lineup": "line-up",
+        "seating": st.column_config.TextColumn(
+            "seating", help="the line-up's policies in seat order: what the cell played"
+        ),
         "policy": "policy",
         "runs": count("runs", "runs that played this cell (pooled: replications)"),
+        "pooled_runs": st.column_config.ListColumn("pooled runs"),
         "games": count("games"),
+        "shuffles": count(
+            "shuffles",
+            "distinct shuffles among the games (the clusters of the intervals): fewer than the "
+            "games when runs sharing a root seed replayed the same games",
+        ),
         "player_games": count("seats"),
         "win_index": number("win index", 3, "win rate × players; 1 = average seat"),
         "win_index_lo": number("95% low", 3, CI_HELP),

@@ -119,10 +119,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c = sub.add_parser(
         "compare",
         help="two runs side by side, cell by cell, with the difference and its interval",
-        description="Each cell (variant, ruleset, field size, line-up label) and policy played "
-        "in both runs: each run's figure and games, and the difference A - B with its 95%% "
-        "interval (the runs are independent: the variances add; see docs/warehouse.md). A cell "
-        "played in one run only shows NULL on the other side.",
+        description="Each cell (variant, ruleset, field size, line-up label and seating: its "
+        "policies in seat order) and policy played in both runs: each run's figure and games, "
+        "and the difference A - B with its 95%% interval (the runs are independent: the "
+        "variances add; see docs/warehouse.md). A cell played in one run only shows NULL on the "
+        "other side; a label that seats different line-ups in the two runs is two cells, and a "
+        "note names it.",
     )
     c.add_argument("run_a", metavar="RUN_A")
     c.add_argument("run_b", metavar="RUN_B")

@@ -1,7 +1,9 @@
 """Two runs side by side: `flip7 compare RUN_A RUN_B`.
 
 Cells are matched by what they played, not by their run: (variant, ruleset, field size, line-up
-label, policy). For each, each run's figure (win rate = wins / seats, or points per round =
+label, seating, policy), where the seating is the line-up's policies in seat order (int_cells): a
+label alone does not say what was played, and two runs may give one label to different line-ups.
+Those are two cells, each shown with the other side empty, and `notes()` names them. For each, each run's figure (win rate = wins / seats, or points per round =
 points / rounds) with its games, and the difference A - B with its 95% interval. Each run's
 figure is the cluster-robust ratio of the statistics contract (docs/warehouse.md; the
 `clustered_half` macro of warehouse/sql/macros/stats.sql, flip7.stats.cluster_ratio in
@@ -13,7 +15,7 @@ independent and the variance of the difference is the sum of the two variances:
 
 A cell played in only one of the two runs comes back with the other side NULL (no difference).
 Two runs with the same root seed may have played the same shuffles: then they are not
-independent and the interval is wrong; `notes()` says so.
+independent and the interval is wrong; `notes()` says so too.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import pandas as pd
 
 #: figure -> (numerator, denominator) columns of fct_policy_games.
 FIGURES = {"win_rate": ("wins", "seats"), "points_per_round": ("points", "rounds")}
-CELL = ("variant", "ruleset", "players", "lineup", "policy")
+CELL = ("variant", "ruleset", "players", "lineup", "seating", "policy")
 
 
 def compare(
@@ -44,11 +46,16 @@ def compare(
     keys = ", ".join(CELL)
     return con.execute(
         f"""
-        with sums as (
-            select run, {keys}, count(*) as games,
-                sum({y}) / sum({n}) as figure, clustered_half({y}, {n}) as half
-            from fct_policy_games
-            where run in ($a, $b)
+        with cells as (
+            select run, cell, seating from int_cells where run in ($a, $b)
+        ),
+        sums as (
+            select g.run, {", ".join(f"g.{k}" if k != "seating" else "c.seating" for k in CELL)},
+                count(*) as games,
+                sum(g.{y}) / sum(g.{n}) as figure, clustered_half(g.{y}, g.{n}) as half
+            from fct_policy_games as g
+            inner join cells as c on g.run = c.run and g.cell = c.cell
+            where g.run in ($a, $b)
             group by all
         ),
         a as (select * from sums where run = $a),
@@ -70,7 +77,27 @@ def compare(
 
 
 def notes(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> list[str]:
-    """What a reader of the comparison should know: runs that may share shuffles."""
+    """What a reader of the comparison should know: labels that name different line-ups in the
+    two runs (compared as different cells), and runs that may share shuffles."""
+    out = [
+        f"line-up {lineup!r} at {players} players under {ruleset} ({variant}) seats {seats_a} in "
+        f"{run_a} but {seats_b} in {run_b}: two line-ups under one label, so two cells, not "
+        "compared"
+        for variant, ruleset, players, lineup, seats_a, seats_b in con.execute(
+            """
+            with cells as (
+                select run, variant, ruleset, players, lineup, seating
+                from int_cells where run in ($a, $b)
+            )
+            select a.variant, a.ruleset, a.players, a.lineup, a.seating, b.seating
+            from cells as a
+            inner join cells as b using (variant, ruleset, players, lineup)
+            where a.run = $a and b.run = $b and a.seating <> b.seating
+            order by all
+            """,
+            {"a": run_a, "b": run_b},
+        ).fetchall()
+    ]
     seeds = dict(
         con.execute(
             "SELECT run, seed FROM runs WHERE run IN ($a, $b) AND seed IS NOT NULL",
@@ -78,9 +105,9 @@ def notes(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> list[str]:
         ).fetchall()
     )
     if len(seeds) == 2 and seeds[run_a] == seeds[run_b]:
-        return [
+        out.append(
             f"runs {run_a} and {run_b} share the root seed {seeds[run_a]}: they may have played "
             "the same shuffles, so they are not independent and the intervals are too wide or "
             "too narrow; compare runs with different seeds"
-        ]
-    return []
+        )
+    return out

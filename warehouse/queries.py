@@ -29,10 +29,11 @@ docs/warehouse.md for the definitions.
   turn position relative to the dealer (policy '*' pools all policies of the cell).
 - `games(con, run, limit, offset)`: the logged games of a run (line-up, winner, length, seed).
 - `game_timeline(con, run, game)`: one game card by card, in order, for a replay.
-- `variant_comparison(con, policies, players, lineup)` and `variant_round_distribution(...)`:
-  classic against "With a Vengeance": each policy's points, bust and Flip 7 rates and win index
-  per cell without its run (pooled over the runs that played it), and the round-score
-  distribution per variant.
+- `variant_comparison(con, policies, players, lineup, ruleset, seating)` and
+  `variant_round_distribution(...)`: classic against "With a Vengeance": each policy's points,
+  bust and Flip 7 rates and win index per cell without its run (variant, ruleset, field size,
+  line-up label and seating, pooled over the runs that played it), and the round-score
+  distribution of those cells, one per variant, ruleset and seating.
 - `sprt_tests(con, runs)` and `sprt_waves(con, run)`: sequential tests (SPRT): each run's
   decision, and every look of one run's test (docs/sequential.md).
 
@@ -391,10 +392,13 @@ def variant_comparison(
     policies: Sequence[str] | str | None = None,
     players: int | None = None,
     lineup: str | None = None,
+    ruleset: str | None = None,
+    seating: str | None = None,
 ) -> pd.DataFrame:
-    """Per variant, ruleset, field size, line-up and policy, pooled over the runs that played
-    that cell: points per round, bust and Flip 7 rates and win index, each with its 95%
-    interval and sample size."""
+    """Per variant, ruleset, field size, line-up (label and seating) and policy, pooled over
+    the runs that played that cell: points per round, bust and Flip 7 rates and win index, each
+    with its 95% interval and sample size (`shuffles` < `games`: some of its runs replayed
+    others' games, see the mart)."""
     return _df(
         con,
         """
@@ -402,11 +406,15 @@ def variant_comparison(
         WHERE ($policies is null or list_contains($policies, policy))
           and ($players is null or players = $players)
           and ($lineup is null or lineup = $lineup)
-        ORDER BY players, lineup, policy, variant, ruleset
+          and ($ruleset is null or ruleset = $ruleset)
+          and ($seating is null or seating = $seating)
+        ORDER BY players, lineup, seating, policy, variant, ruleset
         """,
         policies=_list(policies),
         players=players,
         lineup=lineup,
+        ruleset=ruleset,
+        seating=seating,
     )
 
 
@@ -415,28 +423,43 @@ def variant_round_distribution(
     policies: Sequence[str] | str | None = None,
     players: int | None = None,
     lineup: str | None = None,
+    ruleset: str | None = None,
+    seating: str | None = None,
 ) -> pd.DataFrame:
-    """Round scores per variant: rounds at each score and their share of the variant's rounds,
-    over the rounds of the chosen policies (all when None) at the chosen field size and line-up
-    in every run of the variant (a distribution of rounds, not a figure with an interval)."""
+    """Round scores per cell of variant_comparison (variant, ruleset, field size, line-up label
+    and seating): rounds at each score and their share of the cell's rounds, over the rounds of
+    the chosen policies (all when None) in every run that the cell pools (a distribution of
+    rounds, not a figure with an interval). Rulesets and seatings are never added together:
+    each is its own distribution, as in variant_comparison."""
     return _df(
         con,
         """
-        WITH counts AS (
-            SELECT d.variant, d.score, sum(d.rounds) AS rounds
+        WITH cells AS (
+            SELECT DISTINCT variant, ruleset, players, lineup, seating, unnest(pooled_runs) AS run
+            FROM variant_comparison
+            WHERE ($players is null or players = $players)
+              and ($lineup is null or lineup = $lineup)
+              and ($ruleset is null or ruleset = $ruleset)
+              and ($seating is null or seating = $seating)
+        ),
+        counts AS (
+            SELECT d.variant, d.ruleset, c.seating, d.score, sum(d.rounds) AS rounds
             FROM round_distribution AS d
+            JOIN cells AS c USING (run, variant, ruleset, players, lineup)
             WHERE ($policies is null or list_contains($policies, d.policy))
-              and ($players is null or d.players = $players)
-              and ($lineup is null or d.lineup = $lineup)
-            GROUP BY d.variant, d.score
+            GROUP BY d.variant, d.ruleset, c.seating, d.score
         )
-        SELECT variant, score, rounds, rounds / sum(rounds) OVER (PARTITION BY variant) AS share
+        SELECT
+            variant, ruleset, seating, score, rounds,
+            rounds / sum(rounds) OVER (PARTITION BY variant, ruleset, seating) AS share
         FROM counts
-        ORDER BY variant, score
+        ORDER BY variant, ruleset, seating, score
         """,
         policies=_list(policies),
         players=players,
         lineup=lineup,
+        ruleset=ruleset,
+        seating=seating,
     )
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+import pandas as pd
 import streamlit as st
 
 from dashboard import charts, data, tables
@@ -10,8 +13,8 @@ ROOT = data.data_root()
 st.title("Classic vs With a Vengeance")
 st.caption(
     "Answers: how does the variant change round scores, bust and Flip 7 rates, and what each "
-    "policy is worth? Per line-up and field size, pooled over every run of each variant that "
-    "played that line-up (the sidebar's run filter does not apply here)."
+    "policy is worth? Per line-up, field size and ruleset, pooled over every run of each "
+    "variant that played that line-up (the sidebar's run filter does not apply here)."
 )
 
 everything = data.variant_comparison(ROOT)
@@ -30,33 +33,91 @@ if len(variants) < 2:
 sizes = sorted(int(p) for p in everything["players"].unique())
 players = st.selectbox("Players at the table", sizes, index=0, key="variants_players")
 at_size = data.variant_comparison(ROOT, players)
-# Line-ups named alike in each variant compare row for row: those played in most variants first.
-in_variants = {
-    name: len(set(at_size[at_size.lineup == name].variant)) for name in set(at_size["lineup"])
+
+
+def variant_count(rows: pd.DataFrame) -> int:
+    return len(set(rows["variant"]))
+
+
+# One ruleset at a time, as on the other pages (a bar per variant must not pool two rule
+# choices): those played in most variants first.
+by_rules = {r: variant_count(at_size[at_size.ruleset == r]) for r in set(at_size["ruleset"])}
+rulesets = sorted(by_rules, key=lambda r: (-by_rules[r], r))
+if len(rulesets) > 1:
+    ruleset = st.selectbox(
+        "Ruleset",
+        rulesets,
+        index=0,
+        key=f"variants_ruleset:{players}",
+        help="Runs at this table size play under several rulesets: the page shows one at a "
+        "time, each variant's cells under these rules (those played in most variants first).",
+    )
+else:
+    ruleset = rulesets[0]
+    st.caption(f"Ruleset `{ruleset}`: every run at this table size plays under it.")
+under = at_size[at_size.ruleset == ruleset]
+# A line-up is its label and its seating (policies in seat order): two runs may give one label
+# to different line-ups, which are then two choices, each shown with its seats. Line-ups named
+# and seated alike in each variant compare row for row: those played in most variants first.
+cells = {
+    (str(lineup), str(seating)): variant_count(
+        under[(under.lineup == lineup) & (under.seating == seating)]
+    )
+    for lineup, seating in set(zip(under["lineup"], under["seating"], strict=True))
 }
-lineups = sorted(in_variants, key=lambda name: (-in_variants[name], name))
-lineup = st.selectbox(
+labels = Counter(lineup for lineup, _ in cells)
+choices = {
+    (lineup if labels[lineup] == 1 else f"{lineup} (seats {seating})"): (lineup, seating)
+    for lineup, seating in cells
+}
+names = sorted(choices, key=lambda name: (-cells[choices[name]], name))
+choice = st.selectbox(
     "Line-up",
-    lineups,
+    names,
     index=0,
-    key=f"variants_lineup:{players}",
-    help="Figures are per cell: the same line-up at the same table size in each variant.",
+    key=f"variants_lineup:{players}:{ruleset}",
+    help="Figures are per cell: the same line-up (the same policies in the same seats) at the "
+    "same table size under the same rules in each variant.",
 )
-df = data.variant_comparison(ROOT, players, lineup)
+lineup, seating = choices[choice]
+df = data.variant_comparison(ROOT, players, lineup, ruleset, seating)
 played_in = sorted(set(df["variant"]))
 if len(played_in) < 2:
     st.info(
-        f"Line-up `{lineup}` at {players} players was played in {', '.join(played_in)} only: "
-        "nothing to compare. Pick a line-up played in both variants (those come first), or run "
-        "it in the other variant under the same line-up name."
+        f"Line-up `{choice}` at {players} players under ruleset `{ruleset}` was played in "
+        f"{', '.join(played_in)} only: nothing to compare. Pick a line-up played in both "
+        "variants (those come first), or run it in the other variant under the same line-up "
+        "name, seats and ruleset."
     )
     st.stop()
-shared = sorted(set.intersection(*(set(df[df.variant == v].policy) for v in played_in)))
+replayed = df[df["shuffles"] < df["games"]]
+if not replayed.empty:
+    # The runs of each replaying cell grouped by root seed: those sharing one are named.
+    seeds = data.runs(ROOT).set_index("run")["seed"]
+    groups: dict[tuple[str, str], set[str]] = {}
+    for variant, runs_of in zip(replayed["variant"], replayed["pooled_runs"], strict=True):
+        for run in runs_of:
+            seed = seeds.get(str(run))
+            if seed is not None and not pd.isna(seed):
+                groups.setdefault((str(variant), str(int(seed))), set()).add(str(run))
+    shared = sorted(
+        f"{', '.join(sorted(runs))} (root seed {seed})"
+        for (_, seed), runs in groups.items()
+        if len(runs) > 1
+    )
+    st.warning(
+        "Some runs pooled here share a root seed and replayed the same games: "
+        f"{'; '.join(shared)}. They are not independent replications: every game counts (a "
+        "replayed game as often as it was played), and the intervals are clustered by shuffle "
+        "(the table's `shuffles` column, fewer than its games). For independent replications, "
+        "give each run its own seed."
+    )
+common = sorted(set.intersection(*(set(df[df.variant == v].policy) for v in played_in)))
 policies = st.multiselect(
     "Policies",
     sorted(set(df["policy"])),
-    default=shared or sorted(set(df["policy"])),
-    key=f"variants_policies:{players}:{lineup}",
+    default=common or sorted(set(df["policy"])),
+    key=f"variants_policies:{players}:{ruleset}:{choice}",
 )
 df = df[df["policy"].isin(policies)]
 
@@ -91,7 +152,7 @@ with right:
     )
 
 st.subheader("Round scores")
-dist = data.variant_round_distribution(ROOT, players, tuple(policies), lineup)
+dist = data.variant_round_distribution(ROOT, players, tuple(policies), lineup, ruleset, seating)
 st.altair_chart(charts.variant_round_scores(dist), width="stretch")
 st.caption("Share of rounds at each score for the chosen policies; busts are the rounds at 0.")
 

@@ -271,13 +271,15 @@ def test_variants_page_sets_classic_against_vengeance(lake, monkeypatch):
     runs) at one size; the policy picker narrows them."""
     at = open_app(lake, monkeypatch, "views/variants.py", run="")
     assert at.title[0].value == "Classic vs With a Vengeance"
-    assert at.selectbox(key="variants_lineup:2").value == "field size"
+    # 2 players: the field run's 3.1 (classic and Vengeance) comes before the other run's rules
+    assert at.selectbox(key="variants_ruleset:2").options == ["3.1", "immediate"]
+    assert at.selectbox(key="variants_lineup:2:3.1").value == "field size"
     drawn = charts(at)
     assert len(drawn) == 5
     for _, data in drawn[:4]:
         assert set(data["variant"]) == {"classic", "vengeance"}
     assert set(drawn[4][1]["variant"]) == {"classic", "vengeance"}
-    at.multiselect(key="variants_policies:2:field size").set_value(["ev"]).run()
+    at.multiselect(key="variants_policies:2:3.1:field size").set_value(["ev"]).run()
     assert not at.exception
     assert set(charts(at)[0][1]["policy"]) == {"ev"}
 

@@ -174,6 +174,60 @@ def test_round_scores_can_leave_out_zero_rounds_and_cut_the_tail():
     assert without.to_dict()["encoding"]["x"]["scale"]["domain"] == [0, 20]
 
 
+def _variant_rows() -> pd.DataFrame:
+    """ev in three cells of the variants page: classic under two rulesets, Vengeance under one."""
+    return pd.DataFrame(
+        {
+            "policy": ["ev"] * 3,
+            "variant": ["classic", "classic", "vengeance"],
+            "ruleset": ["3.1", "3.1(target=150)", "3.1"],
+            "seating": ["ev,bust:0.25"] * 3,
+            "win_index": [1.1, 1.3, 0.9],
+            "win_index_lo": [1.0, 1.1, 0.8],
+            "win_index_hi": [1.2, 1.5, 1.0],
+            "player_games": [100, 100, 100],
+        }
+    )
+
+
+def _data(chart: alt.TopLevelMixin) -> pd.DataFrame:
+    (rows,) = chart.to_dict()["datasets"].values()
+    return pd.DataFrame(rows)
+
+
+def test_by_variant_never_puts_two_cells_in_one_bar_slot():
+    """Rows of two rulesets: each (policy, variant, ruleset) gets its own bar slot and colour,
+    named "variant · ruleset"; rows of one ruleset keep the variant alone."""
+    chart = charts.by_variant(_variant_rows(), "win_index", "win index", ".2f", "player_games")
+    bars = _layers(chart.to_dict())[1]
+    field = bars["encoding"]["yOffset"]["field"]
+    assert bars["encoding"]["color"]["field"] == field
+    slots = _data(chart)[["policy", field]]
+    assert not slots.duplicated().any() and len(slots) == 3
+    assert bars["encoding"]["color"]["title"] == "variant · ruleset"
+    assert "ruleset" in _tooltip_fields(chart)
+    one = _variant_rows().iloc[[0, 2]]
+    single = _layers(charts.by_variant(one, "win_index", "w", ".2f", "player_games").to_dict())
+    assert single[1]["encoding"]["yOffset"]["field"] == "variant"
+
+
+def test_variant_round_scores_draw_a_line_per_cell():
+    """Round-score shares of two rulesets of one variant are two lines, never one."""
+    df = pd.DataFrame(
+        {
+            "variant": ["classic"] * 4 + ["vengeance"] * 2,
+            "ruleset": ["3.1", "3.1", "3.1(target=150)", "3.1(target=150)", "3.1", "3.1"],
+            "score": [0, 10, 0, 10, 0, 10],
+            "rounds": [5, 5, 4, 6, 3, 7],
+            "share": [0.5, 0.5, 0.4, 0.6, 0.3, 0.7],
+        }
+    )
+    chart = charts.variant_round_scores(df)
+    field = chart.to_dict()["encoding"]["color"]["field"]
+    lines = _data(chart).groupby(field)["score"].apply(list)
+    assert len(lines) == 3 and all(scores == [0, 10] for scores in lines)
+
+
 def test_points_vs_wins_puts_points_across_and_win_index_up():
     """One dot per policy and field size: points per round on x, win index on y."""
     df = win_rates().assign(points_per_round=[21.0, 20.0, 21.5, 20.5], rounds=100)

@@ -28,7 +28,7 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
 def spec_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shared, read-only lake of lakes.CELL_SPECS, planned and run as the pipeline does
     (named line-ups over two sizes, CRN-paired counting line-ups, cells of one and two games,
-    two runs)."""
+    a run replaying some games of another, a label given to two line-ups)."""
     root = tmp_path_factory.mktemp("cells") / "data"
     write_spec_runs(root)
     return root

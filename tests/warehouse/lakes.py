@@ -180,8 +180,10 @@ class Played:
 # sizes that seats ev twice at 4 players (a policy in two seats of one game), CRN-paired
 # counting line-ups, a counting policy whose twin sits in other line-ups only (unpaired across
 # cells), a cell of one game (no interval) and one of two, CRN-paired 3-player line-ups where
-# the counting policy also sits in a seat that is not swapped, and a second run replaying the
-# "mix" cells (pooled by the variant comparison).
+# the counting policy also sits in a seat that is not swapped, a second run playing the "mix"
+# cells again (pooled by the variant comparison), a third that replays some of the second's
+# games (the same root seed: the same shuffles, so pooled but clustered together), and a fourth
+# that gives the label "mix" to another line-up (a different cell: never pooled with "mix").
 CELL_SPECS = [
     """
 name = "cells"
@@ -239,6 +241,29 @@ shard_size = 16
 name = "mix"
 mix = ["ev", "bust:0.25"]
 players = [2, 4]
+""",
+    """
+name = "cells-replay"
+seed = 22
+ruleset = "3.1"
+games = 8
+shard_size = 8
+
+[[lineups]]
+name = "mix"
+mix = ["ev", "bust:0.25"]
+players = [2, 4]
+""",
+    """
+name = "cells-clash"
+seed = 23
+ruleset = "3.1"
+games = 12
+shard_size = 12
+
+[[lineups]]
+name = "mix"
+seats = ["ev", "sum:20"]
 """,
 ]
 

@@ -17,10 +17,12 @@ from . import lakes
 from .lakes import Lake, write_run
 
 #: t2's one cell (legacy ruleset, ev / sum:20 / count:4) again, with another seed: "c1"; and
-#: with t2's own seed: "c2" (the same shuffles, so not independent).
+#: with t2's own seed: "c2" (the same shuffles, so not independent). "c3" gives t2's label
+#: ("cell 0") to another line-up: ev / sum:20 / bust:0.25.
 RERUNS = {
     "c1": ("legacy", 6, 20, 20, [(0, ("ev", "sum:20", "count:4"))]),
     "c2": ("legacy", 5, 20, 20, [(0, ("ev", "sum:20", "count:4"))]),
+    "c3": ("legacy", 7, 20, 20, [(0, ("ev", "sum:20", "bust:0.25"))]),
 }
 
 
@@ -55,11 +57,12 @@ def test_compare_gives_the_difference_of_win_rates(
     }
     assert sorted(df.policy) == ["count:4", "ev", "sum:20"]
     for row in df.itertuples():
-        assert (row.variant, row.ruleset, row.players, row.lineup) == (
+        assert (row.variant, row.ruleset, row.players, row.lineup, row.seating) == (
             "classic",
             "legacy",
             3,
             "cell 0",
+            "ev,sum:20,count:4",
         )
         assert row.games_a == row.games_b == 20
         assert row.diff == pytest.approx(rates["c1", row.policy] - rates["t2", row.policy])
@@ -101,6 +104,31 @@ def test_compare_warns_of_runs_with_one_seed(
     df, err = compare(capsys, "c2", "t2", "--data", str(reruns.root))
     assert (df["diff"] == 0).all()
     assert "share the root seed 5" in err and "not independent" in err
+
+
+def test_compare_keeps_two_line_ups_under_one_label_apart(
+    reruns: Lake, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """c3 and t2 both label their cell "cell 0", but c3 seats bust:0.25 where t2 seats
+    count:4: two cells, each shown with its seating and the other side empty (no difference of
+    ev against ev at another table), each side's win rate the one of its own games, and a note
+    naming the label and both seatings."""
+    df, err = compare(capsys, "c3", "t2", "--data", str(reruns.root))
+    assert df["diff"].isna().all() and not (df.games_a.notna() & df.games_b.notna()).any()
+    a, b = df[df.games_a.notna()], df[df.games_b.notna()]
+    assert set(a.seating) == {"ev,sum:20,bust:0.25"} and set(b.seating) == {"ev,sum:20,count:4"}
+    assert sorted(a.policy) == ["bust:0.25", "ev", "sum:20"]
+    games = pd.concat(
+        pd.read_parquet(p) for p in (reruns.root / "games" / "run=c3").rglob("*.parquet")
+    )
+    for row in a.itertuples():
+        seats = games[games.policy == row.policy]
+        assert row.win_rate_a == pytest.approx(seats.winner.sum() / len(seats))
+        assert row.games_a == seats.game.nunique() == 20
+    assert (
+        "line-up 'cell 0' at 3 players under legacy (classic) seats ev,sum:20,bust:0.25 in c3 "
+        "but ev,sum:20,count:4 in t2" in err
+    )
 
 
 @pytest.mark.parametrize(

@@ -58,19 +58,22 @@ def root(request: pytest.FixtureRequest, lake: Lake) -> Path:
 
 
 def _raw(root: Path) -> Raw:
-    labels = {}
+    labels, seatings = {}, {}
     for path in (root / "runs").glob("*/manifest.json"):
         m = json.loads(path.read_text())
         for c in m["cells"]:
             labels[(m["run"], c["cell"])] = c.get("label") or ",".join(c["lineup"])
+            seatings[(m["run"], c["cell"])] = ",".join(c["lineup"])  # in seat order, unrotated
     games = _read(root, "games")
     games["players"] = games["players"].astype(int)
-    games["lineup"] = [labels[(r, c)] for r, c in zip(games["run"], games["cell"], strict=True)]
+    cells = list(zip(games["run"], games["cell"], strict=True))
+    games["lineup"] = [labels[k] for k in cells]
+    games["seating"] = [seatings[k] for k in cells]
     cell_of = games.drop_duplicates(["run", "game"]).set_index(["run", "game"])
     rounds = _read(root, "rounds")
     rounds["players"] = rounds["players"].astype(int)
     idx = pd.MultiIndex.from_arrays([rounds["run"], rounds["game"]])
-    for col in ("variant", "ruleset", "lineup"):
+    for col in ("variant", "ruleset", "lineup", "seating", "seed"):
         rounds[col] = cell_of[col].reindex(idx).to_numpy()
     return Raw(games, rounds)
 
@@ -129,7 +132,8 @@ def win_rate(raw: Raw) -> pd.DataFrame:
 
 
 def win_index(raw: Raw) -> pd.DataFrame:
-    return _scaled(win_rate(raw), "players")
+    # An index is not a rate: the unclipped interval times n, never the clipped rate's bounds.
+    return _scaled(estimate(policy_games(raw), [*CELL, "policy"], "wins", "seats", None), "players")
 
 
 def points_per_round(raw: Raw) -> pd.DataFrame:
@@ -159,7 +163,8 @@ def seat_win_rate(raw: Raw) -> pd.DataFrame:
 
 
 def seat_win_index(raw: Raw) -> pd.DataFrame:
-    return _scaled(seat_win_rate(raw), "players")
+    g = _with_all(raw.games.assign(y=raw.games["winner"].astype(int), n=1))
+    return _scaled(estimate(g, [*CELL, "seat", "policy"], "y", "n", None), "players")
 
 
 def seat_points(raw: Raw) -> pd.DataFrame:
@@ -211,17 +216,34 @@ def league_win_index(raw: Raw) -> pd.DataFrame:
     return estimate(pg, ["run", "policy"], "wins", "expected", None)
 
 
+VARIANT_CELL = ["variant", "ruleset", "players", "lineup", "seating", "policy"]
+
+
 def variant_figure(
     y: str, n: str, clip: tuple[float, float] | None, scale: bool = False
 ) -> Callable[[Raw], pd.DataFrame]:
+    """A cell over its runs: the label AND the seating make the cell (a label given to another
+    line-up is another cell), and games on one shuffle (equal seeds: runs sharing a root seed)
+    are one cluster."""
+
     def expected(raw: Raw) -> pd.DataFrame:
-        pg = policy_games(raw)
+        g = raw.games.assign(win=raw.games["winner"].astype(int), played=raw.games["rounds"])
+        per_game = [*CELL, "seating", "policy", "game", "seed"]
+        pg = g.groupby(per_game, as_index=False).agg(
+            seats=("seat", "size"),
+            wins=("win", "sum"),
+            points=("total", "sum"),
+            rounds=("played", "sum"),
+        )
         r = raw.rounds.assign(busts=raw.rounds["busted"].astype(int), f7=raw.rounds["flip7"])
-        counts = r.groupby([*CELL, "policy", "game"], as_index=False).agg(
+        counts = r.groupby(per_game, as_index=False).agg(
             busts=("busts", "sum"), flip7s=("f7", "sum")
         )
-        pg = pg.merge(counts, on=[*CELL, "policy", "game"])
-        est = estimate(pg, ["variant", "ruleset", "players", "lineup", "policy"], y, n, clip)
+        pg = pg.merge(counts, on=per_game)
+        shuffles = pg.groupby([*VARIANT_CELL, "seed"], as_index=False)[
+            ["seats", "wins", "points", "rounds", "busts", "flip7s"]
+        ].sum()
+        est = estimate(shuffles, VARIANT_CELL, y, n, clip)
         return _scaled(est, "players") if scale else est
 
     return expected
@@ -415,14 +437,14 @@ def _cases() -> Iterable[Case]:
     yield Case(
         "league", ["run", "policy"], "win_index", "win_index_lo", "win_index_hi", league_win_index
     )
-    vc = ["variant", "ruleset", "players", "lineup", "policy"]
+    vc = VARIANT_CELL
     yield Case(
         "variant_comparison",
         vc,
         "win_index",
         "win_index_lo",
         "win_index_hi",
-        variant_figure("wins", "seats", RATE, scale=True),
+        variant_figure("wins", "seats", None, scale=True),
     )
     yield Case(
         "variant_comparison",
@@ -484,3 +506,24 @@ def test_interval_matches_an_independent_computation(
         np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-12, err_msg=col)
     assert (~np.isnan(want["lo"].to_numpy(float))).mean() > 0.5
     assert (want["hi"] - want["lo"]).max() > 0  # a test lake whose intervals have width
+
+
+def test_a_cell_over_its_runs_is_its_label_and_seating_clustered_by_shuffle(
+    spec_lake: Path,
+) -> None:
+    """variant_comparison: "mix" at 2 players is two cells (cells-clash seats ev against
+    sum:20 under that label), and cells-replay's 8 games are cells-again's first 8 replayed
+    (one root seed): all 48 games pooled, on 40 shuffles (the clusters); the runs are named."""
+    con = connect(spec_lake)
+    rows = con.execute(
+        """
+        SELECT seating, policy, runs, pooled_runs, games, shuffles FROM variant_comparison
+        WHERE lineup = 'mix' AND players = 2 ORDER BY seating, policy
+        """
+    ).fetchall()
+    assert rows == [
+        ("ev,bust:0.25", "bust:0.25", 3, ["cells", "cells-again", "cells-replay"], 48, 40),
+        ("ev,bust:0.25", "ev", 3, ["cells", "cells-again", "cells-replay"], 48, 40),
+        ("ev,sum:20", "ev", 1, ["cells-clash"], 12, 12),
+        ("ev,sum:20", "sum:20", 1, ["cells-clash"], 12, 12),
+    ]

@@ -37,3 +37,33 @@ def test_report_markdown(lake: Lake, capsys: pytest.CaptureFixture[str]) -> None
     )
     out = capsys.readouterr().out
     assert "**field size**" in out and "| line-up | players | policy |" in out
+
+
+def test_report_gives_one_win_index_interval_per_figure(
+    lake_copy: Lake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of one cell where ev wins 39 games of 40: its win rate's interval clips at 100%,
+    but its win index is not a rate, so the field-size table and the league (the same figure
+    over the same games) print one interval, the unclipped clustered ratio of wins to expected
+    wins recomputed here from the games file, reaching above 2 (an index of n)."""
+    import pyarrow.dataset as ds
+
+    from flip7.stats import RatioSums
+    from tests.warehouse import lakes
+
+    monkeypatch.setitem(lakes.RUNS, "dom", ("3.1", 1, 40, 40, [(0, ("ev", "bust:0.05"))]))
+    lakes.write_run(lake_copy.root, "dom")
+    argv = ["report", "dom", "--data", str(lake_copy.root), "--format", "json", "--no-file"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (cell,) = [r for r in doc["field_size"] if r["policy"] == "ev"]
+    (league,) = [r for r in doc["league"] if r["policy"] == "ev"]
+    games = ds.dataset(lake_copy.root / "games" / "run=dom", format="parquet").to_table()
+    ev = games.to_pandas().query("policy == 'ev'")
+    want = RatioSums.of((float(w), 1 / 2) for w in ev["winner"]).estimate()
+    assert cell["wins"] == 39 and cell["win_rate_hi"] == 1.0  # the rate clips
+    for row in (cell, league):
+        assert row["win_index"] == pytest.approx(want.value, rel=1e-12)
+        assert row["win_index_lo"] == pytest.approx(want.lo, rel=1e-12)
+        assert row["win_index_hi"] == pytest.approx(want.hi, rel=1e-12)
+    assert want.hi > 2.0

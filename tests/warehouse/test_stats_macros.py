@@ -102,3 +102,43 @@ def test_sum_macros_match_cluster_ratio(con: duckdb.DuckDBPyConnection) -> None:
         clipped = cluster_ratio(*args, clip=(0.0, 1.0))
         assert _same(got[0], want.lo) and _same(got[1], want.hi) and _same(got[2], want.half_width)
         assert _same(got[3], clipped.lo) and _same(got[4], clipped.hi)
+
+
+def test_index_macros_are_the_unclipped_ratio_of_wins_to_expected_wins(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """clustered_index_*(wins, seats, players) = the clustered ratio of wins to seats / n,
+    unclipped: a policy that wins nearly every game has its index interval reach above n (the
+    clipped win rate's bounds times n would stop at n)."""
+    rng = random.Random(7)
+    groups: dict[int, tuple[int, list[tuple[int, int]]]] = {}
+    for g in range(60):
+        players = rng.choice([2, 3, 4, 8])
+        groups[g] = (
+            players,
+            [(rng.randint(0, 1), rng.choice([1, 1, 2])) for _ in range(rng.choice([2, 5, 40]))],
+        )
+    groups[100] = (2, [(1, 1)] * 40 + [(0, 1)])  # wins nearly always: the rate's end clips
+    groups[101] = (3, [(0, 1)] * 40 + [(1, 1)])  # nearly never: the rate's start clips
+    groups[102] = (4, [(1, 1)])  # one game: no interval
+    rows = [(g, p, w, s) for g, (p, pairs) in groups.items() for w, s in pairs]
+    g, p, w, s = (list(col) for col in zip(*rows, strict=True))
+    con.register("per_game", pa.table({"g": g, "players": p, "wins": w, "seats": s}))
+    got = con.execute(
+        """
+        SELECT g, clustered_index(wins, seats, players), clustered_index_lo(wins, seats, players),
+               clustered_index_hi(wins, seats, players), clustered_index_half(wins, seats, players)
+        FROM per_game GROUP BY g
+        """
+    ).fetchall()
+    assert len(got) == len(groups)
+    for g, value, lo, hi, half in got:
+        players, pairs = groups[g]
+        want = RatioSums.of((w, s / players) for w, s in pairs).estimate()
+        assert _same(value, want.value) and _same(half, want.half_width), g
+        assert _same(lo, want.lo) and _same(hi, want.hi), g
+        rate = RatioSums.of(pairs).estimate()  # the same interval, on the rate's scale
+        assert _same(lo, rate.lo * players if not math.isnan(rate.lo) else math.nan), g
+    by_group = {row[0]: row for row in got}
+    assert by_group[100][3] > 2.0 and by_group[101][2] < 0.0  # not clipped to [0, n]
+    assert by_group[102][2] is None

@@ -2,21 +2,27 @@
 -- and the cell number the pipeline gave it. `lineup` is the cell's label from the run's
 -- manifest (the spec's [[lineups]] name, else its policies joined by commas, as the tournament
 -- summary names it); a run without a manifest says 'cell N'. Several cells of a run may share
--- a label (one named line-up over several field sizes: one cell per size).
+-- a label (one named line-up over several field sizes: one cell per size). `seating` is what
+-- the line-up is: its policies in seat order, joined by commas (the manifest's line-up, before
+-- any rotation; without a manifest, the seats of the cell's first game in the lake). Within a
+-- run a label names one seating per field size and ruleset (the spec refuses two); across
+-- runs two line-ups may share a label, so whatever matches or pools cells of several runs
+-- keys on `seating` too.
 with played as (
     select
         run,
         cell,
         any_value(players) as players,
         any_value(variant) as variant,
-        any_value(ruleset) as ruleset
+        any_value(ruleset) as ruleset,
+        arg_min(lineup, cell_game) as first_seating
     from stg_games
     where seat = 0
     group by run, cell
 ),
 
 labels as (
-    select run, cell, label from stg_manifest_cells
+    select run, cell, label, lineup as seating from stg_manifest_cells
 ),
 
 final as (
@@ -26,7 +32,8 @@ final as (
         p.ruleset,
         p.players,
         coalesce(l.label, format('cell {}', p.cell)) as lineup,
-        p.cell
+        p.cell,
+        coalesce(l.seating, p.first_seating) as seating
     from played as p
     left join labels as l on p.run = l.run and p.cell = l.cell
 )

@@ -10,7 +10,8 @@
 -- NULL under 2 clusters (never zero). The `cluster_ratio_*` macros take the six sums (they add
 -- across shards, runs and SQL groups); the `clustered_*` forms are aggregates over rows that
 -- are ONE ROW PER CLUSTER, (y, n) each. `*_rate_*` clip to [0, 1] (win, bust, Flip 7 ... rates);
--- means such as points per round and differences are not clipped. A test binds these macros to
+-- means such as points per round, differences and the win index (`clustered_index_*`, below)
+-- are not clipped. A test binds these macros to
 -- flip7.stats.cluster_ratio on the same data (tests/warehouse/test_stats_macros.py).
 create or replace macro cluster_ratio_half(g, sy, sn, syy, snn, syn) as
     case when g >= 2 and sn <> 0 then
@@ -73,3 +74,20 @@ create or replace macro clustered_rate_hi(y, n) as
         count(*), sum(y), sum(n),
         sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
     );
+
+-- The adjusted win index, the one way every mart computes it: wins / expected wins, where each
+-- seat at an n-player table expects 1/n of a win (1.0 = an average seat). An aggregate over one
+-- row per cluster (the policy's wins and seats in a game, and the game's field size), so y =
+-- wins and n = seats / players. An index is not a rate: its interval is NOT clipped (a win
+-- rate's clipped bounds times n would be another interval for the same figure).
+create or replace macro clustered_index(wins, seats, players) as
+    sum(wins) / sum(cast(seats as double) / players);
+
+create or replace macro clustered_index_half(wins, seats, players) as
+    clustered_half(wins, cast(seats as double) / players);
+
+create or replace macro clustered_index_lo(wins, seats, players) as
+    clustered_lo(wins, cast(seats as double) / players);
+
+create or replace macro clustered_index_hi(wins, seats, players) as
+    clustered_hi(wins, cast(seats as double) / players);

@@ -25,9 +25,10 @@ pooled as (
         cast(sum(seats) as bigint) as player_games,
         cast(sum(wins) as bigint) as wins,
         sum(seats / players) as expected_wins,
-        clustered_half(wins, seats / players) as half,
-        clustered_lo(wins, seats / players) as win_index_lo,
-        clustered_hi(wins, seats / players) as win_index_hi
+        clustered_index(wins, seats, players) as win_index,
+        clustered_index_half(wins, seats, players) as half,
+        clustered_index_lo(wins, seats, players) as win_index_lo,
+        clustered_index_hi(wins, seats, players) as win_index_hi
     from policy_games
     group by run, ruleset, policy
 ),
@@ -37,7 +38,7 @@ final as (
         run,
         variant,
         ruleset,
-        cast(row_number() over (partition by run, ruleset order by wins / expected_wins desc, policy) as integer)
+        cast(row_number() over (partition by run, ruleset order by win_index desc, policy) as integer)
             as place,
         policy,
         field_sizes,
@@ -46,7 +47,7 @@ final as (
         player_games,
         wins,
         expected_wins,
-        wins / expected_wins as win_index,
+        win_index,
         half / 1.959963984540054 as win_index_se,
         win_index_lo,
         win_index_hi

@@ -5,7 +5,8 @@
 -- policy. Seat 0 deals round 1 (first_dealer), so seat 1 acts first in it; with rotated seats
 -- each policy sits everywhere. A seat appears once per game, so each game is one cluster with
 -- n = 1 seat for the win rate (y = 1 if that seat won) and n = the game's rounds for points
--- per round (y = that seat's total); 95% intervals clustered by game.
+-- per round (y = that seat's total); 95% intervals clustered by game (the win index's not
+-- clipped: the `clustered_index_*` macros).
 with results as (
     select * from stg_games
 ),
@@ -44,6 +45,9 @@ sums as (
         cast(sum(win) as bigint) as wins,
         clustered_rate_lo(win, 1) as win_rate_lo,
         clustered_rate_hi(win, 1) as win_rate_hi,
+        clustered_index(win, 1, players) as win_index,
+        clustered_index_lo(win, 1, players) as win_index_lo,
+        clustered_index_hi(win, 1, players) as win_index_hi,
         cast(sum(rounds) as bigint) as rounds,
         cast(sum(points) as bigint) as points,
         clustered_lo(points, rounds) as points_per_round_lo,
@@ -69,9 +73,9 @@ final as (
         wins / player_games as win_rate,
         win_rate_lo,
         win_rate_hi,
-        wins * players / player_games as win_index,
-        win_rate_lo * players as win_index_lo,
-        win_rate_hi * players as win_index_hi,
+        win_index,
+        win_index_lo,
+        win_index_hi,
         rounds,
         points / rounds as points_per_round,
         points_per_round_lo,
