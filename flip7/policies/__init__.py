@@ -34,6 +34,8 @@ class PolicyEntry:
     help: str
     arg: str | None = None  # what ARG means, or None if the policy takes none
     example: str | None = None
+    #: True for a policy that asks a person (it cannot play a tournament nor be replayed)
+    interactive: bool = False
 
 
 REGISTRY: dict[str, PolicyEntry] = {}
@@ -143,7 +145,12 @@ for _entry in (
         _no_arg("endgame", EndgamePolicy),
         "ev, but once someone is within 60 of the target: gamble when trailing, coast when ahead",
     ),
-    PolicyEntry("human", _no_arg("human", HumanPolicy), "you, at the terminal (flip7 play)"),
+    PolicyEntry(
+        "human",
+        _no_arg("human", HumanPolicy),
+        "you, at the terminal (flip7 play)",
+        interactive=True,
+    ),
 ):
     register_policy(_entry)
 
@@ -204,6 +211,16 @@ register_policy(
         "other model; win:fast: the table alone, at the kernel's full speed)",
     )
 )
+
+
+def needs_a_person(spec: str) -> str | None:
+    """Why the built-in policy `spec` names cannot play unattended (a tournament, a replay, a
+    verify), or None: it asks a person at the terminal."""
+    name = str(spec).strip().partition(":")[0]
+    entry = REGISTRY.get(name)
+    if entry is None or not entry.interactive:
+        return None
+    return f"policy {name!r} needs a person at the terminal and cannot play unattended"
 
 
 def valid_specs() -> str:
@@ -398,6 +415,7 @@ __all__ = [
     "PolicySpecError",
     "SumPolicy",
     "parse_policies",
+    "needs_a_person",
     "parse_policy",
     "register_policy",
     "valid_specs",

@@ -194,3 +194,17 @@ def test_the_dashboard_cannot_build_a_policy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_replay_of_a_lake_seating_a_person_asks_nobody(
+    lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A games file whose seat plays `human` (which needs a person at the terminal) is refused by
+    `flip7 replay` in one line, as a spec seating it is, instead of prompting on stdin."""
+    path = next((lake / "games" / "run=u").rglob("*.parquet"))
+    games = pq.read_table(path)
+    i = games.schema.get_field_index("policy")
+    games = games.set_column(i, "policy", pa.array(["human"] * games.num_rows).dictionary_encode())
+    pq.write_table(games, path)
+    assert main(["replay", "u", "0", "--data", str(lake)]) == 2
+    one_line(capsys.readouterr().err, "seat 0", "'human'", "person at the terminal")
