@@ -40,6 +40,28 @@ class LakeUnreachable(OSError):
     """The lake's store refused or did not answer (no bucket, no credentials, no server)."""
 
 
+#: The pipeline's one rule for run names (pipeline.lake.check_run_name; the warehouse does not
+#: import the pipeline, and a test keeps the two in step): one path segment that cannot climb out
+#: of the lake. Every run name a command takes passes it before anything is read.
+RUN_NAME_MAX = 64
+_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_run_name(name: object, what: str = "run name") -> str:
+    """`name` if it is a valid run name, else a one-line ValueError saying what is valid."""
+    if (
+        not isinstance(name, str)
+        or not _RUN_NAME.fullmatch(name)
+        or ".." in name
+        or len(name) > RUN_NAME_MAX
+    ):
+        raise ValueError(
+            f"{what} {name!r} is not a valid run name; use 1-{RUN_NAME_MAX} letters, digits, "
+            "'.', '_' or '-', starting with a letter or digit, without '..'"
+        )
+    return name
+
+
 def data_root(data_dir: str | os.PathLike[str] | None = None) -> str:
     """The lake root as given: the argument, else $FLIP7_DATA, else ./data."""
     if data_dir is not None:
@@ -254,9 +276,12 @@ def _listing(fs: pafs.FileSystem, path: str, root: str) -> list[pafs.FileInfo]:
 def snapshot(root: str | os.PathLike[str], runs: list[str] | None = None) -> Snapshot:
     """List the committed shards (and manifests) under root, optionally for some runs only.
 
-    Raises EmptyLakeError when a run asked for does not exist, naming the runs that do;
+    Raises ValueError for a run name that breaks the rule (check_run_name), EmptyLakeError
+    when a run asked for does not exist, naming the runs that do;
     LakeUnreachable when the store refuses or does not answer.
     """
+    for run in runs or ():
+        check_run_name(run)  # before anything is listed: a name never leads out of the lake
     root = os.fspath(root)
     fs, base = resolve(root)
     if isinstance(fs, pafs.LocalFileSystem) and os.path.isfile(base):
