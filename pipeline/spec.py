@@ -188,6 +188,8 @@ def parse_spec(text: str) -> Spec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ValueError("not a spec: arrays or tables nested too deep to read") from None
     _check_keys(data, _TOP_KEYS, "")
     name = _get(data, "name", str, "")
     try:
