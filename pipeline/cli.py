@@ -393,7 +393,7 @@ def cmd_list(args: argparse.Namespace, out: Output) -> int:
             continue
         done = sum(s["games"] for s in m["shards"].values())
         shards = (len(m["shards"]), m["planned_shards"])
-        rows.append([name, run_status(m), shards, (done, m["planned_games"]), m["created"]])
+        rows.append([name, run_status(m), shards, (done, m["planned_games"]), m.get("created")])
         result.data["runs"].append(
             {
                 "run": name,
@@ -402,7 +402,7 @@ def cmd_list(args: argparse.Namespace, out: Output) -> int:
                 "planned_shards": shards[1],
                 "games": done,
                 "planned_games": m["planned_games"],
-                "created": m["created"],
+                "created": m.get("created"),
             }
         )
     table = Table(

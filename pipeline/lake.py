@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import re
 import secrets
@@ -187,6 +188,10 @@ class Lake:
             manifest = json.loads(self.read_text(path))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"manifest {path} is not valid JSON ({exc})") from None
+        except RecursionError:
+            raise ValueError(
+                f"manifest {path} is not a run manifest (JSON nested too deep to read)"
+            ) from None
         check_manifest(manifest, run, path)
         return dict(manifest)
 
@@ -362,6 +367,104 @@ def check_manifest(manifest: object, run: str, path: str) -> None:
             f"manifest {path} names run {manifest['run']!r}, not {run!r}: it was copied or "
             "edited; move it back under runs/<its run>/ or delete it"
         )
+    problem = manifest_shape_problem(manifest)
+    if problem is not None:
+        raise ValueError(
+            f"manifest {path} is not a run manifest ({problem}); it was edited or damaged: "
+            "rerun its spec with --overwrite, or delete runs/" + run
+        )
+
+
+#: Counts the lake holds are below 2**63 (Parquet's int64); a manifest's beyond that is forged.
+MAX_COUNT = (1 << 63) - 1
+
+
+def _is_int(x: object, lo: int = 0) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and lo <= x <= MAX_COUNT
+
+
+def _is_num(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def manifest_shape_problem(manifest: dict[str, Any]) -> str | None:
+    """What in a manifest does not have the shape every reader relies on (counts, cells,
+    shard records, the [stop] record), in a few words; None when all is well. Checked once
+    where a manifest is read, so that no command meets a field of the wrong type later."""
+    for key in ("planned_shards", "planned_games"):
+        if not _is_int(manifest[key]):
+            return f"field {key!r} is {manifest[key]!r}, not a count in 0..2^63-1"
+    if not isinstance(manifest.get("created", ""), str):
+        return "field 'created' is not a string"
+    for i, cell in enumerate(manifest["cells"]):
+        if not isinstance(cell, dict):
+            return f"cells[{i}] is not an object"
+        for key in ("cell", "players", "pair", "games", "game_offset"):
+            if not _is_int(cell.get(key)):
+                return f"cells[{i}].{key} is {cell.get(key)!r}, not a count"
+        lineup = cell.get("lineup")
+        if not isinstance(lineup, list) or not all(isinstance(s, str) for s in lineup):
+            return f"cells[{i}].lineup is not a list of policy names"
+    for key, info in manifest["shards"].items():
+        if not (key.isascii() and key.isdigit()) or not isinstance(info, dict):
+            return f"shard entry {key!r} is not a shard number with its record"
+        for field_name in ("cell", "start", "stop", "games"):
+            if not _is_int(info.get(field_name)):
+                return f"shards.{key}.{field_name} is {info.get(field_name)!r}, not a count"
+        rows = info.get("rows")
+        if not isinstance(rows, dict) or not all(_is_int(rows.get(t)) for t in TABLE_ORDER):
+            return f"shards.{key}.rows is not a count per table"
+        if not _is_num(info.get("seconds")):
+            return f"shards.{key}.seconds is not a number"
+        for record in ("stats", "compare"):
+            table = info.get(record, {})
+            if not isinstance(table, dict) or not all(
+                isinstance(v, list) and all(_is_num(x) for x in v) for v in table.values()
+            ):
+                return f"shards.{key}.{record} is not a list of numbers per name"
+    stop = manifest.get("stop")
+    if stop:
+        return _stop_problem(stop)
+    return None
+
+
+def _stop_problem(stop: object) -> str | None:
+    """What is wrong with a manifest's [stop] record (see pipeline.sequential), or None."""
+    if not isinstance(stop, dict):
+        return "field 'stop' is not an object"
+    compare = stop.get("compare")
+    if (
+        not isinstance(compare, list)
+        or len(compare) != 2
+        or not all(isinstance(c, str) for c in compare)
+    ):
+        return "stop.compare is not a pair of policy names"
+    if stop.get("test") not in ("sprt", "fixed") or stop.get("metric") not in ("win", "points"):
+        return "stop.test or stop.metric is not one a spec can give"
+    for key in ("h0", "h1", "alpha", "beta"):
+        if not _is_num(stop.get(key)):
+            return f"stop.{key} is {stop.get(key)!r}, not a number"
+    if stop["test"] != "sprt":
+        return None
+    bounds = stop.get("bounds")
+    if not isinstance(bounds, list) or len(bounds) != 2 or not all(map(_is_num, bounds)):
+        return "stop.bounds is not a pair of numbers"
+    for key in ("wave_games", "planned_games"):
+        if not _is_int(stop.get(key)):
+            return f"stop.{key} is {stop.get(key)!r}, not a count"
+    waves = stop.get("waves", [])
+    decision = stop.get("decision")
+    looks = [*(waves if isinstance(waves, list) else [None]), *([decision] if decision else [])]
+    for look in looks:
+        ok = isinstance(look, dict) and _is_int(look.get("games")) and _is_num(look.get("llr"))
+        if not ok or not all(look.get(k) is None or _is_num(look[k]) for k in _LOOK_NUMBERS):
+            return "stop.waves or stop.decision holds a look that is not games, llr and numbers"
+    if decision and not isinstance(decision.get("result"), str):
+        return "stop.decision.result is not a string"
+    return None
+
+
+_LOOK_NUMBERS = ("estimate", "half_width")
 
 
 # -- the driver that owns a running run ---------------------------------------------------------

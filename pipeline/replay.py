@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from flip7.cards import Deck
 from flip7.events import FIELDS, WIDTH, Event, EventKind
-from flip7.policies import REGISTRY, Policy, parse_policies
+from flip7.policies import REGISTRY, Policy, needs_a_person, parse_policies
 from flip7.rules import parse_ruleset
 from flip7.variants import parse_variant
 from pipeline.lake import Lake, check_run_name, default_root
@@ -139,6 +139,12 @@ def replay_policies(specs: Sequence[str], allow: Sequence[str] = ()) -> list[Pol
     for seat, spec in enumerate(specs):
         spec = str(spec).strip()
         name = spec.partition(":")[0]
+        person = needs_a_person(spec)
+        if person is not None:
+            raise ValueError(
+                f"seat {seat} of the logged game plays {spec!r}: {person}, so it cannot be "
+                "replayed (no tournament seats it: the lake was edited)"
+            )
         if name in REGISTRY:
             continue
         path = ":".join(spec.split(":")[:2])
@@ -155,7 +161,7 @@ def check_deck(deck: Any) -> Deck | None:
     """A logged game's declared deck (copies per card id), bounded like a spec's [deck]."""
     from pipeline.spec import MAX_DECK_CARDS
 
-    if not deck:
+    if deck is None or (isinstance(deck, list | tuple) and not deck):
         return None
     ok = isinstance(deck, list | tuple) and all(
         isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in deck

@@ -22,13 +22,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from flip7.cards import Deck
 from flip7.events import FIELDS, WIDTH, EventKind
 from flip7.kernel import choose_engine, derive_seeds
 from flip7.kernel.columns import shard_columns
-from flip7.policies import REGISTRY, PolicySpecError, parse_policies
+from flip7.policies import REGISTRY, PolicySpecError, needs_a_person, parse_policies
 from flip7.rules import parse_ruleset
 from flip7.variants import parse_variant
+from pipeline.replay import check_deck
 from pipeline.schema import rows_table, stored_codes, unpack_codes
 from pipeline.shard import flat_events
 
@@ -50,10 +50,13 @@ def unreplayable(
     for spec in policies:
         if spec.partition(":")[0] not in REGISTRY:
             return f"policy {spec!r} is not a built-in policy: verify imports no code a lake names"
+        person = needs_a_person(spec)
+        if person is not None:
+            return f"{person}: verify replays no game that would wait for answers"
     try:
         parse_policies(list(policies))
         parse_ruleset(ruleset)
-        parse_variant(variant, Deck("custom", tuple(deck)) if deck else None)
+        parse_variant(variant, check_deck(deck))
     except (PolicySpecError, ValueError) as exc:
         return f"cannot rebuild the game's setting: {exc}"
     return None
@@ -70,9 +73,12 @@ def replay_games(
     """Re-simulate each game (seat s plays policies[s], first dealer seat 0) from its seed and
     compare it with its logged event codes as stored (in order, HITs unfolded, no ROUND_SCORE):
     None where they are equal, else where and how they first differ."""
+    why = next((p for p in map(needs_a_person, policies) if p is not None), None)
+    if why is not None:
+        raise ValueError(f"{why}: verify replays no game that would wait for answers")
+    var = parse_variant(variant, check_deck(deck))  # bounded before it is built
     rules = parse_ruleset(ruleset)
     seats = parse_policies(list(policies))
-    var = parse_variant(variant, Deck("custom", tuple(deck)) if deck else None)
     seeds = np.asarray(seeds, dtype=np.uint64)
     if variant == "classic" and choose_engine("auto", seats, rules)[0] == "kernel":
         cols = shard_columns(rules, seats, seeds, np.zeros(len(seeds), np.int64), 0)

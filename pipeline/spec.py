@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flip7.policies import PolicySpecError, parse_policy
+from flip7.policies import PolicySpecError, needs_a_person, parse_policy
 from flip7.rules import parse_ruleset
 from flip7.variants import deck_from_counts, parse_variant
 from pipeline.lake import check_run_name
@@ -188,6 +188,8 @@ def parse_spec(text: str) -> Spec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ValueError("not a spec: arrays or tables nested too deep to read") from None
     _check_keys(data, _TOP_KEYS, "")
     name = _get(data, "name", str, "")
     try:
@@ -417,10 +419,10 @@ def check_policy(spec: str, where: str) -> str:
         policy = parse_policy(spec)
     except PolicySpecError as exc:
         raise ValueError(f"{where}: {exc}") from None
-    if policy.spec.split(":")[0] == "human":
+    person = needs_a_person(policy.spec)
+    if person is not None:
         raise ValueError(
-            f"{where}: policy 'human' needs a person at the terminal and cannot play a tournament; "
-            "see `flip7 rules` for the others"
+            f"{where}: {person} (it cannot play a tournament); see `flip7 rules` for the others"
         )
     return policy.spec
 

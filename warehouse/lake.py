@@ -17,6 +17,7 @@ snapshot is what every query of one connection sees; reconnect to see shards com
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -38,6 +39,28 @@ class EmptyLakeError(FileNotFoundError):
 
 class LakeUnreachable(OSError):
     """The lake's store refused or did not answer (no bucket, no credentials, no server)."""
+
+
+#: The pipeline's one rule for run names (pipeline.lake.check_run_name; the warehouse does not
+#: import the pipeline, and a test keeps the two in step): one path segment that cannot climb out
+#: of the lake. Every run name a command takes passes it before anything is read.
+RUN_NAME_MAX = 64
+_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_run_name(name: object, what: str = "run name") -> str:
+    """`name` if it is a valid run name, else a one-line ValueError saying what is valid."""
+    if (
+        not isinstance(name, str)
+        or not _RUN_NAME.fullmatch(name)
+        or ".." in name
+        or len(name) > RUN_NAME_MAX
+    ):
+        raise ValueError(
+            f"{what} {name!r} is not a valid run name; use 1-{RUN_NAME_MAX} letters, digits, "
+            "'.', '_' or '-', starting with a letter or digit, without '..'"
+        )
+    return name
 
 
 def data_root(data_dir: str | os.PathLike[str] | None = None) -> str:
@@ -211,8 +234,11 @@ class Snapshot:
         return self.read_bytes(path).decode("utf-8")
 
     def read_json(self, path: str) -> object:
-        """A JSON file of the lake (ValueError when it is not JSON)."""
-        return json.loads(self.read_text(path))
+        """A JSON file of the lake (ValueError when it is not JSON, or nested too deep)."""
+        try:
+            return json.loads(self.read_text(path))
+        except RecursionError:
+            raise ValueError("JSON nested too deep to read") from None
 
     def write_bytes(self, path: str, data: bytes) -> None:
         """Write a file of the lake via a temporary name, then rename (verify's record only)."""
@@ -254,9 +280,12 @@ def _listing(fs: pafs.FileSystem, path: str, root: str) -> list[pafs.FileInfo]:
 def snapshot(root: str | os.PathLike[str], runs: list[str] | None = None) -> Snapshot:
     """List the committed shards (and manifests) under root, optionally for some runs only.
 
-    Raises EmptyLakeError when a run asked for does not exist, naming the runs that do;
+    Raises ValueError for a run name that breaks the rule (check_run_name), EmptyLakeError
+    when a run asked for does not exist, naming the runs that do;
     LakeUnreachable when the store refuses or does not answer.
     """
+    for run in runs or ():
+        check_run_name(run)  # before anything is listed: a name never leads out of the lake
     root = os.fspath(root)
     fs, base = resolve(root)
     if isinstance(fs, pafs.LocalFileSystem) and os.path.isfile(base):
@@ -334,13 +363,16 @@ def _manifest_problem(run: str, manifest: object) -> str | None:
     for key in ints:
         if not isinstance(manifest.get(key), int) or isinstance(manifest.get(key), bool):
             return f"field {key!r} is {manifest.get(key)!r}, not an integer"
+    for key in ("planned_shards", "planned_games"):
+        if not _is_count(manifest[key]):
+            return f"field {key!r} is {manifest[key]!r}, not a count in 0..2^63-1"
     cells = manifest.get("cells")
     if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
         return "field 'cells' is not a list of cells"
     for c in cells:
         for key in ("cell", "players", "pair", "games", "game_offset"):
-            if not isinstance(c.get(key), int) or isinstance(c.get(key), bool):
-                return f"a cell's {key!r} is {c.get(key)!r}, not an integer"
+            if not _is_count(c.get(key)):
+                return f"a cell's {key!r} is {c.get(key)!r}, not a count in 0..2^63-1"
         lineup = c.get("lineup")
         if not isinstance(lineup, list) or not all(isinstance(s, str) for s in lineup):
             return f"cell {c.get('cell')}'s line-up is not a list of policy names"
@@ -348,11 +380,62 @@ def _manifest_problem(run: str, manifest: object) -> str | None:
     if not isinstance(shards, dict):
         return "field 'shards' is not an object"
     for key, info in shards.items():
-        if not key.isdigit() or not isinstance(info, dict):
+        if not (key.isascii() and key.isdigit()) or not isinstance(info, dict):
             return f"shard entry {key!r} is not a shard number with its record"
         for field_name in ("cell", "start", "stop", "games"):
-            if not isinstance(info.get(field_name), int) or isinstance(info.get(field_name), bool):
-                return f"shard {key}'s {field_name!r} is {info.get(field_name)!r}, not an integer"
+            if not _is_count(info.get(field_name)):
+                return f"shard {key}'s {field_name!r} is {info.get(field_name)!r}, not a count"
+    stop = manifest.get("stop")
+    return _stop_problem(stop) if stop else None
+
+
+_BIGINT = (1 << 63) - 1
+
+
+def _is_count(x: object) -> bool:
+    """An integer DuckDB's BIGINT holds, not negative (JSON allows any size)."""
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= _BIGINT
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _stop_problem(stop: object) -> str | None:
+    """What is wrong with a manifest's [stop] record for the fields stg_manifest_stops types,
+    or None (a field of the wrong type would read as NULL and break the report's test line)."""
+    if not isinstance(stop, dict):
+        return "field 'stop' is not an object"
+    compare = stop.get("compare")
+    if not (
+        isinstance(compare, list) and len(compare) == 2 and all(isinstance(c, str) for c in compare)
+    ):
+        return "stop.compare is not a pair of policy names"
+    if stop.get("test") not in ("sprt", "fixed") or stop.get("metric") not in ("win", "points"):
+        return "stop.test or stop.metric is not one a spec gives"
+    for key in ("h0", "h1", "alpha", "beta"):
+        if not _is_number(stop.get(key)):
+            return f"stop.{key} is {stop.get(key)!r}, not a number"
+    if stop["test"] != "sprt":
+        return None
+    for key in ("max_games", "wave_games", "planned_games", "cell"):
+        if not _is_count(stop.get(key)):
+            return f"stop.{key} is {stop.get(key)!r}, not a count"
+    bounds = stop.get("bounds")
+    if not (isinstance(bounds, list) and len(bounds) == 2 and all(map(_is_number, bounds))):
+        return "stop.bounds is not a pair of numbers"
+    waves = stop.get("waves") or []
+    decision = stop.get("decision")
+    looks = [*(waves if isinstance(waves, list) else [None]), *([decision] if decision else [])]
+    for look in looks:
+        ok = isinstance(look, dict) and _is_count(look.get("games"))
+        if not ok or not all(
+            look.get(k) is None or _is_number(look.get(k))
+            for k in ("estimate", "half_width", "llr")
+        ):
+            return "stop.waves or stop.decision holds a look that is not games and numbers"
+    if isinstance(decision, dict) and not isinstance(decision.get("result"), str):
+        return "stop.decision.result is not a string"
     return None
 
 
@@ -365,12 +448,19 @@ def screen(snap: Snapshot) -> tuple[Snapshot, dict[str, str]]:
             manifest = snap.read_json(path)
         except LakeUnreachable:
             raise
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:
             problems[run] = f"manifest {path} is not readable JSON ({exc})"
             continue
         problem = _manifest_problem(run, manifest)
         if problem is not None:
             problems[run] = f"manifest {path}: {problem}"
+    # Shard files with no manifest (a driver that never recorded its run, a stray folder, files
+    # of another program): nothing says what they hold, so they are not read either.
+    for run in sorted({s.run for s in snap.shards} - set(snap.manifests)):
+        problems[run] = (
+            f"shard files under games/run={run}/ but no manifest {snap.base}/runs/{run}/"
+            "manifest.json: its driver never recorded it, or the manifest was deleted"
+        )
     if not problems:
         return snap, {}
     kept = Snapshot(

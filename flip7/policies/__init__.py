@@ -1,16 +1,21 @@
 """Policies and their registry: specs like `sum:20`, `bust:0.25`, `dup:0.25`, `ev`, or `mypkg.mine:MyPolicy`.
 
 A built-in spec is `name` or `name:ARG`. Anything else containing a colon is an import path
-`module:Class`, where the class is a `Policy` subclass (checked before anything is called);
+`module:Class`: the module's source must define a top-level `class Class` (read, not run, so
+naming a module that does not runs none of its code), and the class, once imported, must be a
+`Policy` subclass (checked before anything is called);
 `module:Class:ARG` passes ARG (a string) to its constructor. Factories register as built-ins
 with `register_policy` (the solver's `dp` policy does).
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.machinery import ModuleSpec
 
 from flip7.policies.base import Policy
 from flip7.policies.ev import EndgamePolicy, EVPolicy
@@ -29,6 +34,8 @@ class PolicyEntry:
     help: str
     arg: str | None = None  # what ARG means, or None if the policy takes none
     example: str | None = None
+    #: True for a policy that asks a person (it cannot play a tournament nor be replayed)
+    interactive: bool = False
 
 
 REGISTRY: dict[str, PolicyEntry] = {}
@@ -138,7 +145,12 @@ for _entry in (
         _no_arg("endgame", EndgamePolicy),
         "ev, but once someone is within 60 of the target: gamble when trailing, coast when ahead",
     ),
-    PolicyEntry("human", _no_arg("human", HumanPolicy), "you, at the terminal (flip7 play)"),
+    PolicyEntry(
+        "human",
+        _no_arg("human", HumanPolicy),
+        "you, at the terminal (flip7 play)",
+        interactive=True,
+    ),
 ):
     register_policy(_entry)
 
@@ -201,6 +213,16 @@ register_policy(
 )
 
 
+def needs_a_person(spec: str) -> str | None:
+    """Why the built-in policy `spec` names cannot play unattended (a tournament, a replay, a
+    verify), or None: it asks a person at the terminal."""
+    name = str(spec).strip().partition(":")[0]
+    entry = REGISTRY.get(name)
+    if entry is None or not entry.interactive:
+        return None
+    return f"policy {name!r} needs a person at the terminal and cannot play unattended"
+
+
 def valid_specs() -> str:
     """A one-line list of what parse_policy accepts."""
     names = [e.example or e.name for e in REGISTRY.values()]
@@ -235,15 +257,18 @@ def parse_policy(spec: str) -> Policy:
 
 
 def _import_policy(spec: str) -> Policy:
-    """Import `module`, check that `attribute` is a Policy subclass, and only then build it:
-    a spec such as `os:system:...` names no Policy and is refused without calling anything."""
+    """Check, without running it, that `module` defines a top-level `class attribute`; only then
+    import it, check that the class is a Policy subclass, and build it. A spec naming a module
+    that defines no such class (`this:Nothing`, `os:system:...`) is refused before the module
+    or any package above it runs a line."""
     module_name, _, rest = spec.partition(":")
     attr, _, arg = rest.partition(":")
+    _check_source(spec, module_name, attr)
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise PolicySpecError(
-            f"policy {spec!r}: cannot import module {module_name!r} ({exc})"
+            f"policy {spec!r}: cannot import module {module_name!r} ({_first_line(exc)})"
         ) from None
     cls = getattr(module, attr, None)
     if cls is None:
@@ -262,6 +287,99 @@ def _import_policy(spec: str) -> Policy:
             f"policy {spec!r}: its constructor raised {type(exc).__name__}: {_first_line(exc)}"
         ) from None
     return policy
+
+
+_RIGHT = "name the module whose source defines your Policy subclass (module:Class)"
+
+
+def _locate(spec: str, module_name: str) -> ModuleSpec:
+    """Where `module_name` would be imported from, found the way `import` finds it (the
+    meta-path finders, each package's search path) but without importing it or any package
+    above it: `importlib.util.find_spec` would run the parents' `__init__`."""
+    path: list[str] | None = None
+    parts = module_name.split(".")
+    found: ModuleSpec | None = None
+    for i in range(len(parts)):
+        name = ".".join(parts[: i + 1])
+        loaded = sys.modules.get(name)
+        found = getattr(loaded, "__spec__", None) if loaded is not None else None
+        if found is None:
+            for finder in sys.meta_path:
+                find = getattr(finder, "find_spec", None)
+                if find is None:
+                    continue
+                try:
+                    found = find(name, path)
+                except (ImportError, OSError, ValueError):
+                    found = None
+                if found is not None:
+                    break
+        if found is None:
+            raise PolicySpecError(
+                f"policy {spec!r}: cannot import module {module_name!r} (no module named "
+                f"{name!r} on the Python path); {_RIGHT}"
+            )
+        if i < len(parts) - 1:
+            locations = found.submodule_search_locations
+            if locations is None:
+                raise PolicySpecError(
+                    f"policy {spec!r}: cannot import module {module_name!r} ({name!r} is not a "
+                    f"package); {_RIGHT}"
+                )
+            path = list(locations)
+    assert found is not None
+    return found
+
+
+def _check_source(spec: str, module_name: str, attr: str) -> None:
+    """A PolicySpecError unless the source of `module_name` (read, never run) defines a
+    top-level `class attr`; says what `attr` is there instead when it is something else."""
+    found = _locate(spec, module_name)
+    source = None
+    get_source = getattr(found.loader, "get_source", None)
+    if found.origin and found.has_location and get_source is not None:
+        try:
+            source = get_source(module_name)
+        except (ImportError, OSError, UnicodeDecodeError, SyntaxError):
+            source = None
+    if source is None:
+        raise PolicySpecError(
+            f"policy {spec!r}: module {module_name!r} has no Python source to check "
+            f"({found.origin or 'no file'}), so {module_name}.{attr} is not a flip7 Policy "
+            f"subclass flip7 will load; {_RIGHT}"
+        )
+    try:
+        tree = ast.parse(source, filename=found.origin or module_name)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise PolicySpecError(
+            f"policy {spec!r}: module {module_name!r} ({found.origin}) does not parse "
+            f"({type(exc).__name__}); {_RIGHT}"
+        ) from None
+    what = None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == attr:
+            return
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == attr:
+            what = "function"
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign) and any(
+            isinstance(t, ast.Name) and t.id == attr
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        ):
+            what = "value"
+        elif isinstance(node, ast.Import | ast.ImportFrom) and any(
+            (a.asname or a.name.split(".")[0]) == attr or a.name == "*" for a in node.names
+        ):
+            what = "name imported from elsewhere"
+    if what is None:
+        raise PolicySpecError(
+            f"policy {spec!r}: module {module_name!r} has no attribute {attr!r} (its source "
+            f"defines no top-level class {attr}), so {module_name}.{attr} is not a flip7 "
+            f"Policy subclass; {_RIGHT}"
+        )
+    raise PolicySpecError(
+        f"policy {spec!r}: {module_name}.{attr} is a {what}, not a flip7 Policy subclass "
+        f"defined there (a top-level `class {attr}(Policy)`); {_RIGHT}"
+    )
 
 
 def _first_line(exc: BaseException) -> str:
@@ -297,6 +415,7 @@ __all__ = [
     "PolicySpecError",
     "SumPolicy",
     "parse_policies",
+    "needs_a_person",
     "parse_policy",
     "register_policy",
     "valid_specs",

@@ -54,8 +54,76 @@ def test_a_factory_function_is_refused_without_being_called() -> None:
     """An import path must name a Policy subclass; a function is not called to find out."""
     with pytest.raises(PolicySpecError, match="is a function, not a flip7 Policy subclass"):
         parse_policy("tests.security.policies:not_a_class")
-    with pytest.raises(PolicySpecError, match="is a int, not a flip7 Policy"):
-        parse_policy("errno:EROFS")
+    with pytest.raises(PolicySpecError, match="errno.EROFS is not a flip7 Policy subclass"):
+        parse_policy("errno:EROFS")  # a built-in module: no source to check, so not loaded
+
+
+def _marking_package(root: Path, mark: Path) -> None:
+    """`marks` (a module) and `markpkg.sub` (a package and its module): each appends its name
+    to `mark` when imported; `marks.Good` and `markpkg.sub.Good` are Policy subclasses."""
+    body = (
+        "from flip7.policies import Policy\n"
+        "open({mark!r}, 'a').write({name!r} + '\\n')\n"
+        "class Good(Policy):\n"
+        "    def hit(self, obs):\n"
+        "        return obs.nsum[obs.seat] < 15\n"
+    )
+    (root / "marks.py").write_text(body.format(mark=str(mark), name="marks"))
+    (root / "markpkg").mkdir()
+    (root / "markpkg" / "__init__.py").write_text(f"open({str(mark)!r}, 'a').write('pkg\\n')\n")
+    (root / "markpkg" / "sub.py").write_text(body.format(mark=str(mark), name="sub"))
+
+
+@pytest.mark.parametrize(
+    "spec", ["marks:Nothing", "markpkg.sub:Nothing", "markpkg:Good", "markpkg.sub:Policy"]
+)
+def test_a_module_without_the_class_is_never_imported(
+    spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`module:Class` where the module's source defines no top-level class Class (`this:Nothing`
+    used to print the Zen of Python while checking a spec) is refused by reading the source:
+    neither the module nor the packages above it run a line."""
+    mark = tmp_path / "imported"
+    _marking_package(tmp_path, mark)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("marks", "markpkg", "markpkg.sub"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(PolicySpecError, match="not a flip7 Policy subclass") as err:
+        parse_policy(spec)
+    assert "name the module whose source defines your Policy subclass" in str(err.value)
+    assert not mark.exists()
+    assert not {"marks", "markpkg", "markpkg.sub"} & set(sys.modules)
+
+
+def test_a_module_that_defines_the_class_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user-policy feature stands: a module (or a package's module) whose source defines the
+    class is imported, as any user policy is."""
+    mark = tmp_path / "imported"
+    _marking_package(tmp_path, mark)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("marks", "markpkg", "markpkg.sub"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert repr(parse_policy("markpkg.sub:Good")) == "markpkg.sub:Good"
+    assert repr(parse_policy("marks:Good")) == "marks:Good"
+    assert mark.read_text().split() == ["pkg", "sub", "marks"]
+
+
+def test_a_module_naming_spec_runs_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A spec seating `this:Nothing` is refused in one line, and the module `this` (which prints
+    the Zen of Python on import) never runs."""
+    spec = write_spec(tmp_path / "s.toml", seats=("this:Nothing", "ev"))
+    code = subprocess.run(
+        [sys.executable, "-m", "flip7", "tournament", "run", str(spec), "--data", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert code.returncode == 2
+    assert "Zen" not in code.stdout + code.stderr
+    one_line(code.stderr, "lineups[0].seats[0]", "this.Nothing", "not a flip7 Policy subclass")
 
 
 @pytest.fixture
@@ -126,3 +194,17 @@ def test_the_dashboard_cannot_build_a_policy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_replay_of_a_lake_seating_a_person_asks_nobody(
+    lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A games file whose seat plays `human` (which needs a person at the terminal) is refused by
+    `flip7 replay` in one line, as a spec seating it is, instead of prompting on stdin."""
+    path = next((lake / "games" / "run=u").rglob("*.parquet"))
+    games = pq.read_table(path)
+    i = games.schema.get_field_index("policy")
+    games = games.set_column(i, "policy", pa.array(["human"] * games.num_rows).dictionary_encode())
+    pq.write_table(games, path)
+    assert main(["replay", "u", "0", "--data", str(lake)]) == 2
+    one_line(capsys.readouterr().err, "seat 0", "'human'", "person at the terminal")

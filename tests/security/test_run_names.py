@@ -125,3 +125,43 @@ def test_overwrite_deletes_only_the_named_run(lake: Path) -> None:
     Lake.open(str(lake)).delete_run("t")
     assert set(tree(lake)) == keep
     assert Lake.open(str(lake)).runs() == ["other"]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_warehouse_commands_apply_the_one_rule(
+    name: str, lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sql --run`, `report`, `compare`, `warehouse verify RUN` and `warehouse upgrade RUN` refuse
+    the names the pipeline refuses, in one line, before anything is read (`report
+    'small/../../../etc'` used to list directories outside the lake)."""
+    data = ["--data", str(lake)]
+    before = tree(tmp_path)
+    commands = [
+        ["sql", *data, f"--run={name}", "select 1"],
+        ["report", *data, "--no-file", "--", name],
+        ["compare", *data, "--", name, "t"],
+        ["compare", *data, "--", "t", name],
+        ["warehouse", "verify", *data, "--", name],
+        ["warehouse", "upgrade", *data, "--", name],
+    ]
+    for argv in commands:
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        assert captured.out == "", argv
+        one_line(captured.err, "not a valid run name", repr(name))
+    assert tree(tmp_path) == before
+
+
+def test_the_warehouse_rule_is_the_pipelines() -> None:
+    """The warehouse (which does not import the pipeline) keeps the same rule, word for word."""
+    from pipeline.lake import check_run_name as pipeline_rule
+    from warehouse.lake import check_run_name as warehouse_rule
+
+    for name in [*BAD_NAMES, "t", "demo-x0.1", "A_b.c-9", "9" * 64, "small/../../etc", 5]:
+        outcomes = []
+        for rule in (pipeline_rule, warehouse_rule):
+            try:
+                outcomes.append(rule(name))
+            except ValueError as exc:
+                outcomes.append(str(exc))
+        assert outcomes[0] == outcomes[1], name

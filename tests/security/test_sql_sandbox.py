@@ -416,3 +416,31 @@ def test_a_bad_memory_limit_is_one_line(
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "memory limit 'lots' not understood" in err and "4GB" in err
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "EXPLAIN ANALYZE CREATE OR REPLACE VIEW win_rates AS SELECT 'forged' AS policy, "
+        "1.0 AS win_rate; SELECT * FROM win_rates",
+        "EXPLAIN CREATE TABLE forged AS SELECT 1; SELECT * FROM forged",
+        "/* x */ explain analyse insert into runs_with_problems values ('forged', 'x'); "
+        "SELECT * FROM runs_with_problems",
+        "EXPLAIN (FORMAT json) CREATE VIEW forged AS SELECT 1; FROM forged",
+    ],
+)
+def test_explain_does_not_get_round_write(
+    sql: str, place: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`EXPLAIN ANALYZE` runs its statement: EXPLAIN of a statement that needs --write needs it
+    too (a forged view replaced a mart and the next statement printed it)."""
+    code = main(["sql", sql, "--data", str(place["lake"])])
+    out, err = capsys.readouterr()
+    assert code == 2 and "forged" not in out, out
+    assert len(err.strip().splitlines()) == 1 and "--write" in err, err
+    assert (
+        main(
+            ["sql", "EXPLAIN ANALYZE SELECT count(*) FROM stg_games", "--data", str(place["lake"])]
+        )
+        == 0
+    )

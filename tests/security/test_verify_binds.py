@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -247,3 +248,44 @@ def test_games_it_cannot_replay_are_noted_not_passed_silently(lake: Path) -> Non
     v = verify(lake, replay=0.1, replayer=refusing, discover=False)
     assert v.ok and v.replayed == 0
     assert any("sampled games not replayed: a user policy" in n for n in v.notes)
+
+
+def test_a_lake_declared_deck_is_bounded_before_it_is_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A manifest declaring a deck of a billion cards (which verify once built, and ran out of
+    memory) is refused by the replayer with the bound a spec's [deck] has; verify says so in one
+    note line and the other checks still run."""
+    root = tmp_path / "data"
+    write_run(root, "v1")
+    path = root / "runs" / "v1" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["deck"] = [0, 10**9, *[1] * 20]
+    manifest["variant"] = "vengeance(deck=custom)"
+    path.write_text(json.dumps(manifest))
+    why = pipeline.replayer.unreplayable("3.1", "vengeance", manifest["deck"], ["ev", "ev"])
+    assert why is not None and "at most 1000 cards" in why
+    with pytest.raises(ValueError, match="at most 1000 cards"):
+        pipeline.replayer.replay_games(
+            "3.1", "vengeance", manifest["deck"], ["ev", "ev"], np.zeros(1, np.uint64), []
+        )
+    monkeypatch.setattr(
+        sys.modules["warehouse.verify"], "find_replayer", lambda: pipeline.replayer, raising=False
+    )
+    code = main(["warehouse", "verify", "--data", str(root), "--replay-all"])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    notes = [line for line in out.splitlines() if "not replayed" in line]
+    assert notes and all("run v1" in n and "at most 1000 cards" in n for n in notes)
+    assert code in (0, 1)
+
+
+def test_an_interactive_policy_in_a_lake_is_never_asked(tmp_path: Path) -> None:
+    """A lake seating `human` (no tournament can: specs refuse it) is not replayed by verify,
+    which would otherwise wait for answers on the terminal: the replayer says why in one line."""
+    why = pipeline.replayer.unreplayable("3.1", "classic", None, ["human", "ev"])
+    assert why is not None and "'human'" in why and "person at the terminal" in why
+    with pytest.raises(ValueError, match="person at the terminal"):
+        pipeline.replayer.replay_games(
+            "3.1", "classic", None, ["human", "ev"], np.zeros(1, np.uint64), []
+        )
