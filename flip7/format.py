@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import re
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -107,6 +108,17 @@ def _num(x: Any) -> Any:
     return x
 
 
+# C0 and C1 controls but tab and newline, and the bidirectional overrides and isolates.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """`text` with its control characters written as escapes (ESC as \\x1b, a right-to-left
+    override as \\u202e): a name read from a lake or a spec cannot move the cursor, recolour
+    or retitle the terminal, or reorder what is shown. Tab and newline are kept."""
+    return _CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 @dataclass
 class Column:
     """A column: its name, how a value shows (None: str), and its side (numbers right)."""
@@ -186,9 +198,9 @@ def table_lines(t: Table, colour: bool = False, indent: int = 0) -> list[str]:
         collapse_padding=True,
     )
     for c in t.columns:
-        rt.add_column(Text(c.name), justify="right" if c.right else "left", no_wrap=True)
+        rt.add_column(Text(printable(c.name)), justify="right" if c.right else "left", no_wrap=True)
     for row in t.text_rows():  # as text: "[n/a]" or a user's "[label]" is not rich markup
-        rt.add_row(*(Text(cell) for cell in row))
+        rt.add_row(*(Text(printable(cell)) for cell in row))
     buf = io.StringIO()
     console = Console(
         file=buf,
@@ -273,11 +285,11 @@ class Result:
         for b in self.blocks:
             if isinstance(b, Table):
                 if b.text is not None:
-                    lines += b.text(colour)
+                    lines += [printable(line) for line in b.text(colour)]
                     continue
                 lines += table_lines(b, colour)  # the text around it names it
             else:
-                lines.append(b)
+                lines.append(printable(b))
         return lines
 
 

@@ -30,6 +30,7 @@ from typing import Protocol
 import duckdb
 import pandas as pd
 
+from flip7.format import printable
 from warehouse import schema
 from warehouse.db import (
     MEMORY_LIMIT_ENV,
@@ -251,7 +252,7 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
         if df is not None:
             emit(df, args.format, args.output, out, args.max_rows)
         if note:  # one line, after the result it qualifies (an error prints only the error)
-            print(f"flip7 sql: note: {note}", file=sys.stderr)
+            print(f"flip7 sql: note: {printable(note)}", file=sys.stderr)
         return 0
     if not sys.stdin.isatty():
         text = sys.stdin.read()
@@ -271,7 +272,7 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
             if df is not None:
                 emit(df, args.format, args.output, out, args.max_rows)
         if note:
-            print(f"flip7 sql: note: {note}", file=sys.stderr)
+            print(f"flip7 sql: note: {printable(note)}", file=sys.stderr)
         return 0
     if note:
         out.print(f"note: {note}")
@@ -365,7 +366,7 @@ def run_compare(args: argparse.Namespace, out: Out) -> int:
     df = compare(con, args.run_a, args.run_b, args.figure)
     emit(df, args.format, args.output, out, len(df))
     for note in notes(con, args.run_a, args.run_b) + problems(con):
-        print(f"flip7 compare: note: {note}", file=sys.stderr)
+        print(f"flip7 compare: note: {printable(note)}", file=sys.stderr)
     return 0
 
 

@@ -26,7 +26,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TextIO
 
-from flip7.format import FORMATS, Result, colour_wanted
+from flip7.format import FORMATS, Result, colour_wanted, printable
 
 CORE_MODULES = ("flip7.cli.games", "flip7.cli.solve")
 
@@ -39,6 +39,7 @@ class Output:
         self.lines: list[str] = []
 
     def print(self, text: str = "") -> None:
+        text = printable(text)
         print(text, file=self.stream, flush=True)
         self.lines.append(text)
 
@@ -338,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _one_line(exc: BaseException) -> str:
     """An exception's message on one line (its lines joined)."""
     lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
-    return " ".join(lines) if lines else type(exc).__name__
+    return printable(" ".join(lines)) if lines else type(exc).__name__
 
 
 if __name__ == "__main__":
