@@ -240,8 +240,24 @@ class Snapshot:
         except RecursionError:
             raise ValueError("JSON nested too deep to read") from None
 
+    def inside(self, path: str) -> None:
+        """A ValueError unless the folder `path` lies in is inside the lake once symbolic
+        links are followed (a local lake: a linked `runs/RUN` must not lead verify to write
+        or delete elsewhere)."""
+        if not self.local:
+            return
+        base = os.path.realpath(self.base)
+        folder = os.path.realpath(os.path.dirname(path))
+        if os.path.commonpath([base, folder]) != base:
+            raise ValueError(
+                f"{os.path.dirname(path)} leads outside the lake {self.root} (to {folder}, "
+                "through a symbolic link): nothing is written or removed there; replace the "
+                "link by the folder itself"
+            )
+
     def write_bytes(self, path: str, data: bytes) -> None:
         """Write a file of the lake via a temporary name, then rename (verify's record only)."""
+        self.inside(path)
         tmp = f"{path}.tmp"
         try:
             with self.fs.open_output_stream(tmp) as f:
@@ -254,6 +270,7 @@ class Snapshot:
 
     def delete(self, path: str) -> None:
         """Remove a file of the lake if it is there."""
+        self.inside(path)
         if self.fs.get_file_info(path).type == pafs.FileType.File:
             self.fs.delete_file(path)
 

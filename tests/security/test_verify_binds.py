@@ -289,3 +289,19 @@ def test_an_interactive_policy_in_a_lake_is_never_asked(tmp_path: Path) -> None:
         pipeline.replayer.replay_games(
             "3.1", "classic", None, ["human", "ev"], np.zeros(1, np.uint64), []
         )
+
+
+def test_verify_writes_nothing_through_a_linked_run_folder(
+    lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """runs/t1 a symbolic link to a folder outside the lake: verify refuses, in one line, to
+    write its record there (or remove one), and the folder outside is left as it was."""
+    outside = tmp_path / "outside" / "t1"
+    shutil.move(lake / "runs" / "t1", outside)
+    (lake / "runs" / "t1").symlink_to(outside, target_is_directory=True)
+    before = state(outside)
+    code = main(["warehouse", "verify", "--data", str(lake)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "leads outside the lake" in err and len(err.strip().splitlines()) == 1
+    assert state(outside) == before and not (outside / "verified.json").exists()
