@@ -268,8 +268,9 @@ seats = ["ev", "sum:20"]
 ]
 
 
-def write_spec_runs(root: Path) -> list[str]:
-    """Plan and run CELL_SPECS' shards in this process (no Ray) into the lake at root."""
+def write_spec_runs(root: Path, specs: list[str] = CELL_SPECS) -> list[str]:
+    """Plan and run the specs' shards (default: CELL_SPECS) in this process (no Ray) into the
+    lake at root."""
     from pipeline.lake import Lake as PipelineLake
     from pipeline.plan import make_plan
     from pipeline.run import finish, prepare, record_shard
@@ -277,7 +278,7 @@ def write_spec_runs(root: Path) -> list[str]:
     from pipeline.task import run_shard
 
     names = []
-    for text in CELL_SPECS:
+    for text in specs:
         spec_plan = make_plan(parse_spec(text))
         lake = PipelineLake.open(str(root))
         manifest, todo = prepare(lake, spec_plan, resume=False, overwrite=True)

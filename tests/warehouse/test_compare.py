@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -141,3 +142,46 @@ def test_compare_refuses_bad_runs(
     code = main(["compare", *runs, "--data", str(lake.root)])
     _, err = capsys.readouterr()
     assert code == 2 and len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_a_line_up_with_fixed_seats_is_another_cell_than_the_rotating_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two runs seat "duel" (ev, bust:0.25) alike, one rotating seats game by game, one with
+    seats fixed (ev always first to play): a policy keeps its seat's advantage in every game of
+    the second, so the two are different cells: never pooled by variant_comparison, compared
+    by `flip7 compare` as two line-ups with a note."""
+    spec = """
+name = "{name}"
+seed = {seed}
+games = 30
+rotate = {rotate}
+
+[[lineups]]
+name = "duel"
+seats = ["ev", "bust:0.25"]
+"""
+    root = tmp_path / "data"
+    lakes.write_spec_runs(
+        root,
+        [
+            spec.format(name="turns", seed=1, rotate="true"),
+            spec.format(name="fixed", seed=2, rotate="false"),
+        ],
+    )
+    rows = (
+        connect(root)
+        .execute(
+            "SELECT seating, policy, runs, games FROM variant_comparison ORDER BY seating, policy"
+        )
+        .fetchall()
+    )
+    assert rows == [
+        ("ev,bust:0.25", "bust:0.25", 1, 30),
+        ("ev,bust:0.25", "ev", 1, 30),
+        ("ev,bust:0.25 (fixed seats)", "bust:0.25", 1, 30),
+        ("ev,bust:0.25 (fixed seats)", "ev", 1, 30),
+    ]
+    df, err = compare(capsys, "turns", "fixed", "--data", str(root))
+    assert df["diff"].isna().all()
+    assert "seats ev,bust:0.25 in turns but ev,bust:0.25 (fixed seats) in fixed" in err

@@ -4,7 +4,9 @@
 -- summary names it); a run without a manifest says 'cell N'. Several cells of a run may share
 -- a label (one named line-up over several field sizes: one cell per size). `seating` is what
 -- the line-up is: its policies in seat order, joined by commas (the manifest's line-up, before
--- any rotation; without a manifest, the seats of the cell's first game in the lake). Within a
+-- any rotation; without a manifest, the seats of the cell's first game in the lake), followed by
+-- ' (fixed seats)' when the run's seats do not rotate: a policy then keeps its seat's advantage
+-- or handicap in every game, so that line-up is another cell than the rotating one. Within a
 -- run a label names one seating per field size and ruleset (the spec refuses two); across
 -- runs two line-ups may share a label, so whatever matches or pools cells of several runs
 -- keys on `seating` too.
@@ -22,7 +24,13 @@ with played as (
 ),
 
 labels as (
-    select run, cell, label, lineup as seating from stg_manifest_cells
+    select
+        c.run,
+        c.cell,
+        c.label,
+        c.lineup || case when m.rotate = false then ' (fixed seats)' else '' end as seating
+    from stg_manifest_cells as c
+    inner join stg_manifests as m on c.run = m.run
 ),
 
 final as (
