@@ -21,7 +21,11 @@ linearised one, R + (y_g - R n_g) / (Sn / G), whose mean over the games is R (an
 y_g / n_g when n_g is the same in every game).
 
 Win rates are clipped to [0, 1] (`clip=(0, 1)`); points are not clipped. Under two games the
-interval is undefined (NaN), never zero.
+interval is undefined (NaN), never zero. A rate of exactly 0 or 1 (no event, or every one, in
+all G games) has no spread to go on, and the formula above would give [0, 0] or [1, 1]; its
+interval is instead the exact bound for no event in Sn trials (Clopper-Pearson, 2.5% in
+the tail): [0, 1 - 0.025^(1/Sn)], or [0.025^(1/Sn), 1], each seat or round of the
+denominator one trial (with no event there is no spread to estimate a clustering from).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 Z95 = 1.959963984540054
+#: The tail of a rate of exactly 0 or 1: the exact 95% bound for no event in Sn trials.
+NO_EVENT_TAIL = 0.025
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,11 @@ def cluster_ratio(
     r = sum_y / sum_n
     if games < 2:
         return Estimate(r, math.nan, math.nan, math.nan)
+    if clip == (0.0, 1.0) and (sum_y == 0 or sum_y == sum_n):
+        tail = NO_EVENT_TAIL ** (1.0 / sum_n)  # no event (or every one) in Sn trials
+        if sum_y == 0:
+            return Estimate(r, 0.0, 1.0 - tail, 1.0 - tail)
+        return Estimate(r, tail, 1.0, 1.0 - tail)
     resid_ss = max(sum_yy - 2.0 * r * sum_yn + r * r * sum_nn, 0.0)
     var = games / (games - 1) * resid_ss / (sum_n * sum_n)
     h = Z95 * math.sqrt(var)
@@ -110,4 +121,4 @@ def cluster_ratio(
     return Estimate(r, lo, hi, h)
 
 
-__all__ = ["Z95", "Estimate", "RatioSums", "cluster_ratio"]
+__all__ = ["NO_EVENT_TAIL", "Z95", "Estimate", "RatioSums", "cluster_ratio"]

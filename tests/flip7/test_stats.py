@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import random
 
+import pytest
+
 from flip7.stats import Z95, RatioSums, cluster_ratio
 
 
@@ -54,3 +56,16 @@ def test_fewer_than_two_games_has_no_interval_and_rates_clip():
     assert math.isnan(cluster_ratio(0, 0, 0, 0, 0, 0).value)
     est = RatioSums.of([(1, 1), (1, 1), (0, 1)]).estimate(clip=(0.0, 1.0))
     assert est.hi == 1.0 and est.lo > 0.0 - 1e-12 and est.half_width > 0.5
+
+
+def test_a_rate_of_exactly_0_or_1_gets_the_exact_bound_for_its_games_not_a_zero_width_interval():
+    """No win in 300 seats is not certainty of never winning: [0, 1 - 0.025^(1/300)] (1.2%, the
+    exact 95% bound for no event in 300 trials, each seat one), and every round busted, 120
+    rounds in 40 games, is [0.025^(1/120), 1]. Unclipped figures (points) keep the formula."""
+    none = RatioSums.of([(0, 1), (0, 2)] * 100).estimate(clip=(0.0, 1.0))
+    assert none.value == 0.0 and none.lo == 0.0
+    assert none.hi == pytest.approx(1 - 0.025 ** (1 / 300)) and 0.0122 < none.hi < 0.0123
+    every = RatioSums.of([(3, 3)] * 40).estimate(clip=(0.0, 1.0))
+    assert every.value == 1.0 and every.hi == 1.0
+    assert every.lo == pytest.approx(0.025 ** (1 / 120))
+    assert RatioSums.of([(0, 1)] * 40).estimate().half_width == 0.0  # a mean: no clip, no rule

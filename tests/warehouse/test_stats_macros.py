@@ -43,6 +43,8 @@ def _groups() -> dict[int, list[tuple[float, float]]]:
     groups[1005] = [(1, 1)] * 30 + [(0, 1)]  # near 1: the upper end clips
     groups[1006] = [(-5.5, 1), (3.25, 1)]  # two games, negative y
     groups[1007] = [(1e6 + i, 1000 + i % 7) for i in range(400)]  # large sums
+    groups[1008] = [(1, 1), (2, 2), (1, 1)]  # every event: a rate of exactly 1
+    groups[1009] = [(0, 1), (0, 2)] * 150  # no event in 300 games
     return groups
 
 

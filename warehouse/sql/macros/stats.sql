@@ -33,15 +33,24 @@ create or replace macro cluster_ratio_lo(g, sy, sn, syy, snn, syn) as
 create or replace macro cluster_ratio_hi(g, sy, sn, syy, snn, syn) as
     cast(sy as double) / nullif(sn, 0) + cluster_ratio_half(g, sy, sn, syy, snn, syn);
 
--- greatest/least skip NULLs in DuckDB, so an undefined interval is kept NULL explicitly.
+-- greatest/least skip NULLs in DuckDB, so an undefined interval is kept NULL explicitly. A
+-- rate of exactly 0 or 1 (no event, or every one, in all g games) has no spread: its interval
+-- is the exact bound for no event in sn trials (each seat or round one), [0, 1 - 0.025^(1/sn)]
+-- or [0.025^(1/sn), 1] (flip7.stats), not [0, 0] or [1, 1].
 create or replace macro cluster_rate_lo(g, sy, sn, syy, snn, syn) as
-    case when cluster_ratio_half(g, sy, sn, syy, snn, syn) is not null then
-        greatest(cluster_ratio_lo(g, sy, sn, syy, snn, syn), 0.0)
+    case
+        when cluster_ratio_half(g, sy, sn, syy, snn, syn) is null then null
+        when sy = 0 then 0.0
+        when sy = sn then pow(0.025, 1.0 / sn)
+        else greatest(cluster_ratio_lo(g, sy, sn, syy, snn, syn), 0.0)
     end;
 
 create or replace macro cluster_rate_hi(g, sy, sn, syy, snn, syn) as
-    case when cluster_ratio_half(g, sy, sn, syy, snn, syn) is not null then
-        least(cluster_ratio_hi(g, sy, sn, syy, snn, syn), 1.0)
+    case
+        when cluster_ratio_half(g, sy, sn, syy, snn, syn) is null then null
+        when sy = 0 then 1.0 - pow(0.025, 1.0 / sn)
+        when sy = sn then 1.0
+        else least(cluster_ratio_hi(g, sy, sn, syy, snn, syn), 1.0)
     end;
 
 -- Aggregate forms over one row per cluster: clustered_half(y, n) etc. in a GROUP BY.
