@@ -18,6 +18,7 @@ import datetime as dt
 import json
 import math
 import os
+import re
 import secrets
 import socket
 from dataclasses import dataclass
@@ -26,8 +27,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
-
-from flip7.names import check_run_name, is_run_name  # the one rule for run names
 
 TABLE_ORDER = ("events", "rounds", "games")  # rename order: games last (the commit marker)
 TMP_MARK = ".tmp-"
@@ -67,6 +66,28 @@ WRITE_OPTIONS: dict[str, dict[str, object]] = {
         "compression": "lz4",
     },
 }
+
+
+#: One rule for run names everywhere (a spec's `name`, `--run`, the lake's `run=` partitions and
+#: `runs/` directories, `tournament status RUN`, `watch --run`, `replay RUN`): a name is one
+#: path segment that cannot climb out of the lake.
+RUN_NAME_MAX = 64
+_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_run_name(name: object, what: str = "run name") -> str:
+    """`name` if it is a valid run name, else a one-line ValueError saying what is valid."""
+    if (
+        not isinstance(name, str)
+        or not _RUN_NAME.fullmatch(name)
+        or ".." in name
+        or len(name) > RUN_NAME_MAX
+    ):
+        raise ValueError(
+            f"{what} {name!r} is not a valid run name; use 1-{RUN_NAME_MAX} letters, digits, "
+            "'.', '_' or '-', starting with a letter or digit, without '..'"
+        )
+    return name
 
 
 def default_root() -> str:
@@ -204,7 +225,10 @@ class Lake:
             for info in self.fs.get_file_info(sel)
             if info.type == pafs.FileType.Directory
         ]
-        return sorted(n for n in names if is_run_name(n) and self.exists(self.manifest_path(n)))
+        valid = [n for n in names if _RUN_NAME.fullmatch(n) and ".." not in n]
+        return sorted(
+            n for n in valid if len(n) <= RUN_NAME_MAX and self.exists(self.manifest_path(n))
+        )
 
     # -- run data -----------------------------------------------------------------------------
 

@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from flip7.names import check_run_name
-
 TABLES = ("events", "rounds", "games")
 #: The version of the pipeline's Parquet schema (pipeline.schema.SCHEMA_VERSION) these views
 #: read; a run whose manifest names another is refused by name (tests keep the two equal).
@@ -41,6 +39,28 @@ class EmptyLakeError(FileNotFoundError):
 
 class LakeUnreachable(OSError):
     """The lake's store refused or did not answer (no bucket, no credentials, no server)."""
+
+
+#: The pipeline's one rule for run names (pipeline.lake.check_run_name; the warehouse does not
+#: import the pipeline, and a test keeps the two in step): one path segment that cannot climb out
+#: of the lake. Every run name a command takes passes it before anything is read.
+RUN_NAME_MAX = 64
+_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_run_name(name: object, what: str = "run name") -> str:
+    """`name` if it is a valid run name, else a one-line ValueError saying what is valid."""
+    if (
+        not isinstance(name, str)
+        or not _RUN_NAME.fullmatch(name)
+        or ".." in name
+        or len(name) > RUN_NAME_MAX
+    ):
+        raise ValueError(
+            f"{what} {name!r} is not a valid run name; use 1-{RUN_NAME_MAX} letters, digits, "
+            "'.', '_' or '-', starting with a letter or digit, without '..'"
+        )
+    return name
 
 
 def data_root(data_dir: str | os.PathLike[str] | None = None) -> str:
