@@ -100,18 +100,29 @@ def estimate(
     return _frame(out, keys)
 
 
+def index_estimate(df: pd.DataFrame, keys: list[str], wins: str, seats: str) -> pd.DataFrame:
+    """The win index per group, `expected` (seats / n) beside `seats`: the unclipped clustered
+    ratio of wins to expected wins; with no win (or a win in every seat) in two games or more,
+    the exact 95% bound for no event in the group's seats, times seats / expected wins."""
+    out = {}
+    for key, g in df.groupby(keys, sort=False):
+        w, n, e = (g[c].astype(float) for c in (wins, seats, "expected"))
+        value = w.sum() / e.sum()
+        if len(g) >= 2 and w.sum() in (0.0, n.sum()):
+            bound = (1 - 0.025 ** (1 / n.sum())) * n.sum() / e.sum()
+            out[key] = (value, 0.0, bound) if w.sum() == 0 else (value, value - bound, value)
+            continue
+        est = RatioSums.of(zip(w, e, strict=True)).estimate()
+        out[key] = (est.value, est.lo, est.hi)
+    return _frame(out, keys)
+
+
 def _frame(rows: dict[object, tuple[float, float, float]], keys: list[str]) -> pd.DataFrame:
     """value, lo, hi indexed by `keys` (a MultiIndex even for one key)."""
     index = pd.MultiIndex.from_tuples(
         [k if isinstance(k, tuple) else (k,) for k in rows], names=keys
     )
     return pd.DataFrame(list(rows.values()), index=index, columns=["value", "lo", "hi"])
-
-
-def _scaled(est: pd.DataFrame, by: str) -> pd.DataFrame:
-    """A rate's figure and interval times the field size (the win index of a rate)."""
-    n = est.index.get_level_values(by).to_numpy()
-    return est.mul(n, axis=0)
 
 
 # --- the expected figures, one function per (mart, figure) ---------------------------------
@@ -133,7 +144,10 @@ def win_rate(raw: Raw) -> pd.DataFrame:
 
 def win_index(raw: Raw) -> pd.DataFrame:
     # An index is not a rate: the unclipped interval times n, never the clipped rate's bounds.
-    return _scaled(estimate(policy_games(raw), [*CELL, "policy"], "wins", "seats", None), "players")
+    pg = policy_games(raw)
+    return index_estimate(
+        pg.assign(expected=pg["seats"] / pg["players"]), [*CELL, "policy"], "wins", "seats"
+    )
 
 
 def points_per_round(raw: Raw) -> pd.DataFrame:
@@ -164,7 +178,8 @@ def seat_win_rate(raw: Raw) -> pd.DataFrame:
 
 def seat_win_index(raw: Raw) -> pd.DataFrame:
     g = _with_all(raw.games.assign(y=raw.games["winner"].astype(int), n=1))
-    return _scaled(estimate(g, [*CELL, "seat", "policy"], "y", "n", None), "players")
+    g = g.assign(expected=1 / g["players"].astype(float))
+    return index_estimate(g, [*CELL, "seat", "policy"], "y", "n")
 
 
 def seat_points(raw: Raw) -> pd.DataFrame:
@@ -213,7 +228,7 @@ def league_win_index(raw: Raw) -> pd.DataFrame:
     pg = policy_games(raw)
     pg = pg.assign(expected=pg["seats"] / pg["players"])
     # games of different cells are different clusters: group by (run, game) within a policy
-    return estimate(pg, ["run", "policy"], "wins", "expected", None)
+    return index_estimate(pg, ["run", "policy"], "wins", "seats")
 
 
 VARIANT_CELL = ["variant", "ruleset", "players", "lineup", "seating", "policy"]
@@ -243,8 +258,10 @@ def variant_figure(
         shuffles = pg.groupby([*VARIANT_CELL, "seed"], as_index=False)[
             ["seats", "wins", "points", "rounds", "busts", "flip7s"]
         ].sum()
-        est = estimate(shuffles, VARIANT_CELL, y, n, clip)
-        return _scaled(est, "players") if scale else est
+        if scale:  # the win index
+            shuffles = shuffles.assign(expected=shuffles[n] / shuffles["players"])
+            return index_estimate(shuffles, VARIANT_CELL, y, n)
+        return estimate(shuffles, VARIANT_CELL, y, n, clip)
 
     return expected
 

@@ -123,6 +123,8 @@ def test_index_macros_are_the_unclipped_ratio_of_wins_to_expected_wins(
     groups[100] = (2, [(1, 1)] * 40 + [(0, 1)])  # wins nearly always: the rate's end clips
     groups[101] = (3, [(0, 1)] * 40 + [(1, 1)])  # nearly never: the rate's start clips
     groups[102] = (4, [(1, 1)])  # one game: no interval
+    groups[103] = (3, [(0, 1), (0, 2)] * 50)  # never wins: [0, n x the no-event bound]
+    groups[104] = (1, [(1, 1)] * 30)  # alone, wins every game
     rows = [(g, p, w, s) for g, (p, pairs) in groups.items() for w, s in pairs]
     g, p, w, s = (list(col) for col in zip(*rows, strict=True))
     con.register("per_game", pa.table({"g": g, "players": p, "wins": w, "seats": s}))
@@ -136,6 +138,13 @@ def test_index_macros_are_the_unclipped_ratio_of_wins_to_expected_wins(
     assert len(got) == len(groups)
     for g, value, lo, hi, half in got:
         players, pairs = groups[g]
+        wins, seats = sum(w for w, _ in pairs), sum(s for _, s in pairs)
+        if len(pairs) >= 2 and wins in (0, seats):
+            # no win (or a win in every seat): the rate's exact no-event bound, times n
+            rate = RatioSums.of(pairs).estimate(clip=(0.0, 1.0))
+            assert _same(lo, rate.lo * players) and _same(hi, rate.hi * players), g
+            assert _same(half, rate.half_width * players), g
+            continue
         want = RatioSums.of((w, s / players) for w, s in pairs).estimate()
         assert _same(value, want.value) and _same(half, want.half_width), g
         assert _same(lo, want.lo) and _same(hi, want.hi), g
@@ -144,3 +153,6 @@ def test_index_macros_are_the_unclipped_ratio_of_wins_to_expected_wins(
     by_group = {row[0]: row for row in got}
     assert by_group[100][3] > 2.0 and by_group[101][2] < 0.0  # not clipped to [0, n]
     assert by_group[102][2] is None
+    assert by_group[103][2] == 0.0 and by_group[103][3] == pytest.approx(
+        3 * (1 - 0.025 ** (1 / 150))
+    )

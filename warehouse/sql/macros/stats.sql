@@ -92,11 +92,31 @@ create or replace macro clustered_rate_hi(y, n) as
 create or replace macro clustered_index(wins, seats, players) as
     sum(wins) / sum(cast(seats as double) / players);
 
+-- No win in any seat (or a win in every seat) is a win rate of exactly 0 (or 1), which has no
+-- spread for the formula: as for the rate (cluster_rate_*), the interval is the exact bound
+-- for no event in the sum(seats) seats, on the index's scale (times seats / expected wins, the
+-- field size within a cell), so the index and the rate of one cell keep one interval.
+create or replace macro index_no_event_bound(wins, seats, players) as
+    (1.0 - pow(0.025, 1.0 / sum(seats))) * sum(seats) / sum(cast(seats as double) / players);
+
 create or replace macro clustered_index_half(wins, seats, players) as
-    clustered_half(wins, cast(seats as double) / players);
+    case
+        when count(*) >= 2 and (sum(wins) = 0 or sum(wins) = sum(seats))
+            then index_no_event_bound(wins, seats, players)
+        else clustered_half(wins, cast(seats as double) / players)
+    end;
 
 create or replace macro clustered_index_lo(wins, seats, players) as
-    clustered_lo(wins, cast(seats as double) / players);
+    case
+        when count(*) >= 2 and sum(wins) = 0 then 0.0
+        when count(*) >= 2 and sum(wins) = sum(seats)
+            then clustered_index(wins, seats, players) - index_no_event_bound(wins, seats, players)
+        else clustered_lo(wins, cast(seats as double) / players)
+    end;
 
 create or replace macro clustered_index_hi(wins, seats, players) as
-    clustered_hi(wins, cast(seats as double) / players);
+    case
+        when count(*) >= 2 and sum(wins) = 0 then index_no_event_bound(wins, seats, players)
+        when count(*) >= 2 and sum(wins) = sum(seats) then clustered_index(wins, seats, players)
+        else clustered_hi(wins, cast(seats as double) / players)
+    end;
