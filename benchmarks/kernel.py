@@ -246,7 +246,7 @@ def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
     cases: list[tuple[str, pa.Table, dict[str, object]]] = [
         *(
             (name, tables[name], dict(WRITE_OPTIONS[name]))
-            for name in ("events", "rounds", "games")
+            for name in ("events", "rounds", "rollups", "games")
         ),
         ("events, a row per event (v3)", v3, v3_options),
     ]

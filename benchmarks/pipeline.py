@@ -106,7 +106,7 @@ def lake_bytes(root: str, run: str) -> dict[str, int]:
     """Bytes on disk of each table's files of a run."""
     return {
         table: sum(p.stat().st_size for p in Path(root, table, f"run={run}").rglob("*.parquet"))
-        for table in ("events", "rounds", "games")
+        for table in ("events", "rounds", "rollups", "games")
     }
 
 

@@ -59,7 +59,7 @@ def _run_shard(args: tuple[Path, ShardTask]) -> tuple[int, dict[str, int], float
     root, task = args
     t0 = time.perf_counter()
     tables = simulate_shard(task)
-    for name in ("events", "rounds", "games"):  # games last: the commit marker
+    for name in ("events", "rounds", "rollups", "games"):  # games last: the commit marker
         _write(
             name,
             tables[name],
@@ -184,7 +184,7 @@ def main() -> int:
         build_lake(args.root, args.games, args.procs)
     if args.build_only:
         return 0
-    rows = {t: 0 for t in ("events", "rounds", "games")}
+    rows = {t: 0 for t in ("events", "rounds", "rollups", "games")}
     for t in rows:
         for path in (args.root / t / f"run={RUN}").glob("*/*.parquet"):
             rows[t] += pq.ParquetFile(path).metadata.num_rows

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any
 from flip7 import format as fmt
 from flip7.format import Column, Result, Table
 from pipeline.init import register_init
-from pipeline.lake import Lake, check_run_name, default_root, normalize_root, run_status
+from pipeline.lake import (
+    TABLE_ORDER,
+    Lake,
+    check_run_name,
+    default_root,
+    normalize_root,
+    run_status,
+)
 from pipeline.plan import Plan, cell_engines, make_plan
 from pipeline.replay import compare, describe_event, load_logged_game, resimulate
 from pipeline.run import DEFAULT_RETRIES, run_tournament
@@ -275,7 +282,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
     status = run_status(m)
     shards = m["shards"]
     done_games = sum(s["games"] for s in shards.values())
-    rows = {t: sum(s["rows"][t] for s in shards.values()) for t in ("events", "rounds", "games")}
+    rows = {t: sum(s["rows"][t] for s in shards.values()) for t in TABLE_ORDER}
     secs = sum(s["seconds"] for s in shards.values())
     summary = run_summary(lake, m)
     data: dict[str, Any] = {

@@ -2,13 +2,13 @@
 
 Layout (the lake contract shared with the warehouse and the dashboard):
 
-    <root>/<table>/run=<run>/players=<n>/shard-<shard:05d>.parquet   table: events, rounds, games
+    <root>/<table>/run=<run>/players=<n>/shard-<shard:05d>.parquet   table: events, rounds, rollups, games
     <root>/runs/<run>/manifest.json  and  <root>/runs/<run>/spec.toml
 
 A file is written under a temporary name that does not end in `.parquet`
 (`shard-00012.parquet.tmp-<random>`) and renamed when complete. A shard renames events first,
-rounds second and games last: its games file is its commit marker. Re-running a shard overwrites
-the same three names. The root is a local path (made absolute, so that every Ray worker on this
+then rounds and rollups, and games last: its games file is its commit marker. Re-running a shard
+overwrites the same four names. The root is a local path (made absolute, so that every Ray worker on this
 machine sees the same place) or a URI such as `s3://bucket/prefix` or `file:///shared/data`.
 """
 
@@ -28,7 +28,8 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-TABLE_ORDER = ("events", "rounds", "games")  # rename order: games last (the commit marker)
+#: rename order: games last (the commit marker)
+TABLE_ORDER = ("events", "rounds", "rollups", "games")
 TMP_MARK = ".tmp-"
 ROW_GROUP_ROWS = 1 << 20  # large row groups: one per shard file at the usual shard sizes
 
@@ -58,6 +59,19 @@ WRITE_OPTIONS: dict[str, dict[str, object]] = {
         "use_dictionary": ["policy"],
         "write_statistics": ["game", "round"],
         "write_batch_size": WRITE_BATCH_ROWS,
+        "compression": "lz4",
+    },
+    "rollups": {
+        "use_dictionary": [
+            "variant",
+            "ruleset",
+            "seating",
+            "grouping",
+            "figure",
+            "policy",
+            "opponent",
+        ],
+        "write_statistics": ["cell"],
         "compression": "lz4",
     },
     "games": {

@@ -1,6 +1,6 @@
 """The event log's Parquet schema: the contract between the pipeline and the warehouse.
 
-Three tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/shard-<shard>.parquet`:
+Four tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/shard-<shard>.parquet`:
 
 - `events`: one row per game: its `game` id, `rounds` (how many stored codes each of its
   rounds has, rounds in order) and `codes`, the game's events in order as a list of int64. Each
@@ -18,6 +18,8 @@ Three tables, each a hive-partitioned dataset `<table>/run=<run>/players=<n>/sha
   sequence numbers included.
 - `rounds`: one row per player per round (compact; what most queries read).
 - `games`:  one row per player per game (compact; the seed and line-up to replay it).
+- `rollups`: a few hundred rows per shard, the additive statistics the marts are built from
+  (pipeline.rollups): what answers come from, at any number of games.
 
 Every row is unique and orderable by its run and ids: `(run, game)` for events,
 `(run, game, round, seat)` for rounds, `(run, game, seat)` for games. `run`, `players` and
@@ -47,8 +49,9 @@ from pipeline import arrow
 
 #: 2: the events table packs kind..value into `code`; 3: `shard` only in the file name;
 #: 4: one events row per round, `codes` a list with HITs folded into the next event;
-#: 5: one events row per game with its rounds' lengths, ROUND_SCOREs left to the rounds table.
-SCHEMA_VERSION = 5
+#: 5: one events row per game with its rounds' lengths, ROUND_SCOREs left to the rounds table;
+#: 6: a fourth table per shard, `rollups` (pipeline.rollups), the marts' additive statistics.
+SCHEMA_VERSION = 6
 #: An element of `codes` at or above 1 << HIT_SHIFT is an event preceded by a HIT of the same
 #: player with value (element >> HIT_SHIFT) - 1; the event itself is the bits below (the rule:
 #: flip7.events.fold_rows).
@@ -104,7 +107,34 @@ GAMES = _fields(
     ("events", pa.int32()),  # events this game logged (HITs included)
 )
 
-TABLES: dict[str, pa.Schema] = {"events": EVENTS, "rounds": ROUNDS, "games": GAMES}
+#: One row per group and figure of the shard (pipeline.rollups states the groupings): the cell,
+#: its variant and ruleset, the group (policy, opponent, key) and the six additive sums of the
+#: statistics contract over the shard's games.
+ROLLUPS = _fields(
+    ("cell", pa.int32()),
+    ("variant", _dict),
+    ("ruleset", _dict),
+    ("seating", _dict),  # the seats' policies in the shard's first game (games.lineup)
+    ("first_game", pa.int32()),  # that game's index in its cell (games.cell_game)
+    ("grouping", _dict),
+    ("figure", _dict),
+    ("policy", _dict),  # '*': every policy of the cell
+    ("opponent", _dict),  # '' unless grouping = 'versus'
+    ("key", pa.int16()),  # seat, turn position or round score; -1 where none
+    ("games", pa.int64()),
+    ("y", pa.int64()),
+    ("n", pa.int64()),
+    ("yy", pa.int64()),
+    ("nn", pa.int64()),
+    ("yn", pa.int64()),
+)
+
+TABLES: dict[str, pa.Schema] = {
+    "events": EVENTS,
+    "rounds": ROUNDS,
+    "rollups": ROLLUPS,
+    "games": GAMES,
+}
 
 
 def pack_codes(columns: dict[str, np.ndarray]) -> np.ndarray:

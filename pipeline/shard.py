@@ -24,6 +24,7 @@ from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
 from flip7.variants import Variant, parse_variant
 from pipeline import arrow
+from pipeline.rollups import rollup_table
 from pipeline.schema import GAMES, ROUNDS, pack_codes, rows_table
 from pipeline.schema import events_table as stored_events
 
@@ -74,7 +75,7 @@ def game_seed(root_seed: int, pair: int, index: int) -> int:
 
 
 def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.Table]:
-    """Play the shard's games; return the `events`, `rounds` and `games` tables.
+    """Play the shard's games; return the `events`, `rounds`, `rollups` and `games` tables.
 
     The loop only plays games and appends each result's buffers to flat lists; every row of the
     three tables is then built with numpy in one pass (no per-row Python work), which keeps the
@@ -192,6 +193,7 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
     return {
         "events": events_table(flat, ev_counts, task.game_offset + task.start),
         "rounds": rounds,
+        "rollups": rollup_table(games, rounds, n),
         "games": games,
     }
 
@@ -311,4 +313,9 @@ def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
     )
     ev = cols.events
     events = rows_table(ev["game"], ev["round_offsets"], ev["rounds"], ev["offsets"], ev["codes"])
-    return {"events": events, "rounds": rounds, "games": games}
+    return {
+        "events": events,
+        "rounds": rounds,
+        "rollups": rollup_table(games, rounds, n),
+        "games": games,
+    }

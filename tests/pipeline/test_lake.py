@@ -21,7 +21,7 @@ def test_inline_run_writes_the_contract_layout(tmp_path: Path) -> None:
     assert len(manifest["shards"]) == manifest["planned_shards"] == len(plan.shards)
     for task in plan.shards:
         info = manifest["shards"][str(task.shard)]
-        for table in ("events", "rounds", "games"):
+        for table in ("events", "rounds", "rollups", "games"):
             path = (
                 tmp_path
                 / table
