@@ -3,7 +3,7 @@
 Each `sql/<layer>/<name>.sql` holds one relation, created as `CREATE OR REPLACE VIEW|TABLE
 <name> AS <file>` (macros files hold `CREATE MACRO` statements and run as they are). Staging
 reads the committed files of a `lake.Snapshot` through constant macros (`events_files()`,
-`rounds_files()`, `games_files()`, `all_files()`, `manifests()`) defined here; they replace a
+`rounds_files()`, `rollups_files()`, `games_files()`, `all_files()`, `manifests()`) defined here; they replace a
 `{{ data_root }}` template because the commit-marker rule needs an explicit file list. Marts are
 views unless `materialize` is set, then tables, except files marked `-- materialized: view`.
 Within a layer, relations are created after the relations their SQL names (a tiny topological
@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse import schema
-from warehouse.lake import SCHEMA_VERSION, Snapshot, schema_problem
+from warehouse.lake import SCHEMA_VERSION, TABLES, Snapshot, schema_problem
 
 SQL_DIR = Path(__file__).with_name("sql")
 LAYERS = ("staging", "intermediate", "marts")
@@ -79,8 +79,8 @@ def bind_files(con: duckdb.DuckDBPyConnection, snap: Snapshot) -> set[str]:
     their staging views cannot be created (DuckDB needs a file to type them), which happens only
     on a damaged lake (see `Snapshot.missing`).
     """
-    files = {t: snap.files(t) for t in ("events", "rounds", "games")}
-    files_all = files["events"] + files["rounds"] + files["games"]
+    files = {t: snap.files(t) for t in TABLES}
+    files_all = [p for paths in files.values() for p in paths]
     for name, paths in (*((f"{t}_files", p) for t, p in files.items()), ("all_files", files_all)):
         items = ", ".join(_literal(p) for p in paths)
         con.execute(f"CREATE OR REPLACE MACRO {name}() AS [{items}]::VARCHAR[]")

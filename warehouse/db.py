@@ -356,7 +356,7 @@ def arrow_table(snap: Snapshot, table: str) -> pa.Table | None:
 def footer_table(snap: Snapshot) -> pa.Table:
     """(file_name, num_rows) of every committed file, from the Parquet footers (no scan), as
     DuckDB's parquet_file_metadata gives them; read in parallel from a remote store."""
-    paths = snap.files("events") + snap.files("rounds") + snap.files("games")
+    paths = [p for table in TABLES for p in snap.files(table)]
 
     def rows(path: str) -> int:
         try:

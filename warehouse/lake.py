@@ -6,8 +6,8 @@ a `file://` URI, `s3://bucket/prefix` (with the standard AWS environment: creden
 Every read of the lake goes through that pyarrow filesystem: listings, manifests, verify's
 records, and (through pyarrow datasets, see warehouse.db) the Parquet files themselves.
 
-A shard is visible only once its `games` file exists: the pipeline renames events first, rounds
-second and games last, so listing the games files first and then the siblings gives a set of
+A shard is visible only once its `games` file exists: the pipeline renames events first, then
+rounds and rollups, and games last, so listing the games files first and then the siblings gives a set of
 whole shards even while a tournament writes (on an object store a rename is a copy then a
 delete: the games key appears only once whole). Temporary files
 (`shard-00012.parquet.tmp-<x>`) never match the shard file name, so they are never read. A
@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-TABLES = ("events", "rounds", "games")
+TABLES = ("events", "rounds", "rollups", "games")
 #: The version of the pipeline's Parquet schema (pipeline.schema.SCHEMA_VERSION) these views
 #: read; a run whose manifest names another is refused by name (tests keep the two equal).
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 SHARD_FILE = re.compile(r"^shard-(\d+)\.parquet$")
 _SHARD_PATH = re.compile(r"/run=([^/]+)/players=([^/]+)/(shard-(\d+)\.parquet)$")
 
@@ -279,7 +279,7 @@ class Snapshot:
         return Snapshot(self.root, shards, {}, [], self.fs, self.base, self.infos)
 
     def table_of(self, path: str) -> str:
-        """The table a shard file belongs to (events, rounds or games)."""
+        """The table a shard file belongs to (one of TABLES)."""
         return path[len(self.base) + 1 :].split("/", 1)[0]
 
 
@@ -336,7 +336,9 @@ def snapshot(root: str | os.PathLike[str], runs: list[str] | None = None) -> Sna
             continue  # a temporary file of a shard being written, or a stranger
         infos[info.path] = info
         found.append((m.group(1), m.group(2), m.group(3), int(m.group(4))))
-    for table in ("events", "rounds"):
+    for table in TABLES:
+        if table == "games":
+            continue
         for info in listed(table):
             infos[info.path] = info
     for run, players, name, number in sorted(found):

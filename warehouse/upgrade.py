@@ -8,8 +8,11 @@ states the rule the pipeline writes with; this module applies it without importi
 pipeline). Before it leaves a round score out, the upgrade checks it against the rounds table's
 score and refuses the run if they differ, so nothing the log said is lost. It rewrites each
 committed shard's files (events first, games last, each under a temporary name then renamed over
-the old file, as the pipeline writes them), then records the new version and row counts in the
-manifest. Readers refuse the run until the manifest says v5, and an interrupted upgrade can be
+the old file, as the pipeline writes them). Schema v6 adds a `rollups` file to every shard, the
+additive statistics the marts are built from: the upgrade writes it with the warehouse's own SQL
+definition (int_rollups_from_tables, the one verify checks the pipeline's rollups against),
+from the shard's games and rounds files. Then it records the new version and row counts in the
+manifest. Readers refuse the run until the manifest says v6, and an interrupted upgrade can be
 run again: files already in the new layout are left as they are.
 """
 
@@ -28,10 +31,30 @@ from flip7.events import HIT_SHIFT, EventKind, store_games, unfold_codes
 from warehouse.lake import SCHEMA_VERSION, Snapshot, data_root, snapshot
 
 #: The schema versions this upgrade reads.
-UPGRADABLE = (2, 3, 4)
+UPGRADABLE = (2, 3, 4, 5)
 #: pipeline.schema.EVENTS (tests hold them equal).
 _INT16S = pa.list_(pa.field("element", pa.int16(), nullable=False))
 _INT64S = pa.list_(pa.field("element", pa.int64(), nullable=False))
+_DICT = pa.dictionary(pa.int32(), pa.string())
+#: pipeline.schema.ROLLUPS (tests hold them equal).
+ROLLUPS = pa.schema(
+    [
+        pa.field(name, kind, nullable=False)
+        for name, kind in (
+            ("cell", pa.int32()),
+            ("variant", _DICT),
+            ("ruleset", _DICT),
+            ("seating", _DICT),
+            ("first_game", pa.int32()),
+            ("grouping", _DICT),
+            ("figure", _DICT),
+            ("policy", _DICT),
+            ("opponent", _DICT),
+            ("key", pa.int16()),
+            *((s, pa.int64()) for s in ("games", "y", "n", "yy", "nn", "yn")),
+        )
+    ]
+)
 EVENTS = pa.schema(
     [
         pa.field("game", pa.int64(), nullable=False),
@@ -53,6 +76,19 @@ WRITE_OPTIONS: dict[str, dict[str, object]] = {
         "use_dictionary": ["policy"],
         "write_statistics": ["game", "round"],
         "write_batch_size": 1 << 16,
+        "compression": "lz4",
+    },
+    "rollups": {
+        "use_dictionary": [
+            "variant",
+            "ruleset",
+            "seating",
+            "grouping",
+            "figure",
+            "policy",
+            "opponent",
+        ],
+        "write_statistics": ["cell"],
         "compression": "lz4",
     },
     "games": {
@@ -188,7 +224,7 @@ def upgrade(
     rewritten = kept = 0
     rows: dict[str, int] = {}
     for i, shard in enumerate(snap.shards):
-        for name in ("events", "rounds", "games"):
+        for name in ("events", "rounds", "games"):  # rollups: written below, from these
             file = shard.files[name]
             if not snap.exists(file):
                 continue
@@ -213,14 +249,62 @@ def upgrade(
             _write(snap, file, new, WRITE_OPTIONS[name])
             rewritten += 1
         if progress is not None:
-            progress(i + 1, len(snap.shards))
+            progress(i + 1, 2 * len(snap.shards))
+    rollups = write_rollups(
+        snap, lambda i: progress(len(snap.shards) + i, 2 * len(snap.shards)) if progress else None
+    )
+    rewritten += len(rollups)
     for key, info in (manifest.get("shards") or {}).items():
-        if key in rows and isinstance(info, dict) and isinstance(info.get("rows"), dict):
-            info["rows"]["events"] = rows[key]
+        if isinstance(info, dict) and isinstance(info.get("rows"), dict):
+            if key in rows:
+                info["rows"]["events"] = rows[key]
+            if key in rollups:
+                info["rows"]["rollups"] = rollups[key]
     manifest["schema_version"] = SCHEMA_VERSION
     text = json.dumps(manifest, indent=1, sort_keys=False) + "\n"
     snap.write_bytes(path, text.encode("utf-8"))
     return Upgraded(run, version, SCHEMA_VERSION, rewritten, kept)
+
+
+def write_rollups(snap: Snapshot, progress: Callable[[int], None] | None = None) -> dict[str, int]:
+    """Write the `rollups` file of every shard of the snapshot that has none, computed by the
+    SQL definition from its games and rounds files, one shard at a time (bounded memory);
+    {shard: rows} of those written. A shard that has one keeps it (verify checks it)."""
+    from warehouse.build import bind_files, build, sql_files
+    from warehouse.db import attach, scratch
+
+    todo = [s for s in snap.shards if not snap.exists(s.files["rollups"])]
+    written: dict[str, int] = {}
+    if not todo:
+        return written
+    definition = sql_files("intermediate")["int_rollups_from_tables"]
+    con = scratch()
+    for i, shard in enumerate(todo):
+        one = snap.subset([shard])
+        arrow = None if one.local else attach(con, one, footers=False, load=True)
+        if i == 0:
+            build(con, one, layers=("staging",), lake_table=arrow)
+            con.execute(f"CREATE VIEW int_rollups_from_tables AS\n{definition}")
+        else:
+            bind_files(con, one)
+        table = con.sql(
+            f"SELECT {', '.join(ROLLUPS.names)} FROM int_rollups_from_tables"
+        ).to_arrow_table()
+        table = pa.Table.from_arrays(
+            [
+                table[f.name].dictionary_encode().cast(f.type)
+                if pa.types.is_dictionary(f.type)
+                else table[f.name].cast(f.type)
+                for f in ROLLUPS
+            ],
+            schema=ROLLUPS,
+        )
+        _write(snap, shard.files["rollups"], table, WRITE_OPTIONS["rollups"])
+        written[str(shard.shard)] = table.num_rows
+        if progress is not None:
+            progress(i + 1)
+    con.close()
+    return written
 
 
 def _write(snap: Snapshot, path: str, table: pa.Table, options: dict[str, object]) -> None:

@@ -109,7 +109,7 @@ def test_a_stray_run_folder_hides_no_other_run(
 ) -> None:
     """A run folder with no manifest whose Parquet files have another schema is left out with
     one line naming it; every query still answers for the other runs."""
-    for table in ("events", "rounds", "games"):
+    for table in ("events", "rounds", "rollups", "games"):
         folder = lake / table / "run=stray" / "players=2"
         folder.mkdir(parents=True)
         pq.write_table(pa.table({"x": [1, 2]}), folder / "shard-00000.parquet")

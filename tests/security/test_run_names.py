@@ -105,7 +105,7 @@ def test_overwrite_refuses_a_manifest_naming_another_run(
     """`--overwrite` deletes a run only when its directory holds that run's manifest: a copy of
     run t's files under the name `u` is refused, and nothing is deleted."""
     shutil.copytree(lake / "runs" / "t", lake / "runs" / "u")
-    for table in ("events", "rounds", "games"):
+    for table in ("events", "rounds", "rollups", "games"):
         shutil.copytree(lake / table / "run=t", lake / table / "run=u")
     spec = write_spec(tmp_path / "s.toml", name="u")
     before = tree(lake)

@@ -117,7 +117,7 @@ def write_run(root: Path, run: str, tasks: Sequence[ShardTask] | None = None) ->
     shards = {}
     for task in todo:
         tables = simulate_shard(task)
-        for name in ("events", "rounds", "games"):
+        for name in ("events", "rounds", "rollups", "games"):
             write_table(tables[name], shard_path(root, name, task))
         shards[str(task.shard)] = {
             "cell": task.cell,

@@ -84,7 +84,7 @@ def test_verify_passes_a_decided_sequential_run_and_catches_a_short_one(
     edited = json.loads(path.read_text())
     del edited["shards"][last]
     path.write_text(json.dumps(edited))
-    for table in ("events", "rounds", "games"):
+    for table in ("events", "rounds", "rollups", "games"):
         (copy / table / "run=s" / "players=2" / f"shard-{int(last):05d}.parquet").unlink()
     rows = failing_rows(connect(str(copy)), sql_files("tests")["assert_runs_complete"])
     assert any("sequential test decided after" in str(r) for r in rows)

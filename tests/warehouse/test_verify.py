@@ -91,12 +91,17 @@ def test_verify_one_run(lake: Lake) -> None:
 
 
 def test_an_edited_round_score_is_caught(lake_copy: Lake) -> None:
-    """A round score changed in the compact table disagrees with the events' rebuild."""
+    """A round score changed in the compact table disagrees with the events' rebuild (and with
+    the shard's rollup, made from the table as it was written)."""
     task = lake_copy.tasks["t1"][2]
     path = shard_path(lake_copy.root, "rounds", task)
     edit(path, "score", 5, 3)
     v = verify(lake_copy.root)
-    assert failed(v).keys() == {"assert_rounds_match_events", "assert_games_complete"}
+    assert failed(v).keys() == {
+        "assert_rounds_match_events",
+        "assert_games_complete",
+        "assert_rollups_match_tables",
+    }
     (example,) = next(c for c in v.checks if c.name == "assert_rounds_match_events").examples
     row = pq.read_table(path).slice(5, 1).to_pylist()[0]
     assert (example["game"], example["round"], example["seat"]) == (
@@ -268,7 +273,7 @@ def test_a_deleted_events_file_is_caught(lake_copy: Lake) -> None:
 def test_a_deleted_shard_is_caught(lake_copy: Lake) -> None:
     """A whole shard gone from a complete run: the manifest lists it and its games are missing."""
     task = lake_copy.tasks["t1"][1]
-    for table in ("events", "rounds", "games"):
+    for table in ("events", "rounds", "rollups", "games"):
         shard_path(lake_copy.root, table, task).unlink()
     bad = failed(verify(lake_copy.root))
     assert {"assert_manifest_counts", "assert_runs_complete"} <= bad.keys()

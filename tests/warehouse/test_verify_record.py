@@ -67,7 +67,7 @@ def test_a_copied_shard_is_never_shown_without_a_warning(
 ) -> None:
     """A shard copied under a new number (its games counted twice) is named by sql's note and
     the report's header, and fails verify."""
-    for table in ("events", "rounds", "games"):
+    for table in ("events", "rounds", "rollups", "games"):
         src = next((lake_copy.root / table / "run=t2").rglob("shard-00000.parquet"))
         shutil.copy(src, src.with_name("shard-00099.parquet"))
     (line,) = sql(lake_copy.root, capsys)[2].splitlines()

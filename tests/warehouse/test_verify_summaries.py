@@ -99,6 +99,7 @@ def test_batches_of_any_size_give_the_same_account(lake_copy: Lake) -> None:
         "assert_rounds_match_events",
         "assert_games_match_events",
         "assert_games_complete",
+        "assert_rollups_match_tables",
     }
     for batch in (3, 50):
         many = verify(lake_copy.root, "t1", batch=batch)

@@ -10,6 +10,7 @@
 -- run a label names one seating per field size and ruleset (the spec refuses two); across
 -- runs two line-ups may share a label, so whatever matches or pools cells of several runs
 -- keys on `seating` too.
+-- The cells played are read from the shards' rollups (a few rows per shard), not the games.
 with played as (
     select
         run,
@@ -17,9 +18,9 @@ with played as (
         any_value(players) as players,
         any_value(variant) as variant,
         any_value(ruleset) as ruleset,
-        arg_min(lineup, cell_game) as first_seating
-    from stg_games
-    where seat = 0
+        arg_min(seating, first_game) as first_seating
+    from stg_rollups
+    where grouping = 'cell' and figure = 'rounds'
     group by run, cell
 ),
 

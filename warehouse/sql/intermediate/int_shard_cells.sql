@@ -3,8 +3,8 @@
 -- cell, find their cell through a join with a table of a few rows, not one row per game.
 with shards as (
     select run, shard, any_value(cell) as cell
-    from stg_games
-    where seat = 0
+    from stg_rollups
+    where grouping = 'cell' and figure = 'rounds'
     group by run, shard
 ),
 

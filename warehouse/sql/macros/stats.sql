@@ -85,38 +85,64 @@ create or replace macro clustered_rate_hi(y, n) as
     );
 
 -- The adjusted win index, the one way every mart computes it: wins / expected wins, where each
--- seat at an n-player table expects 1/n of a win (1.0 = an average seat). An aggregate over one
--- row per cluster (the policy's wins and seats in a game, and the game's field size), so y =
--- wins and n = seats / players. An index is not a rate: its interval is NOT clipped (a win
--- rate's clipped bounds times n would be another interval for the same figure).
+-- seat at an n-player table expects 1/n of a win (1.0 = an average seat). A ratio over games
+-- with y = the policy's wins in a game and n = its seats there / n (its expected wins): the
+-- `cluster_index_*` macros take G, the wins, the seats, and the sums of n, y^2, n^2 and y*n
+-- (expected, ww, ee, we: they add across shards and cells, so a league pools its cells by
+-- adding them), the `clustered_index_*` aggregates one row per game (wins, seats, players).
+-- An index is not a rate: its interval is NOT clipped (a win rate's clipped bounds times n
+-- would be another interval for the same figure).
+--
+-- No win in any seat (or a win in every seat) is a win rate of exactly 0 (or 1), which has no
+-- spread for the formula: as for the rate (cluster_rate_*), the interval is the exact bound
+-- for no event in the seats, on the index's scale (times seats / expected wins, the field size
+-- within a cell), so the index and the rate of one cell keep one interval.
+create or replace macro index_bound(seats, expected) as
+    (1.0 - pow(0.025, 1.0 / seats)) * seats / expected;
+
+create or replace macro cluster_index_half(g, wins, seats, expected, ww, ee, we) as
+    case
+        when g >= 2 and (wins = 0 or wins = seats) then index_bound(seats, expected)
+        else cluster_ratio_half(g, wins, expected, ww, ee, we)
+    end;
+
+create or replace macro cluster_index_lo(g, wins, seats, expected, ww, ee, we) as
+    case
+        when g >= 2 and wins = 0 then 0.0
+        when g >= 2 and wins = seats then wins / expected - index_bound(seats, expected)
+        else cluster_ratio_lo(g, wins, expected, ww, ee, we)
+    end;
+
+create or replace macro cluster_index_hi(g, wins, seats, expected, ww, ee, we) as
+    case
+        when g >= 2 and wins = 0 then index_bound(seats, expected)
+        when g >= 2 and wins = seats then wins / expected
+        else cluster_ratio_hi(g, wins, expected, ww, ee, we)
+    end;
+
 create or replace macro clustered_index(wins, seats, players) as
     sum(wins) / sum(cast(seats as double) / players);
 
--- No win in any seat (or a win in every seat) is a win rate of exactly 0 (or 1), which has no
--- spread for the formula: as for the rate (cluster_rate_*), the interval is the exact bound
--- for no event in the sum(seats) seats, on the index's scale (times seats / expected wins, the
--- field size within a cell), so the index and the rate of one cell keep one interval.
-create or replace macro index_no_event_bound(wins, seats, players) as
-    (1.0 - pow(0.025, 1.0 / sum(seats))) * sum(seats) / sum(cast(seats as double) / players);
-
 create or replace macro clustered_index_half(wins, seats, players) as
-    case
-        when count(*) >= 2 and (sum(wins) = 0 or sum(wins) = sum(seats))
-            then index_no_event_bound(wins, seats, players)
-        else clustered_half(wins, cast(seats as double) / players)
-    end;
+    cluster_index_half(
+        count(*), sum(wins), sum(seats), sum(cast(seats as double) / players),
+        sum(cast(wins as double) * wins),
+        sum((cast(seats as double) / players) * (cast(seats as double) / players)),
+        sum(cast(wins as double) * (cast(seats as double) / players))
+    );
 
 create or replace macro clustered_index_lo(wins, seats, players) as
-    case
-        when count(*) >= 2 and sum(wins) = 0 then 0.0
-        when count(*) >= 2 and sum(wins) = sum(seats)
-            then clustered_index(wins, seats, players) - index_no_event_bound(wins, seats, players)
-        else clustered_lo(wins, cast(seats as double) / players)
-    end;
+    cluster_index_lo(
+        count(*), sum(wins), sum(seats), sum(cast(seats as double) / players),
+        sum(cast(wins as double) * wins),
+        sum((cast(seats as double) / players) * (cast(seats as double) / players)),
+        sum(cast(wins as double) * (cast(seats as double) / players))
+    );
 
 create or replace macro clustered_index_hi(wins, seats, players) as
-    case
-        when count(*) >= 2 and sum(wins) = 0 then index_no_event_bound(wins, seats, players)
-        when count(*) >= 2 and sum(wins) = sum(seats) then clustered_index(wins, seats, players)
-        else clustered_hi(wins, cast(seats as double) / players)
-    end;
+    cluster_index_hi(
+        count(*), sum(wins), sum(seats), sum(cast(seats as double) / players),
+        sum(cast(wins as double) * wins),
+        sum((cast(seats as double) / players) * (cast(seats as double) / players)),
+        sum(cast(wins as double) * (cast(seats as double) / players))
+    );

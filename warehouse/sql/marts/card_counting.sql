@@ -35,20 +35,28 @@ policy_games as (
     select * from fct_policy_games
 ),
 
+-- Which policies each cell seats, from the shards' rollups (no scan of the games).
+cell_policies as (
+    select run, variant, ruleset, players, lineup, cell, policy
+    from int_cell_rollups
+    where grouping = 'policy' and figure = 'win'
+),
+
 policies as (
     select distinct
         policy,
         regexp_replace(policy, '^([A-Za-z_][A-Za-z0-9_]*)c(:|$)', '\1\2') as twin
-    from results
+    from cell_policies
 ),
 
 -- The cells that seat a counting policy or the twin of one: only their games can make a pair
--- below, so only their seats go into the self-join (in a run without counting, none).
+-- below, so only their seats go into the self-join (in a run without counting, none: then no
+-- games are read at all).
 counting_cells as (
     select distinct
         r.run,
         r.cell
-    from results as r
+    from cell_policies as r
     semi join (
         select policy from policies where policy <> twin
         union
@@ -155,10 +163,6 @@ paired_games as (
             and g.cell_game = pb.cell_game
             and g.base = pb.policy
     where a.ruleset = b.ruleset and a.variant = b.variant
-),
-
-cell_policies as (
-    select distinct run, variant, ruleset, players, lineup, policy from policy_games
 ),
 
 candidates as (

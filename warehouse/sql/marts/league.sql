@@ -8,9 +8,11 @@
 -- more wins than a fair share). It is a ratio over games, so its 95% interval is clustered by
 -- game like every other figure (y = the policy's wins in a game, n = its seats there / n; not
 -- clipped). `field_sizes` and `lineups` list the cells it pools; per-cell win rates, points
--- and rates are in win_rates, points_per_round and round_rates.
-with policy_games as (
-    select * from fct_policy_games
+-- and rates are in win_rates, points_per_round and round_rates. From the shards' rollups: each
+-- cell's sums of n, n^2 and y*n divided by n, n^2 and n, then added over the cells.
+with wins as (
+    select * from int_cell_rollups
+    where grouping = 'policy' and figure = 'win'
 ),
 
 pooled as (
@@ -21,16 +23,25 @@ pooled as (
         policy,
         list(distinct players order by players) as field_sizes,
         list(distinct lineup order by lineup) as lineups,
-        count(*) as games,
-        cast(sum(seats) as bigint) as player_games,
-        cast(sum(wins) as bigint) as wins,
-        sum(seats / players) as expected_wins,
-        clustered_index(wins, seats, players) as win_index,
-        clustered_index_half(wins, seats, players) as half,
-        clustered_index_lo(wins, seats, players) as win_index_lo,
-        clustered_index_hi(wins, seats, players) as win_index_hi
-    from policy_games
+        cast(sum(games) as bigint) as games,
+        cast(sum(n) as bigint) as player_games,
+        cast(sum(y) as bigint) as wins,
+        sum(n / players) as expected_wins,
+        sum(yy) as ww,
+        sum(nn / (players * players)) as ee,
+        sum(yn / players) as we
+    from wins
     group by run, ruleset, policy
+),
+
+indexed as (
+    select
+        *,
+        wins / expected_wins as win_index,
+        cluster_index_half(games, wins, player_games, expected_wins, ww, ee, we) as half,
+        cluster_index_lo(games, wins, player_games, expected_wins, ww, ee, we) as win_index_lo,
+        cluster_index_hi(games, wins, player_games, expected_wins, ww, ee, we) as win_index_hi
+    from pooled
 ),
 
 final as (
@@ -51,7 +62,7 @@ final as (
         half / 1.959963984540054 as win_index_se,
         win_index_lo,
         win_index_hi
-    from pooled
+    from indexed
 )
 
 select * from final

@@ -2,46 +2,38 @@
 -- every point the policy's seats scored / every round they played, with its 95% interval
 -- clustered by game (y = the points of the policy's seats in a game, n = the rounds they
 -- played there; not clipped). `se` is that interval's standard error (half-width / 1.96).
-with policy_games as (
-    select * from fct_policy_games
+-- From the shards' rollups.
+with rollups as (
+    select * from int_cell_rollups
+    where grouping = 'policy'
 ),
 
-sums as (
-    select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
-        policy,
-        count(*) as games,
-        cast(sum(seats) as bigint) as player_games,
-        cast(sum(rounds) as bigint) as rounds,
-        cast(sum(points) as bigint) as points,
-        clustered_half(points, rounds) as half,
-        clustered_lo(points, rounds) as ppr_lo,
-        clustered_hi(points, rounds) as ppr_hi
-    from policy_games
-    group by run, variant, ruleset, players, lineup, policy
+points as (
+    select * from rollups where figure = 'points'
+),
+
+seats as (
+    select run, cell, policy, n as player_games from rollups where figure = 'win'
 ),
 
 final as (
     select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
-        policy,
-        games,
-        player_games,
-        rounds,
-        points,
-        points / rounds as points_per_round,
-        half / 1.959963984540054 as se,
-        ppr_lo,
-        ppr_hi
-    from sums
+        p.run,
+        p.variant,
+        p.ruleset,
+        p.players,
+        p.lineup,
+        p.policy,
+        p.games,
+        s.player_games,
+        p.n as rounds,
+        p.y as points,
+        p.y / p.n as points_per_round,
+        cluster_ratio_half(p.games, p.y, p.n, p.yy, p.nn, p.yn) / 1.959963984540054 as se,
+        cluster_ratio_lo(p.games, p.y, p.n, p.yy, p.nn, p.yn) as ppr_lo,
+        cluster_ratio_hi(p.games, p.y, p.n, p.yy, p.nn, p.yn) as ppr_hi
+    from points as p
+    inner join seats as s on p.run = s.run and p.cell = s.cell and p.policy = s.policy
 )
 
 select * from final

@@ -10,8 +10,8 @@ files as (
     select * from stg_parquet_files
 ),
 
-games as (
-    select * from stg_games
+rollups as (
+    select * from stg_rollups
 ),
 
 committed as (
@@ -24,16 +24,17 @@ committed as (
     group by run
 ),
 
+-- What the committed shards played, from their rollups (a few rows per shard): the events
+-- files hold a row per game, so the games' logged events are counted there.
 played as (
     select
         run,
         list(distinct ruleset order by ruleset) as rulesets,
         any_value(variant) as variant,
         list(distinct players order by players) as field_sizes,
-        list(distinct policy order by policy) as policies,
-        -- the events files hold a row per game: the games table counts the events
-        cast(sum(events) filter (seat = 0) as bigint) as events
-    from games
+        list(distinct policy order by policy) filter (grouping = 'policy') as policies,
+        cast(sum(y) filter (grouping = 'cell' and figure = 'events') as bigint) as events
+    from rollups
     group by run
 ),
 

@@ -1,86 +1,53 @@
--- materialized: view
--- (No dashboard page reads it: computed when a query asks, not at every dashboard start.)
 -- Seat effects per cell (run, variant, ruleset, field size, line-up): win rate, win index
 -- (win rate x n) and points per round by seat, all policies pooled (policy = '*') and per
 -- policy. Seat 0 deals round 1 (first_dealer), so seat 1 acts first in it; with rotated seats
 -- each policy sits everywhere. A seat appears once per game, so each game is one cluster with
 -- n = 1 seat for the win rate (y = 1 if that seat won) and n = the game's rounds for points
 -- per round (y = that seat's total); 95% intervals clustered by game (the win index's not
--- clipped: the `clustered_index_*` macros).
-with results as (
-    select * from stg_games
+-- clipped: the `cluster_index_*` macros). From the shards' rollups (grouping 'seat').
+with rollups as (
+    select * from int_cell_rollups
+    where grouping = 'seat'
 ),
 
-cells as (
-    select * from int_cells
+wins as (
+    select * from rollups where figure = 'win'
 ),
 
-seats as (
-    select
-        c.run,
-        c.variant,
-        c.ruleset,
-        c.players,
-        c.lineup,
-        r.game,
-        r.seat,
-        r.policy,
-        cast(r.winner as integer) as win,
-        r.total as points,
-        r.rounds
-    from results as r
-    inner join cells as c on r.run = c.run and r.cell = c.cell
-),
-
-sums as (
-    select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
-        seat,
-        coalesce(policy, '*') as policy,
-        count(*) as player_games,
-        cast(sum(win) as bigint) as wins,
-        clustered_rate_lo(win, 1) as win_rate_lo,
-        clustered_rate_hi(win, 1) as win_rate_hi,
-        clustered_index(win, 1, players) as win_index,
-        clustered_index_lo(win, 1, players) as win_index_lo,
-        clustered_index_hi(win, 1, players) as win_index_hi,
-        cast(sum(rounds) as bigint) as rounds,
-        cast(sum(points) as bigint) as points,
-        clustered_lo(points, rounds) as points_per_round_lo,
-        clustered_hi(points, rounds) as points_per_round_hi
-    from seats
-    group by grouping sets (
-        (run, variant, ruleset, players, lineup, seat),
-        (run, variant, ruleset, players, lineup, seat, policy)
-    )
+points as (
+    select * from rollups where figure = 'points'
 ),
 
 final as (
     select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
-        cast(seat as integer) as seat,
-        policy,
-        player_games,
-        wins,
-        wins / player_games as win_rate,
-        win_rate_lo,
-        win_rate_hi,
-        win_index,
-        win_index_lo,
-        win_index_hi,
-        rounds,
-        points / rounds as points_per_round,
-        points_per_round_lo,
-        points_per_round_hi
-    from sums
+        w.run,
+        w.variant,
+        w.ruleset,
+        w.players,
+        w.lineup,
+        w.key as seat,
+        w.policy,
+        w.games as player_games,
+        w.y as wins,
+        w.y / w.n as win_rate,
+        cluster_rate_lo(w.games, w.y, w.n, w.yy, w.nn, w.yn) as win_rate_lo,
+        cluster_rate_hi(w.games, w.y, w.n, w.yy, w.nn, w.yn) as win_rate_hi,
+        w.y / (w.n / w.players) as win_index,
+        cluster_index_lo(
+            w.games, w.y, w.n, w.n / w.players, w.yy,
+            w.nn / (w.players * w.players), w.yn / w.players
+        ) as win_index_lo,
+        cluster_index_hi(
+            w.games, w.y, w.n, w.n / w.players, w.yy,
+            w.nn / (w.players * w.players), w.yn / w.players
+        ) as win_index_hi,
+        p.n as rounds,
+        p.y / p.n as points_per_round,
+        cluster_ratio_lo(p.games, p.y, p.n, p.yy, p.nn, p.yn) as points_per_round_lo,
+        cluster_ratio_hi(p.games, p.y, p.n, p.yy, p.nn, p.yn) as points_per_round_hi
+    from wins as w
+    inner join points as p
+        on w.run = p.run and w.cell = p.cell and w.key = p.key and w.policy = p.policy
 )
 
 select * from final

@@ -13,6 +13,7 @@ final as (
         e.value.games as games,
         e.value."rows".events as events_rows,
         e.value."rows".rounds as rounds_rows,
+        e.value."rows".rollups as rollups_rows,
         e.value."rows".games as games_rows,
         e.value.seconds as seconds
     from manifests, unnest(map_entries(shards)) as u(e)

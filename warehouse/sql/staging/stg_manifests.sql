@@ -20,7 +20,7 @@ with source as (
             "cell": "INTEGER", "players": "INTEGER", "lineup": ["VARCHAR"], "pair": "INTEGER",
             "games": "BIGINT", "game_offset": "BIGINT", "label": "VARCHAR", "ruleset": "VARCHAR"
         }],
-        "shards": "MAP(VARCHAR, STRUCT(cell INTEGER, start BIGINT, stop BIGINT, games BIGINT, \"rows\" STRUCT(events BIGINT, rounds BIGINT, games BIGINT), seconds DOUBLE))"
+        "shards": "MAP(VARCHAR, STRUCT(cell INTEGER, start BIGINT, stop BIGINT, games BIGINT, \"rows\" STRUCT(events BIGINT, rounds BIGINT, rollups BIGINT, games BIGINT), seconds DOUBLE))"
     }]')) as m
 ),
 

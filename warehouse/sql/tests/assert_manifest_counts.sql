@@ -16,6 +16,7 @@ files as (
         any_value(players) as players,
         max(num_rows) filter (table_name = 'events') as events_rows,
         max(num_rows) filter (table_name = 'rounds') as rounds_rows,
+        max(num_rows) filter (table_name = 'rollups') as rollups_rows,
         max(num_rows) filter (table_name = 'games') as games_rows
     from stg_parquet_files
     group by run, shard
@@ -36,8 +37,10 @@ compared as (
             when f.games_rows is null then 'in the manifest but its games file is missing'
             when f.events_rows is null then 'in the manifest but its events file is missing'
             when f.rounds_rows is null then 'in the manifest but its rounds file is missing'
+            when f.rollups_rows is null then 'in the manifest but its rollups file is missing'
             when f.events_rows <> r.events_rows then format('events: {} rows in the manifest, {} in the file', r.events_rows, f.events_rows)
             when f.rounds_rows <> r.rounds_rows then format('rounds: {} rows in the manifest, {} in the file', r.rounds_rows, f.rounds_rows)
+            when f.rollups_rows <> r.rollups_rows then format('rollups: {} rows in the manifest, {} in the file', r.rollups_rows, f.rollups_rows)
             when f.games_rows <> r.games_rows then format('games: {} rows in the manifest, {} in the file', r.games_rows, f.games_rows)
             when r.games_rows <> r.games * f.players then format('manifest says {} games but {} games rows at {} players', r.games, r.games_rows, f.players)
             when r.games <> r.stop - r.start then format('manifest says {} games for [{}, {})', r.games, r.start, r.stop)
