@@ -28,6 +28,8 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from pipeline.schema import ROLLUPS_SINCE
+
 #: rename order: games last (the commit marker)
 TABLE_ORDER = ("events", "rounds", "rollups", "games")
 TMP_MARK = ".tmp-"
@@ -401,6 +403,15 @@ def _is_num(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
+def manifest_tables(manifest: dict[str, Any]) -> tuple[str, ...]:
+    """The tables a run of the manifest's schema version holds: runs before v6 have no rollups
+    (`flip7 warehouse upgrade` computes them)."""
+    version = manifest.get("schema_version")
+    if _is_int(version) and version < ROLLUPS_SINCE:
+        return tuple(t for t in TABLE_ORDER if t != "rollups")
+    return TABLE_ORDER
+
+
 def manifest_shape_problem(manifest: dict[str, Any]) -> str | None:
     """What in a manifest does not have the shape every reader relies on (counts, cells,
     shard records, the [stop] record), in a few words; None when all is well. Checked once
@@ -419,6 +430,7 @@ def manifest_shape_problem(manifest: dict[str, Any]) -> str | None:
         lineup = cell.get("lineup")
         if not isinstance(lineup, list) or not all(isinstance(s, str) for s in lineup):
             return f"cells[{i}].lineup is not a list of policy names"
+    tables = manifest_tables(manifest)
     for key, info in manifest["shards"].items():
         if not (key.isascii() and key.isdigit()) or not isinstance(info, dict):
             return f"shard entry {key!r} is not a shard number with its record"
@@ -426,7 +438,7 @@ def manifest_shape_problem(manifest: dict[str, Any]) -> str | None:
             if not _is_int(info.get(field_name)):
                 return f"shards.{key}.{field_name} is {info.get(field_name)!r}, not a count"
         rows = info.get("rows")
-        if not isinstance(rows, dict) or not all(_is_int(rows.get(t)) for t in TABLE_ORDER):
+        if not isinstance(rows, dict) or not all(_is_int(rows.get(t)) for t in tables):
             return f"shards.{key}.rows is not a count per table"
         if not _is_num(info.get("seconds")):
             return f"shards.{key}.seconds is not a number"

@@ -52,6 +52,8 @@ from pipeline import arrow
 #: 5: one events row per game with its rounds' lengths, ROUND_SCOREs left to the rounds table;
 #: 6: a fourth table per shard, `rollups` (pipeline.rollups), the marts' additive statistics.
 SCHEMA_VERSION = 6
+#: The first schema version whose shards have a rollups file.
+ROLLUPS_SINCE = 6
 #: An element of `codes` at or above 1 << HIT_SHIFT is an event preceded by a HIT of the same
 #: player with value (element >> HIT_SHIFT) - 1; the event itself is the bits below (the rule:
 #: flip7.events.fold_rows).

@@ -310,6 +310,7 @@ def write_rollups(snap: Snapshot, progress: Callable[[int], None] | None = None)
 def _write(snap: Snapshot, path: str, table: pa.Table, options: dict[str, object]) -> None:
     """Write a Parquet file under a temporary name on the lake's filesystem, then rename."""
     tmp = f"{path}{_TMP_MARK}{secrets.token_hex(6)}"
+    snap.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
     settings: dict[str, object] = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS}
     pq.write_table(table, tmp, filesystem=snap.fs, **{**settings, **options})  # type: ignore[arg-type]
     snap.fs.move(tmp, path)

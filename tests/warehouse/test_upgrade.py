@@ -99,14 +99,18 @@ def test_upgrade_makes_the_run_read_as_this_flip7_writes_it(
     v = version(old)
     assert main(["warehouse", "upgrade", "t2", "--data", str(old)]) == 0
     out = capsys.readouterr().out
-    rewritten = 3 if v == 3 else 1  # v4's rounds and games files are v5's already
-    assert f"run t2: event-log schema v{v} -> v5, {rewritten} files rewritten" in out
+    # v4's rounds and games files are v5's already; the rollups file is new
+    rewritten = 4 if v == 3 else 2
+    assert f"schema v{v} -> v{SCHEMA_VERSION}, {rewritten} files rewritten" in out
     assert stg_events(old, "t2") == stg_events(lake.root, "t2")
     for task in lake.tasks["t2"]:
         for name in ("events", "rounds", "games"):
             new = pq.read_table(shard_path(lake.root, name, task))
             upgraded = pq.read_table(shard_path(old, name, task))
             assert upgraded.equals(new, check_metadata=False), name
+        assert same_rollups(
+            shard_path(old, "rollups", task), shard_path(lake.root, "rollups", task)
+        )
         events = pq.read_table(shard_path(old, "events", task))
         rounds = pq.read_table(shard_path(old, "rounds", task))
         assert unpack_events(events, rounds).equals(
@@ -123,7 +127,42 @@ def test_upgrade_makes_the_run_read_as_this_flip7_writes_it(
     assert not list(old.rglob("*.tmp-*"))
     assert verify(old, discover=False).ok
     assert main(["warehouse", "upgrade", "t2", "--data", str(old)]) == 0
-    assert "already in event-log schema v5" in capsys.readouterr().out
+    assert f"already in event-log schema v{SCHEMA_VERSION}" in capsys.readouterr().out
+
+
+def same_rollups(a: Path, b: Path) -> bool:
+    """Two rollups files hold the same rows (in any order) and the same schema."""
+    x, y = pq.read_table(a), pq.read_table(b)
+    assert x.schema.equals(y.schema), (x.schema, y.schema)
+    return bool(sorted(x.to_pylist(), key=repr) == sorted(y.to_pylist(), key=repr))
+
+
+def test_a_v5_run_gains_its_rollups(lake: Lake, tmp_path: Path) -> None:
+    """A v5 run is this layout without rollups: the upgrade computes each shard's rollups file
+    (the SQL definition) equal to the one the shard task writes, records their rows, and
+    verify passes."""
+    root = tmp_path / "v5"
+    shutil.copytree(lake.root, root)
+    for path in root.glob("rollups/run=t2/*/*.parquet"):
+        path.unlink()
+    path = root / "runs" / "t2" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["schema_version"] = 5
+    for info in manifest["shards"].values():
+        del info["rows"]["rollups"]
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(EmptyLakeError, match="t2.*schema v5.*flip7 warehouse upgrade t2"):
+        connect(root, runs=["t2"])
+    done = upgrading.upgrade(str(root), "t2")
+    assert (done.rewritten, done.kept) == (len(lake.tasks["t2"]), 3 * len(lake.tasks["t2"]))
+    upgraded = json.loads(path.read_text())
+    for task in lake.tasks["t2"]:
+        new, old = shard_path(lake.root, "rollups", task), shard_path(root, "rollups", task)
+        assert same_rollups(old, new)
+        assert (
+            upgraded["shards"][str(task.shard)]["rows"]["rollups"] == pq.read_metadata(old).num_rows
+        )
+    assert verify(root, "t2", discover=False).ok
 
 
 def test_an_interrupted_upgrade_runs_again(old: Path, lake: Lake) -> None:
@@ -137,7 +176,7 @@ def test_an_interrupted_upgrade_runs_again(old: Path, lake: Lake) -> None:
     with pytest.raises(EmptyLakeError, match=f"schema v{v}"):
         connect(old, runs=["t2"])
     done = upgrading.upgrade(str(old), "t2")
-    assert (done.rewritten, done.kept) == ((2, 1) if v == 3 else (0, 3))
+    assert (done.rewritten, done.kept) == ((3, 1) if v == 3 else (1, 3))
     assert stg_events(old, "t2") == stg_events(lake.root, "t2")
 
 
@@ -149,7 +188,7 @@ def test_upgrade_refuses_what_it_cannot_read(old: Path) -> None:
     manifest = json.loads(path.read_text())
     manifest["schema_version"] = 1
     path.write_text(json.dumps(manifest))
-    with pytest.raises(ValueError, match=r"schema v1; this upgrade reads v2, v3, v4: run its"):
+    with pytest.raises(ValueError, match=r"schema v1; this upgrade reads v2, v3, v4, v5: run its"):
         upgrading.upgrade(str(old), "t2")
 
 
