@@ -112,6 +112,20 @@ def test_an_edited_round_score_is_caught(lake_copy: Lake) -> None:
     assert "rebuilt from events" in str(example["problem"])
 
 
+@pytest.mark.parametrize("column", ["y", "yy", "games"])
+def test_a_tampered_rollup_is_caught_by_name(lake_copy: Lake, column: str) -> None:
+    """A rollups file whose sums were edited (a win added, a square, a game) no longer equals
+    the one recomputed from its shard's games and rounds: verify names that check and the
+    shard's rows; the games, rounds and events checks still pass."""
+    task = lake_copy.tasks["t1"][1]
+    path = shard_path(lake_copy.root, "rollups", task)
+    edit(path, column, 0, 1)
+    v = verify(lake_copy.root)
+    assert failed(v).keys() == {"assert_rollups_match_tables"}
+    examples = next(c for c in v.checks if c.name == "assert_rollups_match_tables").examples
+    assert examples and all(e["shard"] == task.shard for e in examples), examples
+
+
 def test_an_edited_event_is_caught(lake_copy: Lake) -> None:
     """A number card changed in the event log (in a round its drawer did not bust, where every
     number counts) no longer adds up to the round score the rounds table logs."""
