@@ -147,9 +147,9 @@ def connect(
     if notes:
         con.executemany("INSERT INTO runs_with_problems VALUES (?, ?)", [list(n) for n in notes])
     if not read_only and snap.local:
-        build(con, snap, materialize=materialize)
+        build(con, snap, materialize=materialize, pinned=SUMMED)
         return con
-    build(con, snap, materialize=materialize, lake_table=attach(con, snap))
+    build(con, snap, materialize=materialize, lake_table=attach(con, snap), pinned=SUMMED)
     if read_only:
         seal(con)
     return con
@@ -196,6 +196,12 @@ def scratch(memory_limit: str | None = None, spill: bool = True) -> duckdb.DuckD
     if private is not None:
         config |= spill_config(private)
     return open_duckdb(config, private, memory_limit, None)
+
+
+#: Computed once per connection, as tables: the rollups summed per cell (a few rows per cell,
+#: from a few hundred rows per shard) and the cells. Every headline mart reads them, several
+#: times in one query; as views each read would scan every shard's rollups file again.
+SUMMED = frozenset({"int_cells", "int_cell_rollups"})
 
 
 def open_duckdb(

@@ -33,9 +33,11 @@ SPEC = (
     ],
 )
 #: Under this DuckDB memory limit, on one thread, the report of RUN cannot be computed in
-#: memory (checked below; measured: it needs more than 128 MB) but can with spilling (40 MB is
-#: too little even so: some of DuckDB's working memory cannot spill).
-LIMIT = "64MB"
+#: memory (checked below; measured: the card-counting mart's pairing of games by seed, the one
+#: part that reads the games rather than the rollups, needs more than 96 MB) but can with
+#: spilling (measured: 80 MB is enough; 64 MB is too little even so: some of DuckDB's working
+#: memory cannot spill).
+LIMIT = "96MB"
 
 
 @pytest.fixture(scope="module")

@@ -23,23 +23,22 @@
 -- games. Both policies in one cell (lineup = base_lineup) share its games: the clusters are
 -- the cell's games and the interval is the paired one above over them (z_g = R for a game where
 -- a policy did not sit), which keeps the covariance of sharing the table.
-with results as (
-    select * from stg_games
-),
-
-cells as (
+-- Cost: the pairs of cells and every unpaired figure come from the manifests and the shards'
+-- rollups; only the paired games and the same-cell games are read per game (a product of two
+-- per-game figures is not a sum over one shard's games), and only the two policies' seats in
+-- the cells concerned (none in a run without counting).
+with cells as (
     select * from int_cells
 ),
 
-policy_games as (
-    select * from fct_policy_games
+-- Each cell's win and points sums per policy, from the rollups.
+sums as (
+    select * from int_cell_rollups
+    where grouping = 'policy' and figure in ('win', 'points')
 ),
 
--- Which policies each cell seats, from the shards' rollups (no scan of the games).
 cell_policies as (
-    select run, variant, ruleset, players, lineup, cell, policy
-    from int_cell_rollups
-    where grouping = 'policy' and figure = 'win'
+    select distinct run, variant, ruleset, players, lineup, cell, policy from sums
 ),
 
 policies as (
@@ -49,120 +48,115 @@ policies as (
     from cell_policies
 ),
 
--- The cells that seat a counting policy or the twin of one: only their games can make a pair
--- below, so only their seats go into the self-join (in a run without counting, none: then no
--- games are read at all).
-counting_cells as (
-    select distinct
-        r.run,
-        r.cell
-    from cell_policies as r
-    semi join (
-        select policy from policies where policy <> twin
-        union
-        select twin from policies where policy <> twin
-    ) as p on r.policy = p.policy
+-- The manifests' line-ups, seat by seat: two cells of one CRN group (same `pair`, so the same
+-- shuffles at the same game of the cell) seat game i of each with its line-up rotated by the
+-- same i seats, so their seats differ in every game where their line-ups differ.
+lineups as (
+    select m.run, c.cell, c.pair, c.players, c.lineup as seats
+    from stg_manifests as m, unnest(m.cells) as u(c)
 ),
 
-seats as (
+seat_pairs as (
     select
-        r.run,
-        r.players,
-        r.pair,
-        r.cell_game,
-        r.seed,
-        r.cell,
-        r.seat,
-        r.policy,
-        p.twin
-    from results as r
-    inner join policies as p on r.policy = p.policy
-    semi join counting_cells as c on r.run = c.run and r.cell = c.cell
+        a.run,
+        a.cell as cell_a,
+        b.cell as cell_b,
+        unnest(a.seats) as policy_a,
+        unnest(b.seats) as policy_b
+    from lineups as a
+    inner join lineups as b
+        on a.run = b.run and a.pair = b.pair and a.players = b.players and a.cell <> b.cell
 ),
 
 matched as (
     select
-        a.run,
-        a.players,
-        a.pair,
-        a.cell_game,
-        a.cell as cell_a,
-        b.cell as cell_b,
-        a.policy as policy_a,
-        b.policy as policy_b,
-        a.policy <> b.policy as differ,
-        a.policy <> b.policy and a.twin = b.policy as swap
-    from seats as a
-    inner join seats as b
-        on
-            a.seed = b.seed
-            and a.seat = b.seat
-            and a.run = b.run
-            and a.players = b.players
-            and a.pair = b.pair
-            and a.cell_game = b.cell_game
-            and a.cell <> b.cell
+        *,
+        policy_a <> policy_b as differ,
+        policy_a <> policy_b
+        and regexp_replace(policy_a, '^([A-Za-z_][A-Za-z0-9_]*)c(:|$)', '\1\2') = policy_b
+            as swap
+    from seat_pairs
 ),
 
--- One row per CRN pair of games whose seats differ only by swaps of the twin for the counting
--- policy (one counting policy).
-game_pairs as (
+-- Pairs of cells whose seats differ only by swaps of the twin for the counting policy (one
+-- counting policy), played under the same rules: every game of one pairs with the game of the
+-- other dealt the same shuffles.
+cell_pairs as (
     select
-        run,
-        players,
-        cell_game,
-        cell_a,
-        cell_b,
-        min(policy_a) filter (swap) as counting,
-        min(policy_b) filter (swap) as base
-    from matched
-    group by run, players, pair, cell_game, cell_a, cell_b
-    having
-        count(*) filter (swap) > 0
-        and count(*) filter (swap) = count(*) filter (differ)
-        and min(policy_a) filter (swap) = max(policy_a) filter (swap)
-),
-
--- Each pair with the counting policy's (wins, seats, points, rounds) in its game and the
--- twin's in the other: all their seats there, as fct_policy_games counts them for the cells'
--- own figures. The pairs' cells by label (cells are labelled after the pairing: a label per
--- pair of games would be a join per seat).
-paired_games as (
-    select
-        g.run,
+        m.run,
         a.variant,
         a.ruleset,
-        g.players,
+        a.players,
         a.lineup,
         b.lineup as base_lineup,
-        g.counting,
-        g.base,
-        'paired' as method,
-        g.cell_game as cluster,
-        pc.wins as wins_c,
-        pc.seats as seats_c,
-        pc.points as points_c,
-        pc.rounds as rounds_c,
-        pb.wins as wins_b,
-        pb.seats as seats_b,
-        pb.points as points_b,
-        pb.rounds as rounds_b
-    from game_pairs as g
-    inner join cells as a on g.run = a.run and g.cell_a = a.cell
-    inner join cells as b on g.run = b.run and g.cell_b = b.cell
-    inner join policy_games as pc
-        on
-            g.run = pc.run
-            and g.cell_a = pc.cell
-            and g.cell_game = pc.cell_game
-            and g.counting = pc.policy
-    inner join policy_games as pb
-        on
-            g.run = pb.run
-            and g.cell_b = pb.cell
-            and g.cell_game = pb.cell_game
-            and g.base = pb.policy
+        m.cell_a,
+        m.cell_b,
+        min(m.policy_a) filter (m.swap) as counting,
+        min(m.policy_b) filter (m.swap) as base
+    from matched as m
+    inner join cells as a on m.run = a.run and m.cell_a = a.cell
+    inner join cells as b on m.run = b.run and m.cell_b = b.cell
     where a.ruleset = b.ruleset and a.variant = b.variant
+    group by all
+    having
+        count(*) filter (m.swap) > 0
+        and count(*) filter (m.swap) = count(*) filter (m.differ)
+        and min(m.policy_a) filter (m.swap) = max(m.policy_a) filter (m.swap)
+),
+
+-- Each pair of cells: the counting policy's (wins, seats, points, rounds) per game of its
+-- cell and the twin's per game of the other, all their seats there, as the cells' own
+-- figures count them (fct_policy_games); read for these cells and policies only.
+wanted as (
+    select run, cell_a as cell, counting as policy from cell_pairs
+    union
+    select run, cell_b as cell, base as policy from cell_pairs
+),
+
+paired_seats as (
+    select
+        g.run,
+        g.cell,
+        g.cell_game,
+        g.policy,
+        count(*) as seats,
+        count(*) filter (g.winner) as wins,
+        sum(g.total) as points,
+        sum(g.rounds) as rounds
+    from stg_games as g
+    semi join wanted as w on g.run = w.run and g.cell = w.cell and g.policy = w.policy
+    group by g.run, g.cell, g.cell_game, g.policy
+),
+
+paired_games as (
+    select
+        p.run,
+        p.variant,
+        p.ruleset,
+        p.players,
+        p.lineup,
+        p.base_lineup,
+        p.counting,
+        p.base,
+        'paired' as method,
+        c.cell_game as cluster,
+        c.wins as wins_c,
+        c.seats as seats_c,
+        c.points as points_c,
+        c.rounds as rounds_c,
+        b.wins as wins_b,
+        b.seats as seats_b,
+        b.points as points_b,
+        b.rounds as rounds_b
+    from cell_pairs as p
+    inner join paired_seats as c
+        on p.run = c.run and p.cell_a = c.cell and p.counting = c.policy
+    inner join paired_seats as b
+        on
+            p.run = b.run
+            and p.cell_b = b.cell
+            and p.base = b.policy
+            and c.cell_game = b.cell_game
 ),
 
 candidates as (
@@ -173,6 +167,8 @@ candidates as (
         c.players,
         c.lineup,
         b.lineup as base_lineup,
+        c.cell as cell_c,
+        b.cell as cell_b,
         c.policy as counting,
         b.policy as base
     from cell_policies as c
@@ -199,77 +195,35 @@ candidates as (
             and b.policy = q.base
 ),
 
--- Each game of either cell: the counting policy's side ('c') or the twin's ('b').
-sides as (
+-- Each cell's (policy's) figure and clustered half-width over its own games: the win_rates and
+-- points_per_round figures of that cell and policy (unclipped), from the sums.
+cell_figures as (
     select
-        k.*,
-        'c' as side,
-        g.game,
-        g.wins,
-        g.seats,
-        g.points,
-        g.rounds
-    from candidates as k
-    inner join policy_games as g
-        on
-            g.run = k.run
-            and g.ruleset = k.ruleset
-            and g.players = k.players
-            and g.lineup = k.lineup
-            and g.policy = k.counting
-    union all
-    select
-        k.*,
-        'b' as side,
-        g.game,
-        g.wins,
-        g.seats,
-        g.points,
-        g.rounds
-    from candidates as k
-    inner join policy_games as g
-        on
-            g.run = k.run
-            and g.ruleset = k.ruleset
-            and g.players = k.players
-            and g.lineup = k.base_lineup
-            and g.policy = k.base
+        w.run,
+        w.cell,
+        w.policy,
+        w.games,
+        w.n as seats,
+        w.y / w.n as win,
+        cluster_ratio_half(w.games, w.y, w.n, w.yy, w.nn, w.yn) as win_half,
+        p.y / p.n as ppr,
+        cluster_ratio_half(p.games, p.y, p.n, p.yy, p.nn, p.yn) as ppr_half
+    from sums as w
+    inner join sums as p on w.run = p.run and w.cell = p.cell and w.policy = p.policy
+    where w.figure = 'win' and p.figure = 'points'
 ),
 
--- Two different cells: each side's figure and clustered half-width over its own games,
--- exactly as win_rates and points_per_round compute them (unclipped).
-side_sums as (
-    select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
-        base_lineup,
-        counting,
-        base,
-        side,
-        count(*) as games,
-        sum(seats) as seats,
-        sum(wins) / sum(seats) as win,
-        clustered_half(wins, seats) as win_half,
-        sum(points) / sum(rounds) as ppr,
-        clustered_half(points, rounds) as ppr_half
-    from sides
-    where lineup <> base_lineup
-    group by all
-),
-
+-- Two different cells: the variance of the gain is the two cells' variances added.
 two_cells as (
     select
-        c.run,
-        c.variant,
-        c.ruleset,
-        c.players,
-        c.lineup,
-        c.base_lineup,
-        c.counting,
-        c.base,
+        k.run,
+        k.variant,
+        k.ruleset,
+        k.players,
+        k.lineup,
+        k.base_lineup,
+        k.counting,
+        k.base,
         'unpaired' as method,
         cast(null as bigint) as pairs,
         c.games + b.games as games,
@@ -283,22 +237,47 @@ two_cells as (
         b.win as win_base,
         c.win - b.win as win_gain,
         sqrt(c.win_half * c.win_half + b.win_half * b.win_half) / 1.959963984540054 as win_gain_se
-    from side_sums as c
-    inner join side_sums as b
-        on
-            c.run = b.run
-            and c.variant = b.variant
-            and c.ruleset = b.ruleset
-            and c.players = b.players
-            and c.lineup = b.lineup
-            and c.base_lineup = b.base_lineup
-            and c.counting = b.counting
-            and c.base = b.base
-    where c.side = 'c' and b.side = 'b'
+    from candidates as k
+    inner join cell_figures as c
+        on k.run = c.run and k.cell_c = c.cell and k.counting = c.policy
+    inner join cell_figures as b
+        on k.run = b.run and k.cell_b = b.cell and k.base = b.policy
+    where k.lineup <> k.base_lineup
+),
+
+-- Both policies in one cell: each game of the cell with each side's (wins, seats, points,
+-- rounds) there, zeros for a side that did not sit (read for these cells only).
+same_cell as (
+    select * from candidates where lineup = base_lineup
+),
+
+sides as (
+    select
+        k.run,
+        k.variant,
+        k.ruleset,
+        k.players,
+        k.lineup,
+        k.base_lineup,
+        k.counting,
+        k.base,
+        g.game,
+        count(*) filter (g.policy = k.counting) as seats_c,
+        count(*) filter (g.policy = k.counting and g.winner) as wins_c,
+        coalesce(sum(g.total) filter (g.policy = k.counting), 0) as points_c,
+        coalesce(sum(g.rounds) filter (g.policy = k.counting), 0) as rounds_c,
+        count(*) filter (g.policy = k.base) as seats_b,
+        count(*) filter (g.policy = k.base and g.winner) as wins_b,
+        coalesce(sum(g.total) filter (g.policy = k.base), 0) as points_b,
+        coalesce(sum(g.rounds) filter (g.policy = k.base), 0) as rounds_b
+    from same_cell as k
+    inner join stg_games as g
+        on g.run = k.run and g.cell = k.cell_c and g.policy in (k.counting, k.base)
+    group by all
 ),
 
 -- Clusters shared by both sides: the pairs of a paired comparison, or the games of the one
--- cell both policies sit in (zeros for a policy that did not sit in a game).
+-- cell both policies sit in.
 shared_games as (
     select * from paired_games
     union all by name
@@ -313,17 +292,15 @@ shared_games as (
         base,
         'unpaired' as method,
         game as cluster,
-        sum(case when side = 'c' then wins else 0 end) as wins_c,
-        sum(case when side = 'c' then seats else 0 end) as seats_c,
-        sum(case when side = 'c' then points else 0 end) as points_c,
-        sum(case when side = 'c' then rounds else 0 end) as rounds_c,
-        sum(case when side = 'b' then wins else 0 end) as wins_b,
-        sum(case when side = 'b' then seats else 0 end) as seats_b,
-        sum(case when side = 'b' then points else 0 end) as points_b,
-        sum(case when side = 'b' then rounds else 0 end) as rounds_b
+        wins_c,
+        seats_c,
+        points_c,
+        rounds_c,
+        wins_b,
+        seats_b,
+        points_b,
+        rounds_b
     from sides
-    where lineup = base_lineup
-    group by all
 ),
 
 -- Each cluster's linearised difference d = z_c - z_b, z = R + (y - R n) / (Sn / G).
