@@ -178,7 +178,7 @@ def main() -> int:
     found = json.loads(manifest.read_text()) if manifest.exists() else {}
     if found.get("status") != "complete" or found.get("schema_version") != SCHEMA_VERSION:
         if found:  # another schema (or a build cut short): start again, nothing stale left
-            for table in ("events", "rounds", "games", "runs"):
+            for table in ("events", "rounds", "rollups", "games", "runs"):
                 shutil.rmtree(args.root / table, ignore_errors=True)
         print(f"building a lake of {args.games} games in {args.root} ...", file=sys.stderr)
         build_lake(args.root, args.games, args.procs)
