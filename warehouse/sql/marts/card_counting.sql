@@ -104,20 +104,56 @@ cell_pairs as (
         and min(m.policy_a) filter (m.swap) = max(m.policy_a) filter (m.swap)
 ),
 
--- Each pair of cells: the counting policy's (wins, seats, points, rounds) per game of its
--- cell and the twin's per game of the other, all their seats there, as the cells' own
--- figures count them (fct_policy_games); read for these cells and policies only.
+-- Every counting policy's cell beside every cell of its twin under the same rules.
+twins as (
+    select
+        c.run,
+        c.variant,
+        c.ruleset,
+        c.players,
+        c.lineup,
+        b.lineup as base_lineup,
+        c.cell as cell_c,
+        b.cell as cell_b,
+        c.policy as counting,
+        b.policy as base
+    from cell_policies as c
+    inner join policies as p on c.policy = p.policy
+    inner join cell_policies as b
+        on
+            c.run = b.run
+            and c.variant = b.variant
+            and c.ruleset = b.ruleset
+            and c.players = b.players
+            and b.policy = p.twin
+            and b.policy <> c.policy
+),
+
+-- Both policies in one cell (never a pair of cells).
+same_cell as (
+    select * from twins where lineup = base_lineup
+),
+
+-- The seats read per game: the counting policy's and its twin's in each pair of cells, and
+-- both policies' in a cell that seats both; (wins, seats, points, rounds) of the policy's seats
+-- in each game, as the cells' own figures count them (fct_policy_games). One scan of the games,
+-- filtered before anything is grouped (none at all in a run without counting).
 wanted as (
     select run, cell_a as cell, counting as policy from cell_pairs
     union
     select run, cell_b as cell, base as policy from cell_pairs
+    union
+    select run, cell_c as cell, counting as policy from same_cell
+    union
+    select run, cell_c as cell, base as policy from same_cell
 ),
 
-paired_seats as (
+picked as (
     select
         g.run,
         g.cell,
         g.cell_game,
+        g.game,
         g.policy,
         count(*) as seats,
         count(*) filter (g.winner) as wins,
@@ -125,7 +161,7 @@ paired_seats as (
         sum(g.rounds) as rounds
     from stg_games as g
     semi join wanted as w on g.run = w.run and g.cell = w.cell and g.policy = w.policy
-    group by g.run, g.cell, g.cell_game, g.policy
+    group by g.run, g.cell, g.cell_game, g.game, g.policy
 ),
 
 paired_games as (
@@ -149,9 +185,9 @@ paired_games as (
         b.points as points_b,
         b.rounds as rounds_b
     from cell_pairs as p
-    inner join paired_seats as c
+    inner join picked as c
         on p.run = c.run and p.cell_a = c.cell and p.counting = c.policy
-    inner join paired_seats as b
+    inner join picked as b
         on
             p.run = b.run
             and p.cell_b = b.cell
@@ -159,28 +195,10 @@ paired_games as (
             and c.cell_game = b.cell_game
 ),
 
+-- The pairs of cells that are not a paired comparison.
 candidates as (
-    select
-        c.run,
-        c.variant,
-        c.ruleset,
-        c.players,
-        c.lineup,
-        b.lineup as base_lineup,
-        c.cell as cell_c,
-        b.cell as cell_b,
-        c.policy as counting,
-        b.policy as base
-    from cell_policies as c
-    inner join policies as p on c.policy = p.policy
-    inner join cell_policies as b
-        on
-            c.run = b.run
-            and c.variant = b.variant
-            and c.ruleset = b.ruleset
-            and c.players = b.players
-            and b.policy = p.twin
-            and b.policy <> c.policy
+    select c.*
+    from twins as c
     anti join (
         select distinct run, ruleset, players, lineup, base_lineup, counting, base
         from paired_games
@@ -190,9 +208,9 @@ candidates as (
             and c.ruleset = q.ruleset
             and c.players = q.players
             and c.lineup = q.lineup
-            and b.lineup = q.base_lineup
-            and c.policy = q.counting
-            and b.policy = q.base
+            and c.base_lineup = q.base_lineup
+            and c.counting = q.counting
+            and c.base = q.base
 ),
 
 -- Each cell's (policy's) figure and clustered half-width over its own games: the win_rates and
@@ -247,10 +265,6 @@ two_cells as (
 
 -- Both policies in one cell: each game of the cell with each side's (wins, seats, points,
 -- rounds) there, zeros for a side that did not sit (read for these cells only).
-same_cell as (
-    select * from candidates where lineup = base_lineup
-),
-
 sides as (
     select
         k.run,
@@ -262,16 +276,16 @@ sides as (
         k.counting,
         k.base,
         g.game,
-        count(*) filter (g.policy = k.counting) as seats_c,
-        count(*) filter (g.policy = k.counting and g.winner) as wins_c,
-        coalesce(sum(g.total) filter (g.policy = k.counting), 0) as points_c,
+        coalesce(sum(g.seats) filter (g.policy = k.counting), 0) as seats_c,
+        coalesce(sum(g.wins) filter (g.policy = k.counting), 0) as wins_c,
+        coalesce(sum(g.points) filter (g.policy = k.counting), 0) as points_c,
         coalesce(sum(g.rounds) filter (g.policy = k.counting), 0) as rounds_c,
-        count(*) filter (g.policy = k.base) as seats_b,
-        count(*) filter (g.policy = k.base and g.winner) as wins_b,
-        coalesce(sum(g.total) filter (g.policy = k.base), 0) as points_b,
+        coalesce(sum(g.seats) filter (g.policy = k.base), 0) as seats_b,
+        coalesce(sum(g.wins) filter (g.policy = k.base), 0) as wins_b,
+        coalesce(sum(g.points) filter (g.policy = k.base), 0) as points_b,
         coalesce(sum(g.rounds) filter (g.policy = k.base), 0) as rounds_b
     from same_cell as k
-    inner join stg_games as g
+    inner join picked as g
         on g.run = k.run and g.cell = k.cell_c and g.policy in (k.counting, k.base)
     group by all
 ),
