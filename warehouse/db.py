@@ -142,6 +142,13 @@ def connect(
     if private is not None:
         config |= spill_config(private)
     con = open_duckdb(config, private, memory_limit, threads)
+    # The lake reaches DuckDB as pyarrow scans, which it estimates at one row each, and the
+    # per-event views unnest a row per game into hundreds of events, which it cannot estimate
+    # at all: choosing a join's in-memory (build) side from such estimates put 45M events in
+    # memory to match 800k seats (3.5 GB at 200k games; out of memory at 2M). Without that
+    # choice a join keeps the sides as written: the relation after JOIN is the one held in
+    # memory, and `FROM stg_stored_events e JOIN stg_games g` streams the events.
+    con.execute(f"SET disabled_optimizers = '{KEEP_JOIN_SIDES}'")
     notes = record.notes(snap, skipped)
     con.execute("CREATE TABLE runs_with_problems (run VARCHAR, problem VARCHAR)")
     if notes:
@@ -197,6 +204,9 @@ def scratch(memory_limit: str | None = None, spill: bool = True) -> duckdb.DuckD
         config |= spill_config(private)
     return open_duckdb(config, private, memory_limit, None)
 
+
+#: The optimizer left out of every reader's connection (see connect).
+KEEP_JOIN_SIDES = "build_side_probe_side"
 
 #: Computed once per connection, as tables: the rollups summed per cell (a few rows per cell,
 #: from a few hundred rows per shard) and the cells. Every headline mart reads them, several

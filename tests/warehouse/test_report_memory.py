@@ -33,11 +33,10 @@ SPEC = (
     ],
 )
 #: Under this DuckDB memory limit, on one thread, the report of RUN cannot be computed in
-#: memory (checked below; measured: the card-counting mart's pairing of games by seed, the one
-#: part that reads the games rather than the rollups, needs more than 96 MB) but can with
-#: spilling (measured: 80 MB is enough; 64 MB is too little even so: some of DuckDB's working
-#: memory cannot spill).
-LIMIT = "96MB"
+#: memory (checked below; measured: the card-counting mart's paired games, the one part that
+#: reads the games rather than the rollups, need more than 48 MB) but can with spilling
+#: (measured: 32 MB is enough).
+LIMIT = "40MB"
 
 
 @pytest.fixture(scope="module")
