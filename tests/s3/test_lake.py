@@ -284,7 +284,7 @@ def test_an_older_run_on_s3_is_upgraded_in_the_bucket(
     bucket: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`flip7 warehouse upgrade RUN --data s3://...` rewrites a v3 run in the bucket (each file
-    via a temporary key, then renamed), after which the bucket reads and verifies."""
+    via a temporary key, then renamed) and computes its rollups, after which the bucket reads and verifies."""
     fixture = Path(__file__).parents[1] / "warehouse" / "fixtures" / "lake-v3"
     uri = f"s3://{bucket}/lake"
     s3, base = pafs.FileSystem.from_uri(uri)
@@ -292,9 +292,10 @@ def test_an_older_run_on_s3_is_upgraded_in_the_bucket(
         str(fixture), base, source_filesystem=pafs.LocalFileSystem(), destination_filesystem=s3
     )
     assert main(["warehouse", "upgrade", "t2", "--data", uri]) == 0
-    assert "v3 -> v5, 3 files rewritten" in capsys.readouterr().out
+    # the events, rounds and games files, and a new rollups file
+    assert "v3 -> v6, 4 files rewritten" in capsys.readouterr().out
     with s3.open_input_stream(f"{base}/runs/t2/manifest.json") as f:
-        assert json.loads(f.read())["schema_version"] == 5
+        assert json.loads(f.read())["schema_version"] == 6
     con = connect(uri, runs=["t2"])
     assert con.execute("SELECT count(*) FROM stg_events").fetchall() == [(4775,)]
     assert verify(uri, discover=False).ok
