@@ -65,6 +65,8 @@ class Check:
     about: str
     failed: int = 0
     examples: list[dict[str, object]] = field(default_factory=list)
+    #: False for a check that had nothing to look at (the replay, when no game was replayed).
+    ran: bool = True
 
     def add(self, rows: list[dict[str, object]]) -> None:
         self.failed += len(rows)
@@ -86,12 +88,24 @@ class Verification:
     games: int = 0
     replayed: int = 0
     replay: float = SAMPLE
+    #: Games and games re-simulated, by run.
+    games_by_run: dict[str, int] = field(default_factory=dict)
+    replayed_by_run: dict[str, int] = field(default_factory=dict)
     #: What verify could not bind or check, in words.
     notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return all(c.failed == 0 for c in self.checks)
+
+    def without_replay(self) -> list[str]:
+        """The runs with games of which none was re-simulated: their labels and seeds are bound
+        to the manifest only (a run relabelled consistently everywhere would pass)."""
+        return [
+            r
+            for r in self.runs
+            if self.games_by_run.get(r, 0) and not self.replayed_by_run.get(r, 0)
+        ]
 
 
 def tests(which: str) -> dict[str, str]:
@@ -284,6 +298,7 @@ def verify(
             "event for event",
             binding.replay_rows,
         )
+        checks["replay_matches_log"].ran = binding.replayed > 0
     else:  # manifests but no committed shard: nothing for SQL to read (no file, no schema)
         recorded: list[dict[str, object]] = [
             {"run": r, "problem": f"manifest records {n} finished shards, none is committed"}
@@ -318,13 +333,21 @@ def verify(
         replayed=binding.replayed if binding else 0,
         replay=replay,
         notes=binding.notes if binding else [],
+        games_by_run=binding.games_by_run if binding else {},
+        replayed_by_run=binding.replayed_by_run if binding else {},
     )
     if keep_record:
-        details = {"replay": replay, "replayed": result.replayed, "games": result.games}
+        ran = [c.name for c in result.checks if c.ran]
         for r in whole_snap.runs:
             if r not in whole_snap.manifests:
                 continue
             if result.ok:
+                details = {
+                    "replay": replay,
+                    "replayed": result.replayed_by_run.get(r, 0),
+                    "games": result.games_by_run.get(r, 0),
+                    "checks": ran,
+                }
                 records.write(whole_snap, r, details)
             else:
                 records.clear(whole_snap, r)
