@@ -52,6 +52,7 @@ import pyarrow.parquet as pq
 from warehouse import record
 from warehouse.build import build
 from warehouse.lake import (
+    FOOTER_THREADS,
     TABLES,
     EmptyLakeError,
     Shard,
@@ -98,8 +99,6 @@ NO_FOOTERS = """
 create or replace macro parquet_footers(files) as table
     select cast(null as varchar) as file_name, cast(null as bigint) as num_rows where false
 """
-#: Footers read at once from a remote store (each is a request or two).
-FOOTER_THREADS = 16
 
 
 def connect(
@@ -359,6 +358,8 @@ def footer_table(snap: Snapshot) -> pa.Table:
     paths = [p for table in TABLES for p in snap.files(table)]
 
     def rows(path: str) -> int:
+        if path in snap.rows:  # read by screen
+            return snap.rows[path]
         try:
             return int(pq.read_metadata(path, filesystem=snap.fs).num_rows)
         except OSError as exc:

@@ -17,7 +17,8 @@ It runs the data tests in sql/tests (each returns failing rows, none when all is
 Then the seeds and labels are bound to the games (warehouse.bind): every game's seed must be
 the one its manifest's seed derives, and a sample of games (`replay`, 1% by default, at least one
 per shard) is re-simulated by a replayer found through an entry point and compared with the log
-event by event. Runs whose manifest cannot be read are reported and left out of the rest. A
+event by event. Runs whose manifest or a shard file cannot be read are reported and left out
+of the rest. A
 verify that passes records it beside each manifest (warehouse.record), which the readers check.
 
 `-- scope: marts` tests (the marts hang together) need the marts and run under pytest.
@@ -266,7 +267,8 @@ def verify(
     record("committed_files", "-- every committed shard has its events and rounds files", missing)
     record(
         "manifests_readable",
-        "-- every manifest is readable (a run whose manifest is not is left out of the rest)",
+        "-- every run's manifest and shard files are readable (a run whose are not is left "
+        "out of the rest)",
         [{"run": r, "problem": why} for r, why in sorted(skipped.items())],
     )
 
