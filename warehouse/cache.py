@@ -82,8 +82,12 @@ def secret_path() -> Path:
 
 def _read_private(path: Path, size: int) -> bytes | None:
     """The bytes of `path` when it is a regular file of exactly `size` bytes, the user's own and
-    readable by nobody else, opened without following a link; else None."""
+    readable by nobody else, opened without following a link, in a folder nobody else can
+    write (who could, could put a secret of theirs in its place); else None."""
     try:
+        folder = path.parent.stat()
+        if folder.st_uid != os.geteuid() or folder.st_mode & 0o022:
+            return None
         fd = os.open(path, _OPEN)
     except OSError:
         return None

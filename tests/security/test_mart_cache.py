@@ -146,8 +146,8 @@ def test_a_cache_others_can_write_is_not_used(lake: Path, tmp_path: Path) -> Non
 def test_the_secret_is_private_and_outside_the_cache(
     lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The secret is made 0600 outside the cache; one readable by others, or a link, is not
-    used (and then neither is the cache)."""
+    """The secret is made 0600 outside the cache; one readable by others, in a folder others
+    can write, or a link, is not used (and then neither is the cache)."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     c = entry(tmp_path / "cache", lake)
     assert c.store("win_rates", ROWS)
@@ -157,6 +157,12 @@ def test_the_secret_is_private_and_outside_the_cache(
     key.chmod(0o644)
     assert c.load("win_rates") is None
     key.chmod(0o600)
+    assert c.load("win_rates") is not None
+    key.parent.chmod(0o777)  # another user could put a secret of theirs in its place
+    try:
+        assert c.load("win_rates") is None
+    finally:
+        key.parent.chmod(0o700)
     assert c.load("win_rates") is not None
     real = key.with_name("real.key")
     key.rename(real)
