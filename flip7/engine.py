@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from flip7.cards import CLASSIC, N_CARD_IDS, PLUS_VALUE, Card, Deck
 from flip7.events import DrawHow, EventKind
-from flip7.limits import PolicyTimeout
+from flip7.limits import LeftPlay, PolicyTimeout
 from flip7.observation import ACTIVE, BUSTED, CLASSIC_RULES, FROZEN, STAYED, Observation
 from flip7.rng import CardRng, tie_break
 from flip7.rules import FlipThreeActions, Ruleset
@@ -549,9 +549,9 @@ class Engine:
     def policy_failed(self, p: int, what: str, exc: BaseException) -> BaseException:
         """The PolicyError for seat p's policy failing while answering `what`: whatever it
         raised, SystemExit and other BaseExceptions included (a policy's `sys.exit(0)` must not
-        end the command as a success), except KeyboardInterrupt, returned as it is (the user's
-        Ctrl-C, for the command's top level)."""
-        if isinstance(exc, PolicyError | KeyboardInterrupt):
+        end the command as a success), except the user's Ctrl-C (KeyboardInterrupt) and a
+        person leaving the game (LeftPlay), returned as they are for the command to handle."""
+        if isinstance(exc, PolicyError | KeyboardInterrupt | LeftPlay):
             return exc
         if isinstance(exc, PolicyTimeout):
             return PolicyError(
