@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from flip7.cards import CLASSIC, N_CARD_IDS, PLUS_VALUE, Card, Deck
 from flip7.events import DrawHow, EventKind
-from flip7.limits import PolicyTimeout
+from flip7.limits import LeftPlay, PolicyTimeout
 from flip7.observation import ACTIVE, BUSTED, CLASSIC_RULES, FROZEN, STAYED, Observation
 from flip7.rng import CardRng, tie_break
 from flip7.rules import FlipThreeActions, Ruleset
@@ -286,7 +286,7 @@ class Engine:
                     # Asked inline (no extra frame per decision); any failure names the policy.
                     try:
                         answer = policies[p].hit(obs[p])
-                    except (Exception, PolicyTimeout) as exc:
+                    except BaseException as exc:  # all but Ctrl-C: see policy_failed
                         raise self.policy_failed(p, "hit", exc) from None
                     if answer is not True and answer is not False:
                         answer = self.hit_answer(p, answer)
@@ -462,7 +462,7 @@ class Engine:
         if len(candidates) > 1:
             try:
                 q = self.policies[p].choose_recipient(self.obs[p], candidates)
-            except (Exception, PolicyTimeout) as exc:
+            except BaseException as exc:  # all but Ctrl-C: see policy_failed
                 raise self.policy_failed(p, "choose_recipient", exc) from None
             self.check_choice(p, q, candidates, "choose_recipient")
         t.has_sc[q] = True
@@ -481,7 +481,7 @@ class Engine:
         if len(candidates) > 1:
             try:
                 q = self.policies[chooser].choose_target(self.obs[chooser], c, candidates)
-            except (Exception, PolicyTimeout) as exc:
+            except BaseException as exc:  # all but Ctrl-C: see policy_failed
                 raise self.policy_failed(chooser, "choose_target", exc) from None
             self.check_choice(chooser, q, candidates, "choose_target")
         self.place(q, c)
@@ -532,8 +532,8 @@ class Engine:
                 return
 
     # -- asking policies ----------------------------------------------------------------------
-    # Every call into a policy goes through a try/except (free in CPython 3.11 when nothing is
-    # raised), and its answer is checked: a failure is one PolicyError naming the policy, its
+    # Every call into a policy goes through a try/except BaseException (free in CPython 3.11
+    # when nothing is raised), and its answer is checked: a failure is one PolicyError naming the policy, its
     # seat and the decision, whatever the policy did (raised, timed out, answered nonsense).
 
     def hit_answer(self, p: int, answer: object) -> bool:
@@ -546,9 +546,12 @@ class Engine:
             f"({type(answer).__name__}); hit must return True (hit) or False (stay)"
         )
 
-    def policy_failed(self, p: int, what: str, exc: BaseException) -> PolicyError:
-        """The PolicyError for seat p's policy failing while answering `what`."""
-        if isinstance(exc, PolicyError):
+    def policy_failed(self, p: int, what: str, exc: BaseException) -> BaseException:
+        """The PolicyError for seat p's policy failing while answering `what`: whatever it
+        raised, SystemExit and other BaseExceptions included (a policy's `sys.exit(0)` must not
+        end the command as a success), except the user's Ctrl-C (KeyboardInterrupt) and a
+        person leaving the game (LeftPlay), returned as they are for the command to handle."""
+        if isinstance(exc, PolicyError | KeyboardInterrupt | LeftPlay):
             return exc
         if isinstance(exc, PolicyTimeout):
             return PolicyError(

@@ -21,6 +21,12 @@ from contextlib import contextmanager
 from types import FrameType
 
 
+class LeftPlay(BaseException):  # noqa: N818 (not an error: the person left)
+    """A person at the terminal left the game (the human policy raises it on `q` or the end of
+    input): the engine passes it through to the command that seated them, as it does the user's
+    Ctrl-C, instead of reporting it as a policy failure."""
+
+
 class PolicyTimeout(BaseException):
     """The time limit of a block of play ran out."""
 

@@ -37,7 +37,6 @@ from collections.abc import Sequence
 from flip7.cards import FLIP7_CHOICE, Card, face_value
 from flip7.engine import END_FLIP7, Engine
 from flip7.events import DrawHow, EventKind
-from flip7.limits import PolicyTimeout
 from flip7.observation import ACTIVE, BUSTED, STAYED, VENGEANCE_RULES
 from flip7.policies.base import Policy
 from flip7.rules import Ruleset
@@ -193,7 +192,7 @@ class VengeanceEngine(Engine):
                 choice = self.policies[p].choose_target(
                     self.obs[p], FLIP7_CHOICE, list(range(self.n))
                 )
-            except (Exception, PolicyTimeout) as exc:
+            except BaseException as exc:  # all but Ctrl-C: see policy_failed
                 raise self.policy_failed(p, "choose_target (Flip 7)", exc) from None
             self.check_choice(p, choice, list(range(self.n)), "choose_target (Flip 7)")
             if choice != p:
@@ -221,7 +220,7 @@ class VengeanceEngine(Engine):
             return candidates[0]
         try:
             q = self.policies[p].choose_target(self.obs[p], c, candidates)
-        except (Exception, PolicyTimeout) as exc:
+        except BaseException as exc:  # all but Ctrl-C: see policy_failed
             raise self.policy_failed(p, "choose_target", exc) from None
         self.check_choice(p, q, candidates, "choose_target")
         return q
@@ -326,7 +325,7 @@ class VengeanceEngine(Engine):
         if len(options) > 1:
             try:
                 i = self.policies[chooser].choose_move(self.obs[chooser], c, options)
-            except (Exception, PolicyTimeout) as exc:
+            except BaseException as exc:  # all but Ctrl-C: see policy_failed
                 raise self.policy_failed(chooser, "choose_move", exc) from None
             self.check_choice(chooser, i, list(range(len(options))), "choose_move")
         move = options[i]

@@ -70,7 +70,8 @@ def scaled_games(games: int, scale: float) -> int:
 
 def default_run_name(spec: Spec, scale: float = 1.0) -> str:
     """The spec's name, with `-x<scale>` when scaled, so a quick look never clobbers the real run."""
-    return spec.name if scale == 1.0 else f"{spec.name}-x{scale:g}"
+    # 1e+06 would hold a '+', which no run name may: 1e06.
+    return spec.name if scale == 1.0 else f"{spec.name}-x{scale:g}".replace("e+", "e")
 
 
 def make_plan(
@@ -80,6 +81,13 @@ def make_plan(
     cell: asking for the compiled kernel where it cannot play is a ValueError, before Ray."""
     if not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"--scale must be a finite number > 0, got {scale}")
+    for i, lu in enumerate(spec.lineups):  # the bound first: it says what --scale may be
+        if lu.games * scale >= MAX_GAMES + 0.5:
+            raise ValueError(
+                f"--scale {scale:g}: lineups[{i}] would play {lu.games:,} x {scale:g} games per "
+                f"cell, more than {MAX_GAMES:,} (the lake's int32 cell_game); use --scale at "
+                f"most {MAX_GAMES // lu.games}"
+            )
     if run is not None:
         check_run_name(run, "--run")
     else:
@@ -88,13 +96,8 @@ def make_plan(
     cells: list[Cell] = []
     pair_of: dict[tuple[str, int, str], int] = {}
     offset = 0
-    for i, lu in enumerate(spec.lineups):
-        games = scaled_games(lu.games, scale) if lu.games * scale < 2 * MAX_GAMES else MAX_GAMES + 1
-        if games > MAX_GAMES:
-            raise ValueError(
-                f"--scale {scale:g}: lineups[{i}] would play {lu.games:,} x {scale:g} games per "
-                f"cell, more than {MAX_GAMES:,} (the lake's int32 cell_game); use a smaller --scale"
-            )
+    for lu in spec.lineups:
+        games = scaled_games(lu.games, scale)  # at most MAX_GAMES (checked above)
         for ruleset in lu.rulesets:
             for layout in lu.layouts:
                 n = len(layout)

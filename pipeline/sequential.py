@@ -348,6 +348,14 @@ def cmd_plan_games(args: argparse.Namespace, out: Output) -> int:
         if not 0 < p < 0.5:
             raise ValueError(f"{name}: must be in (0, 0.5), got {p}")
     difference = args.difference
+    if difference is not None:
+        top = 1 if metric == "win" else math.inf
+        if not (math.isfinite(difference) and 0 < difference < top):
+            bound = "in (0, 1) for a win rate" if metric == "win" else "a finite number > 0"
+            raise ValueError(
+                f"--difference: the size of the difference to detect is {bound}, got "
+                f"{difference:g}; e.g. 0.01 (one point of win rate)"
+            )
     if difference is None and stop is not None:
         difference = stop.h1 - stop.h0
     if difference is None or difference == 0:
@@ -373,8 +381,8 @@ def cmd_plan_games(args: argparse.Namespace, out: Output) -> int:
         if metric != "win":
             raise ValueError("--sd: needed for points per round; or measure it with --run RUN")
         sd, source = 1.0, "the largest a win rate difference can have"
-    if not sd > 0:
-        raise ValueError(f"--sd: must be > 0, got {sd}")
+    if not (sd > 0 and math.isfinite(sd)):
+        raise ValueError(f"--sd: must be a finite number > 0, got {sd:g}")
     n = sprt.fixed_games(difference, sd, alpha, beta)
     e0, e1 = sprt.expected_games(difference, sd, alpha, beta)
     unit = " (win rate)" if metric == "win" else " (points per round)"

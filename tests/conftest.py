@@ -78,3 +78,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.outcome = "failed"
         report.longrepr = f"required test skipped under CI: {reason}"
     return report
+
+
+@pytest.fixture(autouse=True)
+def private_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """The user's configuration (the mart cache's secret) in a directory of the test session,
+    never the user's own ~/.config."""
+    config = tmp_path_factory.getbasetemp() / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))

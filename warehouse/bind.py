@@ -67,6 +67,9 @@ class Binding:
     games: int = 0
     seeds_checked: int = 0
     replayed: int = 0
+    #: Games in the lake and games re-simulated, by run (a run absent replayed none).
+    games_by_run: dict[str, int] = field(default_factory=dict)
+    replayed_by_run: dict[str, int] = field(default_factory=dict)
     seed_rows: list[dict[str, object]] = field(default_factory=list)
     replay_rows: list[dict[str, object]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -116,6 +119,7 @@ def bind(
         kept = []  # the sampled games' columns (a share of the run, not every game)
         for col in _games(con, run):
             out.games += len(col["game"])
+            out.games_by_run[run] = out.games_by_run.get(run, 0) + len(col["game"])
             if check is None or not isinstance(seed, int):
                 continue
             ok = _check_seeds(out, run, seed, col, check)
@@ -126,6 +130,13 @@ def bind(
             col = {k: np.concatenate([c[k] for c in kept]) for k in kept[0]}
             every = np.arange(len(col["game"]))
             _replay(out, con, run, manifest, col, every, whole=fraction >= 1, replayer=check)
+    if replayer is not None and fraction <= 0:
+        out.notes.append(
+            f"no game re-simulated (a replay sample of 0): the seeds and labels of "
+            f"{out.games:,} games are bound to their manifests only, so a run relabelled "
+            "consistently in its manifest and compact tables would pass; replay a sample "
+            "(--replay-sample F above 0) to bind them to the games"
+        )
     if replayer is None:
         out.notes.append(
             f"seeds and labels of {out.games:,} games not bound to the games by replay: no "
@@ -254,6 +265,7 @@ def _replay(
         codes = [logged.get(g, empty) for g in ids]
         results = replayer.replay_games(ruleset, variant, deck, policies, seeds, codes)
         out.replayed += len(ids)
+        out.replayed_by_run[run] = out.replayed_by_run.get(run, 0) + len(ids)
         for g, problem in zip(ids, results, strict=True):
             if problem is not None:
                 out.replay_rows.append(

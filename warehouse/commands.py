@@ -407,6 +407,9 @@ def describe(v: Verification) -> list[str]:
     for note in v.notes:
         lines.append(f"  NOTE  {note}")
     for c in v.checks:
+        if not c.ran:
+            lines.append(f"  skip  {c.name}: {c.about} (no game was replayed)")
+            continue
         if not c.failed:
             lines.append(f"  ok    {c.name}: {c.about}")
             continue
@@ -416,9 +419,17 @@ def describe(v: Verification) -> list[str]:
             lines.append(f"          {where}: {row.get('problem')}")
         if c.failed > len(c.examples):
             lines.append(f"          ... and {c.failed - len(c.examples)} more")
-    lines.append(
-        "all checks passed" if v.ok else f"{sum(1 for c in v.checks if c.failed)} check(s) failed"
-    )
+    bare = v.without_replay()
+    if not v.ok:
+        lines.append(f"{sum(1 for c in v.checks if c.failed)} check(s) failed")
+    elif bare:
+        lines.append(
+            f"checks passed WITHOUT REPLAY for run {', '.join(bare)}: no game was re-simulated, "
+            "so its labels and seeds are bound to its manifest only (recorded as verified "
+            "without replay)"
+        )
+    else:
+        lines.append("all checks passed")
     return lines
 
 

@@ -38,6 +38,7 @@ leaves DuckDB's file access as it is.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import weakref
@@ -52,6 +53,7 @@ import pyarrow.parquet as pq
 from warehouse import record
 from warehouse.build import build
 from warehouse.lake import (
+    FOOTER_THREADS,
     TABLES,
     EmptyLakeError,
     Shard,
@@ -74,6 +76,20 @@ MEMORY_LIMIT = "50%"
 SPILL_MEMORY_LIMIT = "4GB"
 MEMORY_LIMIT_ENV = "FLIP7_MEMORY_LIMIT"
 THREADS_ENV = "FLIP7_THREADS"
+#: The least memory limit taken: under it DuckDB cannot hold even the warehouse's own small
+#: tables (1B once failed on the first insert, with a traceback); the report of a small run
+#: needed more than 16MB on two threads.
+MIN_MEMORY = 32 * 1000**2
+MIN_MEMORY_TEXT = "32MB"
+#: The most threads a connection takes (DuckDB aborted the process on 99,999,999,999).
+MAX_THREADS = 256
+_UNITS = {
+    "b": 1,
+    "bytes": 1,
+    **{u: 1000**i for i, u in enumerate(("kb", "mb", "gb", "tb"), 1)},
+    **{u: 1024**i for i, u in enumerate(("kib", "mib", "gib", "tib"), 1)},
+}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]+|%)\s*$")
 #: Where the private spill directories are made (default: the system's temporary directory,
 #: $TMPDIR) and how much each may hold (default: SPILL_SHARE of the free space there).
 SPILL_DIR_ENV = "FLIP7_SPILL_DIR"
@@ -98,8 +114,6 @@ NO_FOOTERS = """
 create or replace macro parquet_footers(files) as table
     select cast(null as varchar) as file_name, cast(null as bigint) as num_rows where false
 """
-#: Footers read at once from a remote store (each is a request or two).
-FOOTER_THREADS = 16
 
 
 def connect(
@@ -236,11 +250,20 @@ def open_duckdb(
         # files go with the directory (DuckDB copes when they are already gone). A cursor or
         # relation that outlives its connection would find no directory to spill into.
         weakref.finalize(con, shutil.rmtree, private, ignore_errors=True)
-    threads = threads or _threads_from_env()
+    try:
+        threads = threads or _threads_from_env()
+        default = SPILL_MEMORY_LIMIT if private is not None else MEMORY_LIMIT
+        if memory_limit:
+            limit = check_memory_limit(memory_limit, "--memory-limit")
+        elif os.environ.get(MEMORY_LIMIT_ENV):
+            limit = check_memory_limit(os.environ[MEMORY_LIMIT_ENV], f"${MEMORY_LIMIT_ENV}")
+        else:
+            limit = default
+    except ValueError:
+        con.close()
+        raise
     if threads is not None:
         con.execute(f"SET threads = {int(threads)}")
-    default = SPILL_MEMORY_LIMIT if private is not None else MEMORY_LIMIT
-    limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or default
     try:
         con.execute("SET memory_limit = $limit", {"limit": limit})
     except duckdb.Error as exc:
@@ -258,9 +281,37 @@ def _threads_from_env() -> int | None:
     text = os.environ.get(THREADS_ENV, "").strip()
     if not text:
         return None
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"${THREADS_ENV} {text!r} is not a number of threads; give 1 or more")
+    if not text.isdigit() or not 1 <= int(text) <= MAX_THREADS:
+        raise ValueError(
+            f"${THREADS_ENV} {text!r} is not a number of threads from 1 to {MAX_THREADS}; give "
+            f"e.g. {os.cpu_count() or 1} (one per core here)"
+        )
     return int(text)
+
+
+def check_memory_limit(text: str, source: str) -> str:
+    """`text` if it is a memory limit the warehouse takes: a size of at least MIN_MEMORY (4GB,
+    500MB, 2GiB) or a share of the machine from 1% to 100% (50%); else a one-line ValueError
+    naming `source` (the flag or variable it came from) and the bound."""
+    m = _SIZE.match(text)
+    unit = m.group(2).lower() if m else ""
+    if m is None or (unit != "%" and unit not in _UNITS):
+        raise ValueError(
+            f"{source} {text!r} is not a memory limit; give a size of at least {MIN_MEMORY_TEXT} "
+            "such as 4GB or 500MB, or a share of the machine such as 50%"
+        )
+    value = float(m.group(1))
+    if unit == "%":
+        if not 1 <= value <= 100:
+            raise ValueError(
+                f"{source} {text!r}: a share of the machine's memory is 1% to 100%; give e.g. 50%"
+            )
+    elif value * _UNITS[unit] < MIN_MEMORY:
+        raise ValueError(
+            f"{source} {text!r} is below {MIN_MEMORY_TEXT}, the least memory limit the warehouse "
+            "works with; give e.g. 4GB or 50%"
+        )
+    return text.strip()
 
 
 def spill_dir() -> str:
@@ -375,6 +426,8 @@ def footer_table(snap: Snapshot) -> pa.Table:
     paths = [p for table in TABLES for p in snap.files(table)]
 
     def rows(path: str) -> int:
+        if path in snap.rows:  # read by screen
+            return snap.rows[path]
         try:
             return int(pq.read_metadata(path, filesystem=snap.fs).num_rows)
         except OSError as exc:

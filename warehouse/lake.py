@@ -20,10 +20,12 @@ import json
 import math
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pyarrow as pa
 import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 
 TABLES = ("events", "rounds", "rollups", "games")
 #: The version of the pipeline's Parquet schema (pipeline.schema.SCHEMA_VERSION) these views
@@ -31,6 +33,8 @@ TABLES = ("events", "rounds", "rollups", "games")
 SCHEMA_VERSION = 6
 SHARD_FILE = re.compile(r"^shard-(\d+)\.parquet$")
 _SHARD_PATH = re.compile(r"/run=([^/]+)/players=([^/]+)/(shard-(\d+)\.parquet)$")
+#: Footers read at once from a remote store (each is a request or two).
+FOOTER_THREADS = 16
 
 
 class EmptyLakeError(FileNotFoundError):
@@ -194,6 +198,8 @@ class Snapshot:
     fs: pafs.FileSystem = field(default_factory=pafs.LocalFileSystem)
     base: str = ""
     infos: dict[str, pafs.FileInfo] = field(default_factory=dict)
+    #: Rows of each committed file, from its footer, once `screen` has read them.
+    rows: dict[str, int] = field(default_factory=dict)
 
     @property
     def runs(self) -> list[str]:
@@ -276,7 +282,7 @@ class Snapshot:
 
     def subset(self, shards: list[Shard]) -> Snapshot:
         """The same lake with only these shards (verify's batches)."""
-        return Snapshot(self.root, shards, {}, [], self.fs, self.base, self.infos)
+        return Snapshot(self.root, shards, {}, [], self.fs, self.base, self.infos, self.rows)
 
     def table_of(self, path: str) -> str:
         """The table a shard file belongs to (one of TABLES)."""
@@ -458,9 +464,44 @@ def _stop_problem(stop: object) -> str | None:
     return None
 
 
+def unreadable_files(snap: Snapshot, runs: set[str] | None = None) -> dict[str, str]:
+    """{path: why} for each committed file (of `runs`, else of every run) whose Parquet footer
+    cannot be read (truncated, not Parquet, unreadable); the others' row counts go into
+    `snap.rows`. One footer read per file, in parallel on a remote store; a store that does
+    not answer raises LakeUnreachable."""
+    paths = [
+        p
+        for s in snap.shards
+        if runs is None or s.run in runs
+        for p in s.files.values()
+        if p in snap.infos and p not in snap.rows
+    ]
+
+    def footer(path: str) -> int | str:
+        try:
+            return int(pq.read_metadata(path, filesystem=snap.fs).num_rows)
+        except (pa.ArrowInvalid, ValueError) as exc:
+            return " ".join(str(exc).split())
+        except OSError as exc:
+            if not snap.local:
+                raise store_error(snap.root, exc) from None
+            return exc.strerror or " ".join(str(exc).split())
+
+    with ThreadPoolExecutor(max_workers=1 if snap.local else FOOTER_THREADS) as pool:
+        found = list(pool.map(footer, paths))
+    bad = {}
+    for path, got in zip(paths, found, strict=True):
+        if isinstance(got, int):
+            snap.rows[path] = got
+        else:
+            bad[path] = got
+    return bad
+
+
 def screen(snap: Snapshot) -> tuple[Snapshot, dict[str, str]]:
-    """The snapshot without the runs whose manifest cannot be read, and why each was left out
-    ({run: one line}): one bad manifest must not stop queries on every other run."""
+    """The snapshot without the runs whose manifest cannot be read or that hold a shard file
+    that is not readable Parquet (truncated, say), and why each was left out ({run: one
+    line}): one bad manifest or file must not stop queries on every other run."""
     problems: dict[str, str] = {}
     for run, path in snap.manifests.items():
         try:
@@ -480,6 +521,14 @@ def screen(snap: Snapshot) -> tuple[Snapshot, dict[str, str]]:
             f"shard files under games/run={run}/ but no manifest {snap.base}/runs/{run}/"
             "manifest.json: its driver never recorded it, or the manifest was deleted"
         )
+    readable = {s.run for s in snap.shards} - set(problems)
+    for path, why in sorted(unreadable_files(snap, readable).items()):
+        run = path[len(snap.base) + 1 :].split("/")[1].removeprefix("run=")
+        problems.setdefault(
+            run,
+            f"shard file {path} is not readable Parquet ({why}): truncated or damaged; "
+            f"write the run again (`flip7 tournament run SPEC --overwrite`)",
+        )
     if not problems:
         return snap, {}
     kept = Snapshot(
@@ -490,5 +539,6 @@ def screen(snap: Snapshot) -> tuple[Snapshot, dict[str, str]]:
         snap.fs,
         snap.base,
         snap.infos,
+        snap.rows,
     )
     return kept, problems

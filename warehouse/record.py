@@ -1,11 +1,13 @@
 """Which runs `verify` has passed as they are now, and what a reader should be told otherwise.
 
 A successful `flip7 warehouse verify` writes `runs/<run>/verified.json` beside each manifest it
-checked: the time, what it replayed, and the run's fingerprint (a hash of the manifest's bytes
+checked: the time, the checks that ran, how many of the run's games it re-simulated, and the
+run's fingerprint (a hash of the manifest's bytes
 and of the name, size and modification time of every committed file of the run). Only verify
 writes it; a failing verify removes it. `notes()` gives the one-line warnings the readers
 (`flip7 sql`, `flip7 report`, the dashboard) show: runs never verified, or changed since (any
-file rewritten, a shard added or copied), runs whose committed shards are not all in their
+file rewritten, a shard added or copied), runs verified without replay (no game re-simulated:
+labels and seeds bound to the manifest only), runs whose committed shards are not all in their
 manifest (a copied or stray shard counts its games twice), and runs left out because their
 manifest cannot be read.
 """
@@ -56,21 +58,30 @@ def clear(snap: Snapshot, run: str) -> None:
     snap.delete(f"{snap.base}/runs/{run}/{RECORD}")
 
 
-def unverified(snap: Snapshot, run: str) -> str | None:
-    """Why `run` is not verified as it is now, or None when it is."""
+def _verdict(snap: Snapshot, run: str) -> tuple[str | None, bool]:
+    """(why `run` is not verified as it is now, or None when it is; whether the verify that
+    passed it re-simulated any of its games, or it has none: a record that does not say counts
+    as not)."""
     path = f"{snap.base}/runs/{run}/{RECORD}"
     if not snap.exists(path):
-        return "not verified since it was written"
+        return "not verified since it was written", False
     try:
         record = snap.read_json(path)
     except LakeUnreachable:
         raise
     except (OSError, ValueError):
-        return f"its verify record {path} is unreadable"
+        return f"its verify record {path} is unreadable", False
     if not isinstance(record, dict) or record.get("fingerprint") != fingerprint(snap, run):
         when = record.get("verified", "?") if isinstance(record, dict) else "?"
-        return f"changed since verify passed it ({when})"
-    return None
+        return f"changed since verify passed it ({when})", False
+    counts = [record.get(k) for k in ("replayed", "games")]
+    replayed, games = (c if isinstance(c, int) and not isinstance(c, bool) else -1 for c in counts)
+    return None, replayed > 0 or games == 0  # a run of no games has nothing to replay
+
+
+def unverified(snap: Snapshot, run: str) -> str | None:
+    """Why `run` is not verified as it is now, or None when it is."""
+    return _verdict(snap, run)[0]
 
 
 def stray_shards(snap: Snapshot, run: str) -> list[int]:
@@ -102,7 +113,16 @@ def notes(snap: Snapshot, skipped: dict[str, str] | None = None) -> list[tuple[s
                     "stray files whose games count twice; `flip7 warehouse verify` names them",
                 )
             )
-        why = unverified(snap, run)
+        why, replayed = _verdict(snap, run)
         if why is not None:
             out.append((run, f"unverified: {why}; run `flip7 warehouse verify {run}`"))
+        elif not replayed:
+            out.append(
+                (
+                    run,
+                    "verified without replay: no game was re-simulated, so its labels and "
+                    "seeds are bound to its manifest only; run `flip7 warehouse verify "
+                    f"{run}` (it replays a sample)",
+                )
+            )
     return out

@@ -17,7 +17,8 @@ It runs the data tests in sql/tests (each returns failing rows, none when all is
 Then the seeds and labels are bound to the games (warehouse.bind): every game's seed must be
 the one its manifest's seed derives, and a sample of games (`replay`, 1% by default, at least one
 per shard) is re-simulated by a replayer found through an entry point and compared with the log
-event by event. Runs whose manifest cannot be read are reported and left out of the rest. A
+event by event. Runs whose manifest or a shard file cannot be read are reported and left out
+of the rest. A
 verify that passes records it beside each manifest (warehouse.record), which the readers check.
 
 `-- scope: marts` tests (the marts hang together) need the marts and run under pytest.
@@ -65,6 +66,8 @@ class Check:
     about: str
     failed: int = 0
     examples: list[dict[str, object]] = field(default_factory=list)
+    #: False for a check that had nothing to look at (the replay, when no game was replayed).
+    ran: bool = True
 
     def add(self, rows: list[dict[str, object]]) -> None:
         self.failed += len(rows)
@@ -86,12 +89,24 @@ class Verification:
     games: int = 0
     replayed: int = 0
     replay: float = SAMPLE
+    #: Games and games re-simulated, by run.
+    games_by_run: dict[str, int] = field(default_factory=dict)
+    replayed_by_run: dict[str, int] = field(default_factory=dict)
     #: What verify could not bind or check, in words.
     notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return all(c.failed == 0 for c in self.checks)
+
+    def without_replay(self) -> list[str]:
+        """The runs with games of which none was re-simulated: their labels and seeds are bound
+        to the manifest only (a run relabelled consistently everywhere would pass)."""
+        return [
+            r
+            for r in self.runs
+            if self.games_by_run.get(r, 0) and not self.replayed_by_run.get(r, 0)
+        ]
 
 
 def tests(which: str) -> dict[str, str]:
@@ -252,7 +267,8 @@ def verify(
     record("committed_files", "-- every committed shard has its events and rounds files", missing)
     record(
         "manifests_readable",
-        "-- every manifest is readable (a run whose manifest is not is left out of the rest)",
+        "-- every run's manifest and shard files are readable (a run whose are not is left "
+        "out of the rest)",
         [{"run": r, "problem": why} for r, why in sorted(skipped.items())],
     )
 
@@ -284,6 +300,7 @@ def verify(
             "event for event",
             binding.replay_rows,
         )
+        checks["replay_matches_log"].ran = binding.replayed > 0
     else:  # manifests but no committed shard: nothing for SQL to read (no file, no schema)
         recorded: list[dict[str, object]] = [
             {"run": r, "problem": f"manifest records {n} finished shards, none is committed"}
@@ -318,13 +335,21 @@ def verify(
         replayed=binding.replayed if binding else 0,
         replay=replay,
         notes=binding.notes if binding else [],
+        games_by_run=binding.games_by_run if binding else {},
+        replayed_by_run=binding.replayed_by_run if binding else {},
     )
     if keep_record:
-        details = {"replay": replay, "replayed": result.replayed, "games": result.games}
+        ran = [c.name for c in result.checks if c.ran]
         for r in whole_snap.runs:
             if r not in whole_snap.manifests:
                 continue
             if result.ok:
+                details = {
+                    "replay": replay,
+                    "replayed": result.replayed_by_run.get(r, 0),
+                    "games": result.games_by_run.get(r, 0),
+                    "checks": ran,
+                }
                 records.write(whole_snap, r, details)
             else:
                 records.clear(whole_snap, r)

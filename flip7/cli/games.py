@@ -188,9 +188,19 @@ def _progress(total: int, label: str):  # type: ignore[no-untyped-def]
     return update
 
 
+#: The most games (or rounds) one command plays: a tournament cell's bound too (the lake's int32
+#: game index); at the kernel's pace, hours of play.
+MAX_GAMES = 2**31 - 1
+
+
+def check_count(n: int, what: str) -> None:
+    """A one-line ValueError unless 1 <= n <= MAX_GAMES (`what`: the flag, e.g. -n/--games)."""
+    if not 1 <= n <= MAX_GAMES:
+        raise ValueError(f"{what} must be from 1 to {MAX_GAMES:,} (2^31-1), got {n}")
+
+
 def cmd_sim(args: argparse.Namespace, out: Output) -> int:
-    if args.games < 1:
-        raise ValueError(f"-n/--games must be >= 1, got {args.games}")
+    check_count(args.games, "-n/--games")
     ruleset = parse_ruleset(args.ruleset)
     lineup = lineup_from(args)
     t0 = time.perf_counter()
@@ -334,8 +344,7 @@ def _solo_lines(summary: SimSummary, ruleset: Ruleset, result: fmt.Result) -> No
 
 
 def cmd_round(args: argparse.Namespace, out: Output) -> int:
-    if args.rounds < 1:
-        raise ValueError(f"-n/--rounds must be >= 1, got {args.rounds}")
+    check_count(args.rounds, "-n/--rounds")
     ruleset = parse_ruleset(args.ruleset)
     lineup = lineup_from(args)
     variant = parse_variant(args.variant)

@@ -270,6 +270,13 @@ def _import_policy(spec: str) -> Policy:
         raise PolicySpecError(
             f"policy {spec!r}: cannot import module {module_name!r} ({_first_line(exc)})"
         ) from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the module's own code failed (sys.exit included)
+        raise PolicySpecError(
+            f"policy {spec!r}: importing module {module_name!r} raised "
+            f"{type(exc).__name__}: {_first_line(exc)}"
+        ) from None
     cls = getattr(module, attr, None)
     if cls is None:
         raise PolicySpecError(f"policy {spec!r}: module {module_name!r} has no attribute {attr!r}")
@@ -282,7 +289,9 @@ def _import_policy(spec: str) -> Policy:
         )
     try:
         policy = cls(arg) if arg else cls()
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # sys.exit included: never a silent success
         raise PolicySpecError(
             f"policy {spec!r}: its constructor raised {type(exc).__name__}: {_first_line(exc)}"
         ) from None

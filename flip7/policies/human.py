@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from flip7.cards import FLIP7_CHOICE, Card, card_label
+from flip7.limits import LeftPlay
 from flip7.observation import STATUS_NAMES, Observation
 from flip7.policies.base import Policy, bust_risk, points
 from flip7.policies.ev import hit_value
@@ -18,11 +19,11 @@ from flip7.policies.ev import hit_value
 QUIT = ("q", "quit", "exit")
 
 
-class LeftGame(BaseException):  # noqa: N818 (not an error: the person left)
+class LeftGame(LeftPlay):
     """The person left the game: `q` typed (`eof` False) or the input ended (`eof` True).
 
-    A BaseException, like KeyboardInterrupt, so that the engine passes it through instead of
-    reporting it as a policy failure."""
+    A LeftPlay, so that the engine passes it through instead of reporting it as a policy
+    failure."""
 
     def __init__(self, eof: bool) -> None:
         super().__init__("input ended" if eof else "quit")

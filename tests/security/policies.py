@@ -85,3 +85,44 @@ class RaisesInMove(Policy):
 
     def choose_move(self, obs: Observation, card: int, options: Sequence[tuple[int, ...]]) -> int:
         raise IndexError("no move table")
+
+
+class ExitsZero(Policy):
+    """Calls sys.exit(0) on its first decision (a success code, out of a failure)."""
+
+    def hit(self, obs: Observation) -> bool:
+        raise SystemExit(0)
+
+
+class RaisesBase(Policy):
+    """Raises a bare BaseException, which `except Exception` does not catch."""
+
+    def hit(self, obs: Observation) -> bool:
+        raise BaseException("out of band")
+
+
+class ExitsInTarget(Policy):
+    """Hits to three numbers; exits when it must give an action card away."""
+
+    def hit(self, obs: Observation) -> bool:
+        return bool(obs.ncount[obs.seat] < 3)
+
+    def choose_target(self, obs: Observation, card: int, candidates: Sequence[int]) -> int:
+        raise SystemExit("no target")
+
+
+class ExitsInInit(Policy):
+    """Its constructor exits."""
+
+    def __init__(self) -> None:
+        raise SystemExit(0)
+
+    def hit(self, obs: Observation) -> bool:
+        return False
+
+
+class InterruptedInHit(Policy):
+    """Stands in for the user's Ctrl-C arriving while it decides."""
+
+    def hit(self, obs: Observation) -> bool:
+        raise KeyboardInterrupt

@@ -411,11 +411,11 @@ def test_the_dashboard_and_the_report_read_through_the_sandbox(
 def test_a_bad_memory_limit_is_one_line(
     place: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--memory-limit takes what DuckDB takes (4GB, 50%) and says so otherwise."""
+    """--memory-limit takes a size (4GB) or a share (50%) and says so otherwise."""
     code = main(["sql", "SELECT 1", "--memory-limit", "lots", "--data", str(place["lake"])])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "memory limit 'lots' not understood" in err and "4GB" in err
+    assert "--memory-limit 'lots' is not a memory limit" in err and "4GB" in err
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ import pytest
 
 import pipeline.replayer
 from flip7.cli import main
+from pipeline.rollups import rollup_table
 from tests.warehouse.lakes import write_run
 from warehouse import verify
 from warehouse.commands import describe
@@ -154,7 +155,7 @@ def test_labels_relabelled_everywhere_fail_the_replay(
     lake: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Cell 2 relabelled consistently (manifest reversed, games and rounds rows swapped to
-    match): only re-simulating the games from their seeds and seats can tell, and does."""
+    match, their rollups written again): only re-simulating the games from their seeds and seats can tell, and does."""
     path = lake / "runs" / "t1" / "manifest.json"
     manifest = json.loads(path.read_text())
     old = list(manifest["cells"][2]["lineup"])
@@ -173,6 +174,9 @@ def test_labels_relabelled_everywhere_fail_the_replay(
     for shard in shards:
         for table in ("games", "rounds"):
             rewrite(shard_file(lake, table, 3, shard), change)
+        games, rounds = (pq.read_table(shard_file(lake, t, 3, shard)) for t in ("games", "rounds"))
+        path = shard_file(lake, "rollups", 3, shard)
+        pq.write_table(rollup_table(games, rounds, 3), path, compression="zstd")
     v: Verification = verify(lake, replay=1.0, replayer=pipeline.replayer, discover=False)
     failed = {c.name for c in v.checks if c.failed}
     assert failed == {"replay_matches_log"}, describe(v)
