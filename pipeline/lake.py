@@ -289,7 +289,10 @@ class Lake:
         out: dict[int, str] = {}
         for key in keys:
             sizes = manifest["shards"][key].get("bytes") or {}
+            rows = manifest["shards"][key]["rows"]
             for table, path in self.recorded_files(manifest, key).items():
+                if table not in rows:  # a table the run's schema does not have
+                    continue
                 info = infos.get(path)
                 if info is None or info.type != pafs.FileType.File:
                     out[int(key)] = f"{table} file gone"

@@ -21,7 +21,7 @@ from typing import Any
 
 import pyarrow.fs as pafs
 
-from warehouse.lake import TABLES, LakeUnreachable, Snapshot
+from warehouse.lake import TABLES, LakeUnreachable, Snapshot, _listing
 
 RECORD = "verified.json"
 
@@ -106,32 +106,45 @@ def stray_shards(snap: Snapshot, run: str) -> list[int]:
 def missing_shards(snap: Snapshot, run: str) -> dict[int, str]:
     """Shards `run`'s manifest records whose files are not in the lake (or not at their
     recorded sizes): {shard: what is wrong}. The manifest is read after the listing, so a
-    shard recorded since may be absent from the listing: each one missing there is looked up
-    again now, and counts only if it is still not there (a shard is recorded only once its
-    files are committed, so a file absent now was removed)."""
+    shard recorded since may be absent from the listing: when any is, the run's files are
+    listed again, now, and only what is still missing counts (a shard is recorded only once
+    its files are committed, so a file absent now was removed)."""
     manifest = _manifest(snap, run)
     if manifest is None:
         return {}
-    players = {c.get("cell"): c.get("players") for c in manifest.get("cells") or []}
-    listed = {s.shard for s in snap.shards if s.run == run}
-    out: dict[int, str] = {}
-    for key, info in manifest["shards"].items():
-        if not (isinstance(info, dict) and key.isdigit()):
-            continue
-        n, p = int(key), players.get(info.get("cell"))
-        sizes = info.get("bytes") if isinstance(info.get("bytes"), dict) else {}
-        for table in TABLES:
-            path = f"{snap.base}/{table}/run={run}/players={p}/shard-{n:05d}.parquet"
-            have = snap.infos.get(path) if n in listed else None
-            if have is None or (table in sizes and have.size != sizes[table]):
-                have = snap.fs.get_file_info(path)  # recorded after the listing, or changed
-            if have.type != pafs.FileType.File:
-                out[n] = f"{table} file gone"
-                break
-            if table in sizes and have.size != sizes[table]:
-                out[n] = f"{table} file has {have.size} bytes, the manifest recorded {sizes[table]}"
-                break
-    return out
+    cells = manifest.get("cells") if isinstance(manifest.get("cells"), list) else []
+    players = {c.get("cell"): c.get("players") for c in cells if isinstance(c, dict)}
+
+    def problems(infos: dict[str, pafs.FileInfo]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for key, info in manifest["shards"].items():
+            p = players.get(info.get("cell")) if isinstance(info, dict) else None
+            if not (key.isascii() and key.isdigit()) or not isinstance(p, int):
+                continue  # not a shard record the views read (the manifest is screened)
+            n = int(key)
+            sizes = info.get("bytes") if isinstance(info.get("bytes"), dict) else {}
+            rows = info.get("rows") if isinstance(info.get("rows"), dict) else {}
+            for table in (t for t in TABLES if t in rows):
+                have = infos.get(f"{snap.base}/{table}/run={run}/players={p}/shard-{n:05d}.parquet")
+                if have is None:
+                    out[n] = f"{table} file gone"
+                    break
+                if table in sizes and have.size != sizes[table]:
+                    out[n] = (
+                        f"{table} file has {have.size} bytes, the manifest recorded {sizes[table]}"
+                    )
+                    break
+        return out
+
+    found = problems(snap.infos)
+    if not found:
+        return {}
+    # Recorded after the listing, perhaps: list the run's files again, now (one listing,
+    # however many shards), and keep only what is still missing.
+    again: dict[str, pafs.FileInfo] = {}
+    for table in TABLES:
+        again |= {i.path: i for i in _listing(snap.fs, f"{snap.base}/{table}/run={run}", snap.root)}
+    return problems(again)
 
 
 def being_written(snap: Snapshot, run: str) -> bool:
