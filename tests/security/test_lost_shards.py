@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from pipeline.lake import TABLE_ORDER, Lake
 from pipeline.run import check_start
 from pipeline.task import FAULT_ENV
 from tests.pipeline.helpers import run_inline, small_plan
+from tests.s3.server import S3Server
 from tests.security.helpers import one_line, write_spec
 
 
@@ -127,3 +129,34 @@ def test_shards_deleted_mid_run_fail_the_run_and_resume_reruns_them(tmp_path: Pa
     manifest = lake.load_manifest("t")
     assert manifest["status"] == "complete" and len(manifest["shards"]) == 20
     assert len(list(root.glob("games/run=t/players=*/shard-*.parquet"))) == 20
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    server = S3Server().start(tmp_path_factory.mktemp("moto") / "moto.log")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.usefixtures("no_ray")
+def test_shard_objects_deleted_from_s3_are_named(
+    s3: S3Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same on an S3 lake (moto's server): objects deleted after the run are named by
+    status and the report, and --resume plans them again."""
+    for name, value in {**s3.env(), "AWS_EC2_METADATA_DISABLED": "true"}.items():
+        monkeypatch.setenv(name, value)
+    uri = f"s3://{s3.bucket()}/lake"
+    plan = small_plan(shard_size=30)
+    manifest = run_inline(plan, uri)
+    lake = Lake.open(uri)
+    for shard in (1, 6):
+        lake.fs.delete_file(lake.recorded_files(manifest, str(shard))["games"])
+    assert main(["tournament", "status", "t", "--data", uri]) == 0
+    assert "1 (games file gone), 6 (games file gone)" in capsys.readouterr().out
+    assert main(["report", "t", "--data", uri, "--no-file"]) == 0
+    assert "2 shard(s) its manifest records have lost their files" in capsys.readouterr().out
+    todo = check_start(lake, plan, resume=True, overwrite=False).todo
+    assert sorted(t.shard for t in todo) == [1, 6]
