@@ -36,7 +36,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pyarrow.fs as pafs
 
-from pipeline.lake import Lake, _proc_start, now
+from pipeline.lake import Lake, _proc_start, now, store_error
 
 LEASE = "lease.json"
 LOCK = "lease.lock"
@@ -234,10 +234,25 @@ class _S3Store(_Store):
         self.bucket, self.key = path.split("/", 1)
         self.etag: str | None = None
 
-    def _etag_of(self, expected: str | None) -> str | None:
+    def _call(self, method: str, **kwargs: Any) -> Any:
+        """A call of the S3 client; a refused precondition is _Refused, a missing key None,
+        any other failure a one-line LakeUnreachable naming the lake."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
         try:
-            got = self.client.get_object(Bucket=self.bucket, Key=self.key)
-        except self.client.exceptions.NoSuchKey:
+            return getattr(self.client, method)(Bucket=self.bucket, Key=self.key, **kwargs)
+        except ClientError as exc:
+            if _precondition(exc):
+                raise _Refused from None
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return None
+            raise store_error(self.lake.uri, exc) from None
+        except BotoCoreError as exc:
+            raise store_error(self.lake.uri, exc) from None
+
+    def _etag_of(self, expected: str | None) -> str | None:
+        got = self._call("get_object")
+        if got is None:
             return None
         try:
             record = json.loads(got["Body"].read())
@@ -247,14 +262,14 @@ class _S3Store(_Store):
         return str(got["ETag"]) if token == expected else None
 
     def create(self, data: bytes) -> bool:
+        # Asked first as well: a store that ignored If-None-Match must still not overwrite a
+        # lease that has long been there.
+        if self._call("head_object") is not None:
+            return False
         try:
-            put = self.client.put_object(
-                Bucket=self.bucket, Key=self.key, Body=data, IfNoneMatch="*"
-            )
-        except self.client.exceptions.ClientError as exc:
-            if _precondition(exc):
-                return False
-            raise
+            put = self._call("put_object", Body=data, IfNoneMatch="*")
+        except _Refused:
+            return False
         self.etag = put["ETag"]
         return True
 
@@ -263,18 +278,20 @@ class _S3Store(_Store):
         if etag is None:
             return False
         try:
-            put = self.client.put_object(Bucket=self.bucket, Key=self.key, Body=data, IfMatch=etag)
-        except self.client.exceptions.ClientError as exc:
-            if _precondition(exc):
-                self.etag = None
-                return False
-            raise
+            put = self._call("put_object", Body=data, IfMatch=etag)
+        except _Refused:
+            self.etag = None
+            return False
         self.etag = put["ETag"]
         return True
 
     def delete(self, expected: str) -> None:
         if self._etag_of(expected) is not None:
-            self.client.delete_object(Bucket=self.bucket, Key=self.key)
+            self._call("delete_object")
+
+
+class _Refused(Exception):
+    """The store refused a conditional write: another driver changed the lease first."""
 
 
 def _precondition(exc: Any) -> bool:
