@@ -18,6 +18,7 @@ start, before they take work (pipeline.preload).
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -26,6 +27,7 @@ import socket
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -256,12 +258,21 @@ def confirm_shard(lake: Lake, task: ShardTask, result: dict[str, Any]) -> str | 
     file must be there with the size the task reported."""
     paths = [lake.shard_path(t, task.run, task.n_players, task.shard) for t in TABLE_ORDER]
     sizes = result.get("bytes") or {}
-    for table, info in zip(TABLE_ORDER, lake.fs.get_file_info(paths), strict=True):
+    if isinstance(lake.fs, pafs.LocalFileSystem):
+        infos = lake.fs.get_file_info(paths)
+    else:  # a request each on an object store: at once, not one after another
+        infos = list(_lookups().map(lake.fs.get_file_info, paths))
+    for table, info in zip(TABLE_ORDER, infos, strict=True):
         if info.type != pafs.FileType.File:
             return f"its {table} file {info.path} is gone"
         if table in sizes and info.size != sizes[table]:
             return f"its {table} file has {info.size} bytes, the task wrote {sizes[table]}"
     return None
+
+
+@functools.cache
+def _lookups() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(len(TABLE_ORDER), thread_name_prefix="flip7-confirm")
 
 
 def record_shard(manifest: dict[str, Any], task: ShardTask, result: dict[str, Any]) -> None:
