@@ -19,6 +19,8 @@ from pipeline.lake import (
     normalize_root,
     run_status,
 )
+from pipeline.lease import describe as describe_lease
+from pipeline.lease import read_lease, staleness
 from pipeline.plan import Plan, cell_engines, make_plan
 from pipeline.replay import compare, describe_event, load_logged_game, resimulate
 from pipeline.run import DEFAULT_RETRIES, run_tournament
@@ -346,6 +348,16 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
     if status == "running" and m.get("driver"):
         d = m["driver"]
         result.line(f"  driver: pid {d.get('pid')} on {d.get('host')}, since {d.get('started')}")
+    lease = read_lease(lake, m["run"])
+    if lease is not None:  # the driver holding the run now (pipeline.lease)
+        stale = staleness(lease)
+        result.line(
+            f"  lease: {describe_lease(lease)}; " + (f"stale: {stale}" if stale else "live")
+        )
+        result.data["lease"] = {
+            **{k: v for k, v in lease.items() if k != "token"},
+            "stale": stale,
+        }
     if m["status"] != "complete":
         spec = f"{lake.run_dir(m['run'])}/spec.toml"
         result.line(

@@ -5,6 +5,7 @@ Neither is a copied, stray or lost shard."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,8 @@ def test_a_shard_committed_but_not_yet_recorded_is_still_being_written(
         out = capsys.readouterr().out
         assert "copied or stray" not in out, out
         assert "still being written: 1 committed shard(s) not recorded in its manifest yet" in out
+        assert main(["tournament", "status", "t", "--data", str(tmp_path)]) == 0
+        assert f"lease: pid {os.getpid()} on " in capsys.readouterr().out  # ...; live
     finally:
         lease.release()
     # No driver holds it any more: a shard nobody recorded is named as before.
