@@ -302,16 +302,18 @@ def finish(lake: Lake, manifest: dict[str, Any], failed: dict[int, str]) -> None
     missing = lake.missing_shards(manifest)
     for shard in missing:
         del manifest["shards"][str(shard)]
-    if missing:
+    if missing or failed:
+        errors = []
+        if missing:
+            errors.append(
+                f"{len(missing)} shard(s) lost their files after they were written: "
+                f"{missing_text(missing)}; run it again with --resume to re-run them"
+            )
+        if failed:
+            first = min(failed)
+            errors.append(f"{len(failed)} shard(s) failed; shard {first}: {failed[first]}")
         manifest["status"] = "failed"
-        manifest["error"] = (
-            f"{len(missing)} shard(s) lost their files after they were written: "
-            f"{missing_text(missing)}; run it again with --resume to re-run them"
-        )
-    elif failed:
-        first = min(failed)
-        manifest["status"] = "failed"
-        manifest["error"] = f"{len(failed)} shard(s) failed; shard {first}: {failed[first]}"
+        manifest["error"] = "; ".join(errors)
     elif len(manifest["shards"]) == manifest["planned_shards"] or sequential_decided(manifest):
         manifest["status"] = "complete"
         manifest.pop("error", None)
