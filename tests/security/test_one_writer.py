@@ -221,6 +221,10 @@ def test_a_driver_whose_lease_was_taken_stops(tmp_path: Path) -> None:
     t0 = time.monotonic()
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 1 and time.monotonic() - t0 < 30
-    one_line(err, "was taken over by pid 4242 on elsewhere.invalid", "stopped writing it")
+    # Ray may log its own shutdown noise; flip7's own error is one line
+    ours = [s for s in err.splitlines() if s.startswith("flip7 ")]
+    assert len(ours) == 1 and "Traceback" not in err, err
+    assert "was taken over by pid 4242 on elsewhere.invalid" in ours[0]
+    assert "stopped writing it" in ours[0]
     assert json.loads(manifest.read_text())["status"] == "running"
     assert json.loads(lease_file.read_text())["token"] == "f" * 32  # left to its owner
