@@ -4,6 +4,7 @@ Layout (the lake contract shared with the warehouse and the dashboard):
 
     <root>/<table>/run=<run>/players=<n>/shard-<shard:05d>.parquet   table: events, rounds, rollups, games
     <root>/runs/<run>/manifest.json  and  <root>/runs/<run>/spec.toml
+    <root>/runs/<run>/lease.json     while a driver writes the run (pipeline.lease)
 
 A file is written under a temporary name that does not end in `.parquet`
 (`shard-00012.parquet.tmp-<random>`) and renamed when complete. A shard renames events first,
