@@ -244,6 +244,8 @@ class _S3Store(_Store):
         except ClientError as exc:
             if _precondition(exc):
                 raise _Refused from None
+            if exc.response.get("Error", {}).get("Code") == "NotImplemented":
+                raise _Unsupported from None
             if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
                 return None
             raise store_error(self.lake.uri, exc) from None
@@ -270,6 +272,9 @@ class _S3Store(_Store):
             put = self._call("put_object", Body=data, IfNoneMatch="*")
         except _Refused:
             return False
+        except _Unsupported:  # an S3-compatible store without conditional writes
+            self.how = _Store.how
+            return super().create(data)
         self.etag = put["ETag"]
         return True
 
@@ -282,6 +287,8 @@ class _S3Store(_Store):
         except _Refused:
             self.etag = None
             return False
+        except _Unsupported:
+            return super().replace(expected, data)
         self.etag = put["ETag"]
         return True
 
@@ -292,6 +299,10 @@ class _S3Store(_Store):
 
 class _Refused(Exception):
     """The store refused a conditional write: another driver changed the lease first."""
+
+
+class _Unsupported(Exception):
+    """The store does not do conditional writes (HTTP 501): the best effort is used instead."""
 
 
 def _precondition(exc: Any) -> bool:
@@ -409,7 +420,7 @@ def take(lake: Lake, run: str, *, take_over: bool = False) -> Lease:
     created = [f for f in reversed(folders) if not lake.exists(f)]
     lake.fs.create_dir(lake.run_dir(run), recursive=True)
     store = store_for(lake, path)
-    record = new_record(run)
+    record = {**new_record(run), "how": store.how}
     lease = Lease(lake, run, record, store, created)
     try:
         for _ in range(5):
