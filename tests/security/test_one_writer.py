@@ -228,3 +228,38 @@ def test_a_driver_whose_lease_was_taken_stops(tmp_path: Path) -> None:
     assert "stopped writing it" in ours[0]
     assert json.loads(manifest.read_text())["status"] == "running"
     assert json.loads(lease_file.read_text())["token"] == "f" * 32  # left to its owner
+
+
+def test_the_lease_is_kept_fresh_and_released(tmp_path: Path) -> None:
+    """While the driver runs its heartbeat renews the lease; at the end the lease is gone and
+    so are the folders made only to hold it."""
+    from pipeline.lease import read_lease, take
+
+    lake = Lake.open(str(tmp_path / "lake"))
+    lease = take(lake, "t")
+    first = read_lease(lake, "t")["heartbeat_epoch"]
+    lease.start_heartbeat(every=0.1)
+    time.sleep(0.6)
+    assert read_lease(lake, "t")["heartbeat_epoch"] > first and lease.lost is None
+    lease.release()
+    assert not (tmp_path / "lake").exists()
+
+
+def test_the_best_effort_lease_refuses_a_lease_already_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store without an atomic create-if-absent: a lease already there is never replaced
+    (only a start within the same instant could meet another)."""
+    from pipeline import lease as leases
+
+    monkeypatch.setattr(leases, "store_for", leases._Store)
+    monkeypatch.setattr(leases, "SETTLE_SECONDS", 0.05)
+    lake = Lake.open(str(tmp_path / "lake"))
+    held = leases.take(lake, "t")
+    try:
+        assert held.record["how"] == "best effort"
+        with pytest.raises(leases.LeaseHeld, match="being written by another driver"):
+            leases.take(lake, "t", take_over=True)
+    finally:
+        held.release()
+    assert leases.read_lease(lake, "t") is None
