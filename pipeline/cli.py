@@ -15,9 +15,12 @@ from pipeline.lake import (
     Lake,
     check_run_name,
     default_root,
+    missing_text,
     normalize_root,
     run_status,
 )
+from pipeline.lease import describe as describe_lease
+from pipeline.lease import read_lease, staleness
 from pipeline.plan import Plan, cell_engines, make_plan
 from pipeline.replay import compare, describe_event, load_logged_game, resimulate
 from pipeline.run import DEFAULT_RETRIES, run_tournament
@@ -209,12 +212,15 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
         out.print(line)
     for line in format_summary(run_summary(lake, manifest)):
         out.print(line)
-    if report.failed:
-        first = min(report.failed)
+    if report.failed or manifest["status"] == "failed":
+        if report.failed:
+            first = min(report.failed)
+            why = f"{len(report.failed)} shard(s); shard {first}: {report.failed[first]}"
+        else:  # shards whose files were gone when the driver confirmed them at the end
+            why = str(manifest.get("error"))
         out.print("")
         out.print(
-            f"FAILED: {len(report.failed)} shard(s); shard {first}: {report.failed[first]}. "
-            f"Fix the cause, then: flip7 tournament run {args.spec} --resume"
+            f"FAILED: {why}. Fix the cause, then: flip7 tournament run {args.spec} --resume"
             + _resume_flags(args, plan.run)
         )
         return 1
@@ -279,6 +285,9 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
     check_run_name(args.run, "RUN")
     lake = Lake.open(args.data or default_root())
     m = lake.load_manifest(args.run)
+    # after the manifest: a shard it records had its files committed first, so one absent
+    # from this listing was removed (not still being written)
+    missing = lake.missing_shards(m)
     status = run_status(m)
     shards = m["shards"]
     done_games = sum(s["games"] for s in shards.values())
@@ -303,6 +312,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
         "rows": rows,
         "task_seconds": secs,
         "error": m.get("error"),
+        "missing_shards": {str(k): why for k, why in sorted(missing.items())},
         "cells": [
             {
                 **{k: c[k] for k in ("cell", "players", "pair", "games", "game_offset", "lineup")},
@@ -328,17 +338,31 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
     )
     if m.get("error"):
         result.line(f"  error: {m['error']}")
+    if missing:
+        gone = sum(shards[str(k)]["games"] for k in missing)
+        result.line(
+            f"  MISSING: {len(missing)} recorded shard(s) have lost their files ({gone:,} "
+            f"games): {missing_text(missing)}; re-run them with: flip7 tournament run "
+            f"{lake.run_dir(m['run'])}/spec.toml --resume --data {lake.uri}{_spec_flags(m)}"
+        )
     if status == "running" and m.get("driver"):
         d = m["driver"]
         result.line(f"  driver: pid {d.get('pid')} on {d.get('host')}, since {d.get('started')}")
+    lease = read_lease(lake, m["run"])
+    if lease is not None:  # the driver holding the run now (pipeline.lease)
+        stale = staleness(lease)
+        result.line(
+            f"  lease: {describe_lease(lease)}; " + (f"stale: {stale}" if stale else "live")
+        )
+        result.data["lease"] = {
+            **{k: v for k, v in lease.items() if k != "token"},
+            "stale": stale,
+        }
     if m["status"] != "complete":
         spec = f"{lake.run_dir(m['run'])}/spec.toml"
-        flags = f" --run {m['run']}" if m["run"] != m.get("name", m["run"]) else ""
-        if m.get("scale", 1.0) != 1.0:
-            flags += f" --scale {m['scale']:g}"
         result.line(
             "  (if no driver is running any more, finish it with: "
-            f"flip7 tournament run {spec} --resume --data {lake.uri}{flags})"
+            f"flip7 tournament run {spec} --resume --data {lake.uri}{_spec_flags(m)})"
         )
     result.line("  cells:")
     several = len(run_rulesets(m)) > 1  # then each cell's ruleset in a column of its own
@@ -379,6 +403,14 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
         result.line(format_summary(summary)[0])
     out.emit(result, args.format)
     return 0
+
+
+def _spec_flags(m: dict[str, Any]) -> str:
+    """The --run and --scale flags that name this run again from its saved spec."""
+    flags = f" --run {m['run']}" if m["run"] != m.get("name", m["run"]) else ""
+    if m.get("scale", 1.0) != 1.0:
+        flags += f" --scale {m['scale']:g}"
+    return flags
 
 
 def cmd_list(args: argparse.Namespace, out: Output) -> int:

@@ -4,6 +4,7 @@ Layout (the lake contract shared with the warehouse and the dashboard):
 
     <root>/<table>/run=<run>/players=<n>/shard-<shard:05d>.parquet   table: events, rounds, rollups, games
     <root>/runs/<run>/manifest.json  and  <root>/runs/<run>/spec.toml
+    <root>/runs/<run>/lease.json     while a driver writes the run (pipeline.lease)
 
 A file is written under a temporary name that does not end in `.parquet`
 (`shard-00012.parquet.tmp-<random>`) and renamed when complete. A shard renames events first,
@@ -260,6 +261,52 @@ class Lake:
             if self.exists(path):
                 self.fs.delete_dir(path)
 
+    def recorded_files(self, manifest: dict[str, Any], shard: str) -> dict[str, str]:
+        """The paths of a recorded shard's files, per table (its cell gives the field size)."""
+        info = manifest["shards"][shard]
+        players = next((c["players"] for c in manifest["cells"] if c["cell"] == info["cell"]), None)
+        if players is None:
+            raise ValueError(f"shard {shard} of run {manifest['run']!r} names no cell of the run")
+        return {t: self.shard_path(t, manifest["run"], players, int(shard)) for t in TABLE_ORDER}
+
+    def missing_shards(
+        self, manifest: dict[str, Any], shards: list[str] | None = None
+    ) -> dict[int, str]:
+        """The recorded shards whose files are not all there at their recorded sizes, each
+        with what is wrong ('games file gone'); `shards`: only these. The manifest must be read
+        before this is called (a shard is recorded only once its files are committed, so a
+        file absent now was removed, not still being written)."""
+        keys = list(manifest["shards"]) if shards is None else shards
+        if not keys:
+            return {}
+        if len(keys) <= 4:  # a few shards: ask for their files alone
+            infos = {}
+            for key in keys:
+                paths = list(self.recorded_files(manifest, key).values())
+                infos |= {i.path: i for i in self.fs.get_file_info(paths)}
+        else:  # a listing of the run's tables: one request per thousand files on a store
+            infos = {}
+            for d in self.run_table_dirs(manifest["run"]):
+                sel = pafs.FileSelector(d, recursive=True, allow_not_found=True)
+                infos |= {i.path: i for i in self.fs.get_file_info(sel)}
+        out: dict[int, str] = {}
+        for key in keys:
+            sizes = manifest["shards"][key].get("bytes") or {}
+            rows = manifest["shards"][key]["rows"]
+            for table, path in self.recorded_files(manifest, key).items():
+                if table not in rows:  # a table the run's schema does not have
+                    continue
+                info = infos.get(path)
+                if info is None or info.type != pafs.FileType.File:
+                    out[int(key)] = f"{table} file gone"
+                    break
+                if table in sizes and info.size != sizes[table]:
+                    out[int(key)] = (
+                        f"{table} file has {info.size} bytes, the manifest recorded {sizes[table]}"
+                    )
+                    break
+        return out
+
     def remove_temporaries(self, run: str) -> int:
         """Delete leftover `*.parquet.tmp-*` files of a run (from killed writers); count them."""
         removed = 0
@@ -440,6 +487,9 @@ def manifest_shape_problem(manifest: dict[str, Any]) -> str | None:
         rows = info.get("rows")
         if not isinstance(rows, dict) or not all(_is_int(rows.get(t)) for t in tables):
             return f"shards.{key}.rows is not a count per table"
+        sizes = info.get("bytes", {})
+        if not isinstance(sizes, dict) or not all(_is_int(sizes.get(t)) for t in sizes):
+            return f"shards.{key}.bytes is not a size per table"
         if not _is_num(info.get("seconds")):
             return f"shards.{key}.seconds is not a number"
         for record in ("stats", "compare"):
@@ -551,3 +601,9 @@ def run_status(manifest: dict[str, Any]) -> str:
 def now() -> str:
     """UTC time, ISO 8601, to the second."""
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
+def missing_text(missing: dict[int, str], limit: int = 5) -> str:
+    """'3 (games file gone), 7 (...)' for the first `limit` shards, then '...'."""
+    items = [f"{k} ({why})" for k, why in sorted(missing.items())[:limit]]
+    return ", ".join(items) + (", ..." if len(missing) > limit else "")

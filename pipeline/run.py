@@ -18,6 +18,7 @@ start, before they take work (pipeline.preload).
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -26,14 +27,27 @@ import socket
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+import pyarrow.fs as pafs
+
 from flip7.format import waiting
 from flip7.rules import RULES_VERSION
-from pipeline.lake import Lake, check_run_name, driver_alive, driver_record, now, run_status
+from pipeline.lake import (
+    TABLE_ORDER,
+    Lake,
+    check_run_name,
+    driver_alive,
+    driver_record,
+    missing_text,
+    now,
+    run_status,
+)
+from pipeline.lease import Lease, LeaseLost, take
 from pipeline.plan import Plan, cell_engines
 from pipeline.reaper import OWNER_ENV, start_reaper, stop_reaper, tell_session
 from pipeline.schema import SCHEMA_VERSION
@@ -46,6 +60,8 @@ DEFAULT_RETRIES = 3
 #: Seconds between manifest rewrites while results arrive (one object-store PUT each on S3).
 #: A driver that dies loses at most this much bookkeeping: --resume reruns those shards.
 MANIFEST_INTERVAL = 0.5
+#: Seconds the driver waits for results before it looks whether it still holds the run's lease.
+LEASE_CHECK_SECONDS = 1.0
 
 
 @dataclass
@@ -188,6 +204,15 @@ def check_start(lake: Lake, plan: Plan, *, resume: bool, overwrite: bool) -> Sta
                 f"{n_done}/{existing['planned_shards']} shards); pass --resume to finish it, "
                 "--overwrite to start it again, or --run NAME for a new run"
             )
+        missing = lake.missing_shards(existing)
+        if missing and not resume:
+            raise ValueError(
+                f"run {plan.run!r} under {lake.uri} is recorded {run_status(existing)}, but "
+                f"{len(missing)} of its shards have lost their files: {missing_text(missing)}; "
+                "pass --resume to re-run them, or --overwrite to start it again"
+            )
+        for shard in missing:  # --resume runs them again
+            del existing["shards"][str(shard)]
         manifest = existing
         manifest["engine"] = plan.engine
         filled = fill_stats(lake, manifest)  # shards recorded by a version without statistics
@@ -228,6 +253,28 @@ def prepare(
     return start_run(lake, plan, start), start.todo
 
 
+def confirm_shard(lake: Lake, task: ShardTask, result: dict[str, Any]) -> str | None:
+    """What is wrong with the files a finished task says it committed, or None: each table's
+    file must be there with the size the task reported."""
+    paths = [lake.shard_path(t, task.run, task.n_players, task.shard) for t in TABLE_ORDER]
+    sizes = result.get("bytes") or {}
+    if isinstance(lake.fs, pafs.LocalFileSystem):
+        infos = lake.fs.get_file_info(paths)
+    else:  # a request each on an object store: at once, not one after another
+        infos = list(_lookups().map(lake.fs.get_file_info, paths))
+    for table, info in zip(TABLE_ORDER, infos, strict=True):
+        if info.type != pafs.FileType.File:
+            return f"its {table} file {info.path} is gone"
+        if table in sizes and info.size != sizes[table]:
+            return f"its {table} file has {info.size} bytes, the task wrote {sizes[table]}"
+    return None
+
+
+@functools.cache
+def _lookups() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(len(TABLE_ORDER), thread_name_prefix="flip7-confirm")
+
+
 def record_shard(manifest: dict[str, Any], task: ShardTask, result: dict[str, Any]) -> None:
     """Enter a finished shard (a `run_shard` result) into the manifest."""
     manifest["shards"][str(task.shard)] = {
@@ -238,6 +285,8 @@ def record_shard(manifest: dict[str, Any], task: ShardTask, result: dict[str, An
         "rows": result["rows"],
         "seconds": result["seconds"],
     }
+    if "bytes" in result:  # each file's size, confirmed by the driver (confirm_shard)
+        manifest["shards"][str(task.shard)]["bytes"] = result["bytes"]
     if "stats" in result:  # per policy, the summary's sums (pipeline.summary.STATS_FIELDS);
         # a worker of an older flip7 sends none: the summary then reads the shard's games file
         manifest["shards"][str(task.shard)]["stats"] = result["stats"]
@@ -246,12 +295,25 @@ def record_shard(manifest: dict[str, Any], task: ShardTask, result: dict[str, An
 
 
 def finish(lake: Lake, manifest: dict[str, Any], failed: dict[int, str]) -> None:
-    """Mark the run complete (or failed, naming the first failure) and save the manifest."""
+    """Mark the run complete (or failed, naming the first failure) and save the manifest.
+    Every recorded shard's files are confirmed first: shards whose files are gone are taken
+    out of the manifest and the run fails, naming them (--resume runs them again)."""
     lake.remove_temporaries(manifest["run"])
-    if failed:
-        first = min(failed)
+    missing = lake.missing_shards(manifest)
+    for shard in missing:
+        del manifest["shards"][str(shard)]
+    if missing or failed:
+        errors = []
+        if missing:
+            errors.append(
+                f"{len(missing)} shard(s) lost their files after they were written: "
+                f"{missing_text(missing)}; run it again with --resume to re-run them"
+            )
+        if failed:
+            first = min(failed)
+            errors.append(f"{len(failed)} shard(s) failed; shard {first}: {failed[first]}")
         manifest["status"] = "failed"
-        manifest["error"] = f"{len(failed)} shard(s) failed; shard {first}: {failed[first]}"
+        manifest["error"] = "; ".join(errors)
     elif len(manifest["shards"]) == manifest["planned_shards"] or sequential_decided(manifest):
         manifest["status"] = "complete"
         manifest.pop("error", None)
@@ -272,14 +334,41 @@ def run_tournament(
 ) -> RunReport:
     """Run (or finish) a plan on Ray; the manifest under `root` records every finished shard.
 
-    Nothing is written before Ray is reached: a refused start, or an address where no Ray
-    answers, leaves the lake as it was."""
+    First the driver takes the run's lease (pipeline.lease): a run another driver is writing
+    is refused, naming it; a stale lease is taken over only with `resume` or `overwrite`.
+    Nothing else is written before Ray is reached: a refused start, or an address where no Ray
+    answers, leaves the lake as it was (the lease is removed, with any folder made for it)."""
     if num_cpus is not None and num_cpus < 1:
         raise ValueError(f"--num-cpus must be >= 1, got {num_cpus}")
     if retries < 0:
         raise ValueError(f"--retries must be >= 0, got {retries}")
     policy_timeout = check_policy_timeout(policy_timeout)
     lake = Lake.open(root)
+    # One writer per run: the lease comes first, before the run is read or Ray started.
+    lease = take(lake, plan.run, take_over=resume or overwrite)
+    lease.start_heartbeat()
+    try:
+        return _run_leased(
+            plan, lake, lease, address, num_cpus, resume, overwrite, retries, progress,
+            policy_timeout,
+        )  # fmt: skip
+    finally:
+        lease.release()
+
+
+def _run_leased(
+    plan: Plan,
+    lake: Lake,
+    lease: Lease,
+    address: str | None,
+    num_cpus: int | None,
+    resume: bool,
+    overwrite: bool,
+    retries: int,
+    progress: bool,
+    policy_timeout: float | None,
+) -> RunReport:
+    """run_tournament, once this driver holds the run's lease."""
     start = check_start(lake, plan, resume=resume, overwrite=overwrite)
     # -- a sequential test ([stop] test = "sprt"): the Stopper looks at complete waves in plan
     # order; once it decides, no new shard starts (those running finish and are kept).
@@ -328,6 +417,7 @@ def run_tournament(
         window = _window(ray, num_cpus, own_local)
         bar = _progress_bar(plan, manifest, progress)
         pending: dict[Any, ShardTask] = {}
+        tries: dict[int, int] = {}  # per shard: runs whose files were not confirmed
         queue = list(reversed(todo))
         t1 = last_write = time.perf_counter()
         c1 = time.process_time()
@@ -338,7 +428,8 @@ def run_tournament(
                     task = queue.pop()
                     ref = remote.remote(task, lake.uri, fault, RULES_VERSION, policy_timeout)
                     pending[ref] = task
-                ready, _ = ray.wait(list(pending), num_returns=1)
+                ray.wait(list(pending), num_returns=1, timeout=LEASE_CHECK_SECONDS)
+                lease.check()  # another driver took the run over: stop writing it
                 ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
                 for ref in ready:
                     task = pending.pop(ref)
@@ -348,6 +439,14 @@ def run_tournament(
                         report.failed[task.shard] = _one_line(exc)
                         if stopper is not None:  # its wave can never complete: stop starting
                             queue.clear()
+                        continue
+                    problem = confirm_shard(lake, task, result)
+                    if problem is not None:  # written, then gone: run it again, or fail it
+                        tries[task.shard] = tries.get(task.shard, 0) + 1
+                        if tries[task.shard] <= retries:
+                            queue.append(task)
+                        else:
+                            report.failed[task.shard] = f"files not confirmed: {problem}"
                         continue
                     record_shard(manifest, task, result)
                     if stopper is not None and stopper.record():
@@ -378,6 +477,8 @@ def run_tournament(
         except BaseException as exc:
             for ref in pending:
                 ray.cancel(ref, force=True)
+            if isinstance(exc, LeaseLost):  # the run is another driver's now: leave it be
+                raise
             manifest["status"] = "failed"
             manifest["error"] = "terminated" if terminated else stop_reason(exc)
             try:
@@ -407,7 +508,10 @@ def run_tournament(
         if old_handler is not None:
             signal.signal(signal.SIGTERM, old_handler)
     try:
+        lease.check()
         finish(lake, manifest, report.failed)
+    except LeaseLost:
+        raise
     except OSError as exc:
         raise OSError(
             f"run {plan.run!r}: cannot write its manifest under {lake.uri} ({_one_line(exc)}); "

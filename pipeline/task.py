@@ -65,14 +65,18 @@ def run_shard(
             f"shard {task.shard} ran past its time limit of {exc.seconds:g} s (policy_timeout) "
             "while no policy was deciding; raise the limit or use smaller shards"
         ) from None
-    for name in TABLE_ORDER:
-        path = lake.shard_path(name, task.run, task.n_players, task.shard)
+    paths = [lake.shard_path(name, task.run, task.n_players, task.shard) for name in TABLE_ORDER]
+    for name, path in zip(TABLE_ORDER, paths, strict=True):
         lake.write_parquet(path, tables[name], WRITE_OPTIONS[name])
         if kill_after_events and name == "events":
             os._exit(17)  # a worker crash mid-shard: events committed, rounds and games not
     result = {
         "shard": task.shard,
         "rows": {name: tables[name].num_rows for name in TABLE_ORDER},
+        # the committed files' sizes: the driver confirms them before it records the shard
+        "bytes": dict(
+            zip(TABLE_ORDER, (i.size for i in lake.fs.get_file_info(paths)), strict=True)
+        ),
         # events played (the events file holds a row per game): the games table counts them
         "events": int(arrow.numpy(tables["games"]["events"])[:: task.n_players].sum()),
         "stats": shard_stats(tables["games"]),

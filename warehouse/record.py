@@ -8,8 +8,9 @@ writes it; a failing verify removes it. `notes()` gives the one-line warnings th
 (`flip7 sql`, `flip7 report`, the dashboard) show: runs never verified, or changed since (any
 file rewritten, a shard added or copied), runs verified without replay (no game re-simulated:
 labels and seeds bound to the manifest only), runs whose committed shards are not all in their
-manifest (a copied or stray shard counts its games twice), and runs left out because their
-manifest cannot be read.
+manifest (a copied or stray shard counts its games twice; while a driver holds the run, they
+are shards it has not recorded yet: "still being written"), runs whose manifest records shards
+whose files are gone, and runs left out because their manifest cannot be read.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import time
 from typing import Any
 
-from warehouse.lake import LakeUnreachable, Snapshot
+import pyarrow.fs as pafs
+
+from warehouse.lake import TABLES, LakeUnreachable, Snapshot, _listing
 
 RECORD = "verified.json"
 
@@ -84,33 +88,130 @@ def unverified(snap: Snapshot, run: str) -> str | None:
     return _verdict(snap, run)[0]
 
 
-def stray_shards(snap: Snapshot, run: str) -> list[int]:
-    """Committed shards of `run` its manifest does not record (copies or strays)."""
+def _manifest(snap: Snapshot, run: str) -> dict[str, Any] | None:
+    """The run's manifest as it is now (read after the listing), None if unreadable."""
     path = snap.manifests.get(run)
     if path is None:
-        return []
+        return None
     try:
-        manifest: Any = snap.read_json(path)
-        recorded = set((manifest.get("shards") or {}).keys())
+        manifest = snap.read_json(path)
     except LakeUnreachable:
         raise
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("shards"), dict):
+        return None
+    return manifest
+
+
+def stray_shards(snap: Snapshot, run: str) -> list[int]:
+    """Committed shards of `run` its manifest does not record (copies or strays, or shards
+    its driver has not recorded yet: see `notes`)."""
+    manifest = _manifest(snap, run)
+    if manifest is None:
         return []
+    recorded = set(manifest["shards"])
     return sorted(s.shard for s in snap.shards if s.run == run and str(s.shard) not in recorded)
+
+
+def missing_shards(snap: Snapshot, run: str) -> dict[int, str]:
+    """Shards `run`'s manifest records whose files are not in the lake (or not at their
+    recorded sizes): {shard: what is wrong}. The manifest is read after the listing, so a
+    shard recorded since may be absent from the listing: when any is, the run's files are
+    listed again, now, and only what is still missing counts (a shard is recorded only once
+    its files are committed, so a file absent now was removed)."""
+    manifest = _manifest(snap, run)
+    if manifest is None:
+        return {}
+    cells = manifest.get("cells") if isinstance(manifest.get("cells"), list) else []
+    players = {c.get("cell"): c.get("players") for c in cells if isinstance(c, dict)}
+
+    def problems(infos: dict[str, pafs.FileInfo]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for key, info in manifest["shards"].items():
+            p = players.get(info.get("cell")) if isinstance(info, dict) else None
+            if not (key.isascii() and key.isdigit()) or not isinstance(p, int):
+                continue  # not a shard record the views read (the manifest is screened)
+            n = int(key)
+            sizes = info.get("bytes") if isinstance(info.get("bytes"), dict) else {}
+            rows = info.get("rows") if isinstance(info.get("rows"), dict) else {}
+            for table in (t for t in TABLES if t in rows):
+                have = infos.get(f"{snap.base}/{table}/run={run}/players={p}/shard-{n:05d}.parquet")
+                if have is None:
+                    out[n] = f"{table} file gone"
+                    break
+                if table in sizes and have.size != sizes[table]:
+                    out[n] = (
+                        f"{table} file has {have.size} bytes, the manifest recorded {sizes[table]}"
+                    )
+                    break
+        return out
+
+    found = problems(snap.infos)
+    if not found:
+        return {}
+    # Recorded after the listing, perhaps: list the run's files again, now (one listing,
+    # however many shards), and keep only what is still missing.
+    again: dict[str, pafs.FileInfo] = {}
+    for table in TABLES:
+        again |= {i.path: i for i in _listing(snap.fs, f"{snap.base}/{table}/run={run}", snap.root)}
+    return problems(again)
+
+
+def being_written(snap: Snapshot, run: str) -> bool:
+    """Whether a driver holds `run` now: a lease (runs/RUN/lease.json, see pipeline.lease)
+    renewed within its stale time. Read now, after the listing and the manifest."""
+    path = f"{snap.base}/runs/{run}/lease.json"
+    try:
+        lease = json.loads(snap.read_text(path))
+    except LakeUnreachable:
+        raise
+    except (OSError, ValueError):
+        return False
+    if not isinstance(lease, dict):
+        return False
+    beat, limit = lease.get("heartbeat_epoch"), lease.get("stale_after")
+    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in (beat, limit)):
+        return False
+    return bool(time.time() - beat <= limit)
+
+
+def _listed(shards: list[int]) -> str:
+    return ", ".join(map(str, shards[:5])) + (" ..." if len(shards) > 5 else "")
 
 
 def notes(snap: Snapshot, skipped: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """(run, one line) for every run a reader should be warned about (see the module doc)."""
     out = [(run, f"left out: {why}") for run, why in sorted((skipped or {}).items())]
     for run in snap.runs:
-        stray = stray_shards(snap, run)
-        if stray:
-            listed = ", ".join(map(str, stray[:5])) + (" ..." if len(stray) > 5 else "")
+        missing = missing_shards(snap, run)
+        if missing:
+            what = ", ".join(f"{k} ({why})" for k, why in sorted(missing.items())[:5])
             out.append(
                 (
                     run,
-                    f"{len(stray)} committed shard(s) not in its manifest ({listed}): copied or "
-                    "stray files whose games count twice; `flip7 warehouse verify` names them",
+                    f"{len(missing)} shard(s) its manifest records have lost their files: "
+                    f"{what}{', ...' if len(missing) > 5 else ''}; their games are in no figure: "
+                    "re-run them with `flip7 tournament run SPEC --resume`",
+                )
+            )
+        stray = stray_shards(snap, run)
+        if stray and being_written(snap, run):
+            # The driver records a shard a moment after its files are committed: not strays.
+            out.append(
+                (
+                    run,
+                    f"still being written: {len(stray)} committed shard(s) not recorded in its "
+                    f"manifest yet ({_listed(stray)}); figures will change as the run goes on",
+                )
+            )
+        elif stray:
+            out.append(
+                (
+                    run,
+                    f"{len(stray)} committed shard(s) not in its manifest ({_listed(stray)}): "
+                    "copied or stray files whose games count twice; `flip7 warehouse verify` "
+                    "names them",
                 )
             )
         why, replayed = _verdict(snap, run)
