@@ -291,7 +291,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
     status = run_status(m)
     shards = m["shards"]
     done_games = sum(s["games"] for s in shards.values())
-    rows = {t: sum(s["rows"][t] for s in shards.values()) for t in TABLE_ORDER}
+    rows = {t: sum(s["rows"].get(t, 0) for s in shards.values()) for t in TABLE_ORDER}
     secs = sum(s["seconds"] for s in shards.values())
     summary = run_summary(lake, m)
     data: dict[str, Any] = {
@@ -333,7 +333,8 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
     )
     result.line(
         f"  shards {len(shards)}/{m['planned_shards']}, games {done_games:,}/{m['planned_games']:,}; "
-        f"rows: events {rows['events']:,}, rounds {rows['rounds']:,}, games {rows['games']:,}; "
+        f"rows: events {rows['events']:,}, rounds {rows['rounds']:,}, rollups "
+        f"{rows['rollups']:,}, games {rows['games']:,}; "
         f"{secs:,.1f} task-seconds"
     )
     if m.get("error"):
