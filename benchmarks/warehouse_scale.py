@@ -7,7 +7,8 @@ common-random-number group differing by one counting swap, 5,000-game shards), b
 size under --root and reused. Every command runs in a fresh process (its peak RSS is its own,
 read with wait4), alternating sizes in each round so that the machine's drift spreads over all
 of them; medians over --rounds. The dashboard's first page over the same lakes is
-`python benchmarks/dashboard_first_page.py --data ROOT/SIZE` (it needs chromium). Run:
+`python benchmarks/dashboard_first_page.py --data ROOT/SIZE` (it needs chromium). `compare`
+compares run `bench` with `bench2`, the same files linked under another run's name. Run:
 `python benchmarks/warehouse_scale.py [--sizes 200000,2000000,10000000] [--rounds 3]`.
 """
 
@@ -34,9 +35,30 @@ def commands(root: Path) -> dict[str, list[str]]:
     data = ["--data", str(root)]
     return {
         "report": [*flip7, "report", "bench", *data, "--no-file", "--format", "json"],
-        "compare": [*flip7, "compare", "bench", "bench", *data, "--format", "json"],
+        "compare": [*flip7, "compare", "bench", "bench2", *data, "--format", "json"],
         "card SQL": [*flip7, "sql", *data, "--format", "csv", CARD_SQL],
     }
+
+
+def twin(root: Path) -> None:
+    """Run `bench2`: the files of run `bench` linked under its name (no copy), for compare."""
+    import json
+    import shutil
+
+    if (root / "runs" / "bench2" / "manifest.json").exists():
+        return
+    for path in root.glob("*/run=bench/*/*.parquet"):
+        table, players, name = path.parts[-4], path.parts[-2], path.name
+        target = root / table / "run=bench2" / players / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(path, target)
+    manifest = json.loads((root / "runs" / "bench" / "manifest.json").read_text())
+    manifest["run"] = "bench2"
+    (root / "runs" / "bench2").mkdir(parents=True, exist_ok=True)
+    spec = root / "runs" / "bench" / "spec.toml"
+    if spec.exists():
+        shutil.copy(spec, root / "runs" / "bench2")
+    (root / "runs" / "bench2" / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
 def measure(cmd: list[str]) -> tuple[float, float, int]:
@@ -66,6 +88,7 @@ def main() -> int:
             [*build, "--games", str(n), "--root", str(args.root / str(n)), "--build-only"],
             check=True,
         )
+        twin(args.root / str(n))
     names = list(commands(args.root))
     if args.only:
         names = [n for n in names if n in args.only.split(",")]

@@ -6,8 +6,8 @@ label alone does not say what was played, and two runs may give one label to dif
 Those are two cells, each shown with the other side empty, and `notes()` names them. For each, each run's figure (win rate = wins / seats, or points per round =
 points / rounds) with its games, and the difference A - B with its 95% interval. Each run's
 figure is the cluster-robust ratio of the statistics contract (docs/warehouse.md; the
-`clustered_half` macro of warehouse/sql/macros/stats.sql, flip7.stats.cluster_ratio in
-Python), unclipped; two runs play different games (their own seeds), so the two estimates are
+`cluster_ratio_half` macro of warehouse/sql/macros/stats.sql over the cell's rollups,
+flip7.stats.cluster_ratio in Python), unclipped; two runs play different games (their own seeds), so the two estimates are
 independent and the variance of the difference is the sum of the two variances:
 
     diff = R_A - R_B,   half = 1.959963984540054 * sqrt(var R_A + var R_B)
@@ -23,8 +23,9 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-#: figure -> (numerator, denominator) columns of fct_policy_games.
-FIGURES = {"win_rate": ("wins", "seats"), "points_per_round": ("points", "rounds")}
+#: figure -> the rollups' figure of grouping 'policy' whose sums (y, n) are its numerator and
+#: denominator: (wins, seats) and (points, rounds).
+FIGURES = {"win_rate": "win", "points_per_round": "points"}
 CELL = ("variant", "ruleset", "players", "lineup", "seating", "policy")
 
 
@@ -42,7 +43,6 @@ def compare(
             raise ValueError(
                 f"no run {run!r} in the lake (runs there: {', '.join(sorted(known)) or 'none'})"
             )
-    y, n = FIGURES[figure]
     keys = ", ".join(CELL)
     return con.execute(
         f"""
@@ -51,12 +51,12 @@ def compare(
         ),
         sums as (
             select g.run, {", ".join(f"g.{k}" if k != "seating" else "c.seating" for k in CELL)},
-                count(*) as games,
-                sum(g.{y}) / sum(g.{n}) as figure, clustered_half(g.{y}, g.{n}) as half
-            from fct_policy_games as g
+                g.games,
+                g.y / g.n as figure,
+                cluster_ratio_half(g.games, g.y, g.n, g.yy, g.nn, g.yn) as half
+            from int_cell_rollups as g
             inner join cells as c on g.run = c.run and g.cell = c.cell
-            where g.run in ($a, $b)
-            group by all
+            where g.run in ($a, $b) and g.grouping = 'policy' and g.figure = $figure
         ),
         a as (select * from sums where run = $a),
         b as (select * from sums where run = $b)
@@ -72,7 +72,7 @@ def compare(
         from a full outer join b using ({keys})
         order by all
         """,
-        {"a": run_a, "b": run_b},
+        {"a": run_a, "b": run_b, "figure": FIGURES[figure]},
     ).df()
 
 

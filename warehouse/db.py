@@ -223,9 +223,9 @@ def scratch(memory_limit: str | None = None, spill: bool = True) -> duckdb.DuckD
 KEEP_JOIN_SIDES = "build_side_probe_side"
 
 #: Computed once per connection, as tables: the rollups summed per cell (a few rows per cell,
-#: from a few hundred rows per shard) and the cells. Every headline mart reads them, several
+#: from a few hundred rows per shard, in one pass over the rollups files) and the cells. Every headline mart reads them, several
 #: times in one query; as views each read would scan every shard's rollups file again.
-SUMMED = frozenset({"int_cells", "int_cell_rollups"})
+SUMMED = frozenset({"int_cell_sums", "int_cells", "int_cell_rollups"})
 
 
 def open_duckdb(

@@ -2,31 +2,12 @@
 -- line-up) and group (grouping, figure, policy, opponent, key), the six sums of the statistics
 -- contract over the cell's games. Every headline mart reads this: a few rows per shard summed
 -- once, whatever the number of games (pipeline/rollups.py states the groupings).
-with rollups as (
-    select * from stg_rollups
+with sums as (
+    select * from int_cell_sums
 ),
 
 cells as (
     select * from int_cells
-),
-
-sums as (
-    select
-        run,
-        cell,
-        grouping,
-        figure,
-        policy,
-        opponent,
-        key,
-        cast(sum(games) as bigint) as games,
-        cast(sum(y) as bigint) as y,
-        cast(sum(n) as bigint) as n,
-        cast(sum(yy) as bigint) as yy,
-        cast(sum(nn) as bigint) as nn,
-        cast(sum(yn) as bigint) as yn
-    from rollups
-    group by run, cell, grouping, figure, policy, opponent, key
 ),
 
 final as (

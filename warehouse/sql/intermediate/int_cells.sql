@@ -10,18 +10,11 @@
 -- run a label names one seating per field size and ruleset (the spec refuses two); across
 -- runs two line-ups may share a label, so whatever matches or pools cells of several runs
 -- keys on `seating` too.
--- The cells played are read from the shards' rollups (a few rows per shard), not the games.
+-- The cells played are read from the shards' rollups summed per cell, not from the games.
 with played as (
-    select
-        run,
-        cell,
-        any_value(players) as players,
-        any_value(variant) as variant,
-        any_value(ruleset) as ruleset,
-        arg_min(seating, first_game) as first_seating
-    from stg_rollups
+    select run, cell, players, variant, ruleset, first_seating
+    from int_cell_sums
     where grouping = 'cell' and figure = 'rounds'
-    group by run, cell
 ),
 
 labels as (

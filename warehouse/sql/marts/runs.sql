@@ -11,7 +11,7 @@ files as (
 ),
 
 rollups as (
-    select * from stg_rollups
+    select * from int_cell_rollups
 ),
 
 committed as (
@@ -24,7 +24,7 @@ committed as (
     group by run
 ),
 
--- What the committed shards played, from their rollups (a few rows per shard): the events
+-- What the committed shards played, from their rollups summed per cell: the events
 -- files hold a row per game, so the games' logged events are counted there.
 played as (
     select
