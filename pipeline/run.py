@@ -33,6 +33,7 @@ from typing import Any
 
 from flip7.format import waiting
 from flip7.rules import RULES_VERSION
+from pipeline import DEFAULT_RETRIES
 from pipeline.lake import Lake, check_run_name, driver_alive, driver_record, now, run_status
 from pipeline.plan import Plan, cell_engines
 from pipeline.reaper import OWNER_ENV, start_reaper, stop_reaper, tell_session
@@ -42,7 +43,6 @@ from pipeline.shard import ShardTask
 from pipeline.summary import fill_stats
 from pipeline.task import FAULT_ENV, PRELOAD_ENV, PRELOAD_MODULE, run_shard
 
-DEFAULT_RETRIES = 3
 #: Seconds between manifest rewrites while results arrive (one object-store PUT each on S3).
 #: A driver that dies loses at most this much bookkeeping: --resume reruns those shards.
 MANIFEST_INTERVAL = 0.5
