@@ -468,8 +468,11 @@ def warm_kernel(kernel: str | None) -> Any:
     if kernel is None:
         return None
     from flip7.kernel import load_info
+    from pipeline.rollups import warm
 
-    return load_info(vengeance=kernel == "vengeance")
+    info = load_info(vengeance=kernel == "vengeance", rows=True)
+    warm()  # the shards' rollup pass, which the workers would otherwise each compile
+    return info
 
 
 def _is_local(address: str | None) -> bool:

@@ -98,7 +98,7 @@ def load_kernel(kernel: str | None) -> bool:
     try:
         from flip7.kernel import load_info
 
-        load_info(vengeance=kernel == "vengeance")
+        load_info(vengeance=kernel == "vengeance", rows=True)
     except Exception:
         return False
     return True

@@ -1,20 +1,81 @@
-"""Loading the compiled kernel: import numba lazily, compile once, say how long it took.
+"""Loading the compiled kernels: import numba lazily, compile each once, say so first.
+
+Four pieces of machine code compile separately, each only when something uses it: the classic
+kernel (flip7.kernel.core), the same kernel built with the `win` policy's sweeps (the first
+batch with a win seat), the "With a Vengeance" kernel (flip7.kernel.vengeance) and the pass
+that turns a batch into the stored tables' columns (the pipeline's). Before one compiles, one
+line on stderr says what, that it happens once, and about how long (COMPILE_CPU_SECONDS,
+measured as docs/kernel.md says); a cache load is silent.
 
 numba caches the machine code on disk (`cache=True`): by default in `__pycache__` next to
-flip7/kernel/core.py (or a per-user directory when that is not writable); set NUMBA_CACHE_DIR
-before the first import to put it elsewhere (CI warms it once with `python -m flip7.kernel`).
-The first call of a process either compiles (seconds) or loads the cache (a fraction of one);
-`load_info()` reports which, and how long it took.
+flip7/kernel/core.py, or a per-user directory when that is not writable (`cache_dir()` says
+which); set NUMBA_CACHE_DIR before the first import to put it elsewhere. Ray workers use the
+same cache (a local Ray's workers inherit the driver's environment), so a machine compiles once.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+#: CPU seconds each piece took to compile on an empty cache, measured on the 2-core machine
+#: the project runs on (`python benchmarks/startup.py --compile`; docs/kernel.md#compiling).
+COMPILE_CPU_SECONDS = {"classic": 30, "win": 50, "vengeance": 60, "rows": 1, "rollups": 4}
+
+#: What each piece is, for the line before it compiles.
+PIECES = {
+    "classic": "the simulation kernel",
+    "win": "the simulation kernel with the win policy's sweeps",
+    "vengeance": 'the "With a Vengeance" kernel',
+    "rows": "the event-table pass",
+    "rollups": "the shard rollup pass",  # pipeline.rollups
+}
+
+
+def announce(piece: str, stream: Any = None) -> None:
+    """The line before `piece` (a PIECES key) compiles."""
+    cost = COMPILE_CPU_SECONDS[piece]
+    print(
+        f"flip7: compiling {PIECES[piece]} (once; about {cost} CPU seconds, see docs/kernel.md); "
+        f"later runs load it from numba's cache in {cache_dir()}",
+        file=stream if stream is not None else sys.stderr,
+        flush=True,
+    )
+
+
+def will_compile(dispatcher: Any, args: Sequence[Any]) -> bool:
+    """Whether calling numba `dispatcher` on `args` compiles (True) rather than runs code this
+    process has or loads it from the on-disk cache. Reads numba's cache index; when that cannot
+    be read (another numba), True unless this process already has the code."""
+    try:
+        sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+        if sig in dispatcher.overloads:
+            return False
+        cache = dispatcher._cache
+        key = cache._index_key(sig, dispatcher.targetctx.codegen())
+        return key not in cache._cache_file._load_index()
+    except Exception:  # numba's internals moved: say it may compile
+        return not dispatcher.overloads
+
+
+#: The pieces this process has run (or loaded): no need to look at the cache again.
+_ready: set[str] = set()
+
+
+def call(piece: str, dispatcher: Any, *args: Any) -> Any:
+    """`dispatcher(*args)`, with the line first when it compiles (`piece`: a PIECES key)."""
+    if piece not in _ready:
+        if will_compile(dispatcher, args):
+            announce(piece)
+        result = dispatcher(*args)
+        _ready.add(piece)
+        return result
+    return dispatcher(*args)
 
 
 @dataclass(frozen=True)
@@ -41,15 +102,34 @@ def numba_missing() -> str | None:
 
 
 def cache_dir() -> str:
-    """Where numba keeps the kernel's compiled code."""
+    """Where numba keeps the kernels' compiled code: NUMBA_CACHE_DIR when set, else
+    `__pycache__` next to flip7/kernel/core.py, or numba's per-user directory when that is not
+    writable."""
     configured = os.environ.get("NUMBA_CACHE_DIR")
     if configured:
         return configured
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+    writable = os.access(here if os.path.isdir(here) else os.path.dirname(here), os.W_OK)
+    if writable:
+        return here
+    try:
+        from numba.core.caching import _UserWideCacheLocator
+
+        located = _UserWideCacheLocator.from_function(_probe, os.path.abspath(__file__))
+        if located is not None:
+            return str(located.get_cache_path())
+    except Exception:  # numba's internals moved
+        pass
+    return here
+
+
+def _probe() -> None:
+    """A function of this file, for asking numba where it would cache it."""
 
 
 def kernel() -> Callable[..., Any]:
-    """`flip7.kernel.core.play_games`, compiled (or loaded from the cache) on first use."""
+    """`flip7.kernel.core.play_games`, compiled (or loaded from the cache) on first use,
+    without win's code (a batch with a win seat compiles that build when it first runs)."""
     global _kernel, _info
     if _kernel is not None:
         return _kernel
@@ -63,16 +143,42 @@ def kernel() -> Callable[..., Any]:
     stamp = _refresh_if_callees_changed(core)
     warm_up(core.play_games)
     _write_stamp(stamp)
-    _warm_passes()
-    stats = core.play_games.stats
-    _info = LoadInfo(
-        seconds=time.perf_counter() - t0,
-        cpu_seconds=time.process_time() - c0,
-        compiled=bool(stats.cache_misses),
-        cache_dir=cache_dir(),
-    )
+    _info = _measured(t0, c0, core.play_games)
     _kernel = core.play_games
     return _kernel
+
+
+def _measured(t0: float, c0: float, dispatcher: Any) -> LoadInfo:
+    return LoadInfo(
+        seconds=time.perf_counter() - t0,
+        cpu_seconds=time.process_time() - c0,
+        compiled=bool(dispatcher.stats.cache_misses),
+        cache_dir=cache_dir(),
+    )
+
+
+_win_info: LoadInfo | None = None
+
+
+def win_kernel() -> LoadInfo:
+    """Compile (or load) the classic kernel's build with win's code now, as the first batch
+    with a win seat would; how long it took."""
+    global _win_info
+    if _win_info is None:
+        from flip7.kernel.batch import warm_up
+
+        play_games = kernel()
+        t0, c0 = time.perf_counter(), time.process_time()
+        misses = len(play_games.stats.cache_misses)
+        warm_up(play_games, win=True)
+        info = _measured(t0, c0, play_games)
+        _win_info = LoadInfo(
+            info.seconds,
+            info.cpu_seconds,
+            len(play_games.stats.cache_misses) > misses,
+            info.cache_dir,
+        )
+    return _win_info
 
 
 _vengeance: Callable[..., Any] | None = None
@@ -84,18 +190,15 @@ def vengeance_kernel() -> Callable[..., Any]:
     global _vengeance, _vengeance_info
     if _vengeance is not None:
         return _vengeance
-    kernel()  # the classic kernel and its event-rows pass, which the pipeline uses too
+    missing = numba_missing()
+    if missing:
+        raise ValueError(missing)
     t0, c0 = time.perf_counter(), time.process_time()
     from flip7.kernel import vengeance
     from flip7.kernel.batch import warm_up_vengeance
 
     warm_up_vengeance(vengeance.play_games)
-    _vengeance_info = LoadInfo(
-        seconds=time.perf_counter() - t0,
-        cpu_seconds=time.process_time() - c0,
-        compiled=bool(vengeance.play_games.stats.cache_misses),
-        cache_dir=cache_dir(),
-    )
+    _vengeance_info = _measured(t0, c0, vengeance.play_games)
     _vengeance = vengeance.play_games
     return _vengeance
 
@@ -143,12 +246,20 @@ def _write_stamp(stamp: tuple[str, str] | None) -> None:
         pass
 
 
-def _warm_passes() -> None:
-    """Compile (or load) the pass that turns the kernel's buffers into the stored tables'
-    columns (flip7.kernel.columns.table_rows)."""
-    from flip7.kernel.columns import warm
+_rows_info: LoadInfo | None = None
 
-    warm()
+
+def rows_pass() -> LoadInfo:
+    """Compile (or load) the pass that turns the kernel's buffers into the stored tables'
+    columns (flip7.kernel.columns.table_rows), which the pipeline's shards use."""
+    global _rows_info
+    if _rows_info is None:
+        from flip7.kernel import columns
+
+        t0, c0 = time.perf_counter(), time.process_time()
+        columns.warm()
+        _rows_info = _measured(t0, c0, columns.rows_dispatcher())
+    return _rows_info
 
 
 def loaded(vengeance: bool = False) -> bool:
@@ -156,18 +267,23 @@ def loaded(vengeance: bool = False) -> bool:
     return (_vengeance if vengeance else _kernel) is not None
 
 
-def load_info(vengeance: bool = False) -> LoadInfo:
-    """How the kernel was loaded in this process (loading it if needed); with `vengeance`, the
-    "With a Vengeance" kernel too (the figures then cover both)."""
-    kernel()
-    assert _info is not None
-    if not vengeance:
-        return _info
-    vengeance_kernel()
-    assert _vengeance_info is not None
+def load_info(vengeance: bool = False, rows: bool = False) -> LoadInfo:
+    """How this process got the classic kernel, or with `vengeance` the "With a Vengeance"
+    kernel (loading it if needed); with `rows`, the pipeline's table pass too (the figures
+    then cover both)."""
+    if vengeance:
+        vengeance_kernel()
+        info = _vengeance_info
+    else:
+        kernel()
+        info = _info
+    assert info is not None
+    if not rows:
+        return info
+    extra = rows_pass()
     return LoadInfo(
-        seconds=_info.seconds + _vengeance_info.seconds,
-        cpu_seconds=_info.cpu_seconds + _vengeance_info.cpu_seconds,
-        compiled=_info.compiled or _vengeance_info.compiled,
-        cache_dir=_info.cache_dir,
+        seconds=info.seconds + extra.seconds,
+        cpu_seconds=info.cpu_seconds + extra.cpu_seconds,
+        compiled=info.compiled or extra.compiled,
+        cache_dir=info.cache_dir,
     )
