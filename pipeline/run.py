@@ -22,7 +22,6 @@ import logging
 import math
 import os
 import signal
-import socket
 import sys
 import threading
 import time
@@ -33,7 +32,7 @@ from typing import Any
 
 from flip7.format import waiting
 from flip7.rules import RULES_VERSION
-from pipeline import DEFAULT_RETRIES
+from pipeline import DEFAULT_RETRIES, ray_start
 from pipeline.lake import Lake, check_run_name, driver_alive, driver_record, now, run_status
 from pipeline.plan import Plan, cell_engines
 from pipeline.reaper import OWNER_ENV, start_reaper, stop_reaper, tell_session
@@ -297,6 +296,8 @@ def run_tournament(
         report.status = manifest["status"]
         return report
     fault = os.environ.get(FAULT_ENV) or None
+    if not _is_local(address):  # an address that does not answer fails before any compile
+        ray_start.probe(str(address))
     kernel = kernel_of(plan)
     report.kernel = warm_kernel(kernel)
 
@@ -500,7 +501,7 @@ def _connect(
             kwargs["_system_config"] = {"preload_python_modules": [PRELOAD_MODULE]}
     else:
         assert address is not None
-        _probe(address)
+        ray_start.probe(address)
         # The nodes run their installed flip7 (not a copy shipped with the job): numba keeps
         # the compiled kernel next to the installed code, so it compiles once per node, not in
         # every worker of every run. Each task checks its rules version against the driver's.
@@ -512,7 +513,12 @@ def _connect(
             os.environ[OWNER_ENV] = reaper.tag
         if preload:
             os.environ[PRELOAD_ENV] = str(kernel)
-        ray.init(**kwargs)
+        if _is_local(address):
+            ray_start.start_local(ray, kwargs)  # retries on a busy machine, saying so
+        else:
+            ray.init(**kwargs)
+    except ray_start.Unreachable:
+        raise
     except Exception as exc:
         where = "a local Ray" if _is_local(address) else f"Ray at {address}"
         raise ConnectionError(f"cannot start or reach {where}: {_one_line(exc)}") from None
@@ -520,27 +526,6 @@ def _connect(
         os.environ.pop(OWNER_ENV, None)
         os.environ.pop(PRELOAD_ENV, None)
     return True
-
-
-#: Seconds to wait for a TCP answer from HOST:PORT before calling a Ray address unreachable
-#: (ray.init itself retries for about a minute, printing warnings).
-PROBE_SECONDS = 5.0
-
-
-def _probe(address: str) -> None:
-    """A ConnectionError at once when HOST:PORT (or ray://HOST:PORT) takes no TCP connection;
-    `auto` and other forms are left to Ray."""
-    hostport = address.removeprefix("ray://")
-    host, sep, port = hostport.rpartition(":")
-    if not sep or not port.isdigit() or not host:
-        return
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS).close()
-    except OSError as exc:
-        raise ConnectionError(
-            f"no Ray answers at {address} ({exc.strerror or exc}); start one there "
-            "(`ray start --head`) or leave out --address to run on a local Ray"
-        ) from None
 
 
 def _ray_session(ray: Any) -> str | None:
