@@ -63,6 +63,29 @@ def will_compile(dispatcher: Any, args: Sequence[Any]) -> bool:
         return not dispatcher.overloads
 
 
+def cold_pieces() -> list[str]:
+    """The kernels (PIECES keys but `rollups`, which is the pipeline's) that are not in
+    numba's on-disk cache for this code: each would compile on first use. Compiles nothing."""
+    from flip7.kernel import columns, core, vengeance
+
+    def signatures(dispatcher: Any) -> list[tuple[Any, ...]]:
+        try:
+            return [key[0] for key in dispatcher._cache._cache_file._load_index()]
+        except Exception:  # numba's internals moved: call it cold
+            return []
+
+    classic = signatures(core.play_games)
+    from numba.core import types
+
+    has = {
+        "classic": any(isinstance(sig[-1], types.NoneType) for sig in classic),
+        "win": any(not isinstance(sig[-1], types.NoneType) for sig in classic),
+        "vengeance": bool(signatures(vengeance.play_games)),
+        "rows": bool(signatures(columns.rows_dispatcher())),
+    }
+    return [name for name, cached in has.items() if not cached]
+
+
 #: The pieces this process has run (or loaded): no need to look at the cache again.
 _ready: set[str] = set()
 
