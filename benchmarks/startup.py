@@ -1,7 +1,7 @@
 """How fast flip7 starts: the command's answers against a bare Python, and what a first compile
 costs.
 
-    python benchmarks/startup.py [--repeats 7] [--no-compile] [--pieces]
+    python benchmarks/startup.py [--repeats 7] [--no-compile] [--pieces] [--only PIECE ...]
 
 1. Start-up: `flip7 --version` and `flip7 sim --help` (as `python -m flip7`) against
    `python -c "import json"`, each a fresh process, interleaved --repeats times: median wall
@@ -46,6 +46,11 @@ PIECES = {
     "rows": "from flip7.kernel.load import kernel, rows_pass; kernel(); i = rows_pass()",
     "rollups": (
         "import time; from pipeline.rollups import warm; c = time.process_time(); warm(); "
+        "i = type('I', (), {'cpu_seconds': time.process_time() - c})"
+    ),
+    "solver": (
+        "import time; from flip7.solver.solve import kernels, warm_up; kernels(); "
+        "c = time.process_time(); warm_up(); "
         "i = type('I', (), {'cpu_seconds': time.process_time() - c})"
     ),
 }
@@ -96,9 +101,11 @@ def first_sim() -> None:
     print(f"  warm cache:        {cpu2:6.1f} CPU s, {wall2:6.1f} s wall")
 
 
-def pieces() -> None:
+def pieces(only: list[str] | None = None) -> None:
     print("each piece alone on an empty numba cache (CPU seconds of getting it):")
     for name, code in PIECES.items():
+        if only and name not in only:
+            continue
         with tempfile.TemporaryDirectory(prefix="flip7-numba-") as cache:
             done = subprocess.run(
                 [PY, "-c", code + "; print(round(i.cpu_seconds, 1))"],
@@ -117,8 +124,12 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--no-compile", action="store_true", help="start-up figures only")
     parser.add_argument("--pieces", action="store_true", help="each compiled piece alone")
+    parser.add_argument("--only", nargs="+", choices=list(PIECES), help="these pieces only")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs; python {sys.version.split()[0]}")
+    if args.only:
+        pieces(args.only)
+        return 0
     startup(args.repeats)
     if not args.no_compile:
         first_sim()

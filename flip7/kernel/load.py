@@ -25,7 +25,14 @@ from typing import Any
 
 #: CPU seconds each piece took to compile on an empty cache, measured on the 2-core machine
 #: the project runs on (`python benchmarks/startup.py --compile`; docs/kernel.md#compiling).
-COMPILE_CPU_SECONDS = {"classic": 30, "win": 50, "vengeance": 60, "rows": 1, "rollups": 4}
+COMPILE_CPU_SECONDS = {
+    "classic": 30,
+    "win": 50,
+    "vengeance": 60,
+    "rows": 1,
+    "rollups": 4,
+    "solver": 0,
+}
 
 #: What each piece is, for the line before it compiles.
 PIECES = {
@@ -34,15 +41,17 @@ PIECES = {
     "vengeance": 'the "With a Vengeance" kernel',
     "rows": "the event-table pass",
     "rollups": "the shard rollup pass",  # pipeline.rollups
+    "solver": "the solver's sweeps",  # flip7.solver.kernels (solve, advice, odds)
 }
 
 
-def announce(piece: str, stream: Any = None) -> None:
-    """The line before `piece` (a PIECES key) compiles."""
+def announce(piece: str, near: str | None = None, stream: Any = None) -> None:
+    """The line before `piece` (a PIECES key) compiles; `near`: a source file of its code (for
+    where its cache is; default this package's)."""
     cost = COMPILE_CPU_SECONDS[piece]
     print(
         f"flip7: compiling {PIECES[piece]} (once; about {cost} CPU seconds, see docs/kernel.md); "
-        f"later runs load it from numba's cache in {cache_dir()}",
+        f"later runs load it from numba's cache in {cache_dir(near)}",
         file=stream if stream is not None else sys.stderr,
         flush=True,
     )
@@ -61,6 +70,23 @@ def will_compile(dispatcher: Any, args: Sequence[Any]) -> bool:
         return key not in cache._cache_file._load_index()
     except Exception:  # numba's internals moved: say it may compile
         return not dispatcher.overloads
+
+
+def module_cold(module: Any) -> bool:
+    """Whether none of `module`'s numba functions is in the on-disk cache (a first run, which
+    compiles them). Compiles nothing."""
+    found = False
+    for obj in vars(module).values():
+        cache = getattr(obj, "_cache", None)
+        if getattr(obj, "__module__", None) != module.__name__ or cache is None:
+            continue
+        try:
+            if cache._cache_file._load_index():
+                return False
+        except Exception:  # numba's internals moved: cannot tell
+            return False
+        found = True
+    return found
 
 
 def cold_pieces() -> list[str]:
@@ -94,7 +120,7 @@ def call(piece: str, dispatcher: Any, *args: Any) -> Any:
     """`dispatcher(*args)`, with the line first when it compiles (`piece`: a PIECES key)."""
     if piece not in _ready:
         if will_compile(dispatcher, args):
-            announce(piece)
+            announce(piece, dispatcher.py_func.__code__.co_filename)
         result = dispatcher(*args)
         _ready.add(piece)
         return result
@@ -124,21 +150,22 @@ def numba_missing() -> str | None:
     return None
 
 
-def cache_dir() -> str:
-    """Where numba keeps the kernels' compiled code: NUMBA_CACHE_DIR when set, else
-    `__pycache__` next to flip7/kernel/core.py, or numba's per-user directory when that is not
-    writable."""
+def cache_dir(near: str | None = None) -> str:
+    """Where numba keeps the compiled code of the functions in source file `near` (default:
+    the kernels'): NUMBA_CACHE_DIR when set, else `__pycache__` next to the file, or numba's
+    per-user directory when that is not writable."""
     configured = os.environ.get("NUMBA_CACHE_DIR")
     if configured:
         return configured
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+    source = os.path.abspath(near or __file__)
+    here = os.path.join(os.path.dirname(source), "__pycache__")
     writable = os.access(here if os.path.isdir(here) else os.path.dirname(here), os.W_OK)
     if writable:
         return here
     try:
         from numba.core.caching import _UserWideCacheLocator
 
-        located = _UserWideCacheLocator.from_function(_probe, os.path.abspath(__file__))
+        located = _UserWideCacheLocator.from_function(_probe, source)
         if located is not None:
             return str(located.get_cache_path())
     except Exception:  # numba's internals moved
