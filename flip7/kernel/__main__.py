@@ -3,7 +3,7 @@ long each took.
 
 CI runs it once before the tests so that no test process pays a compile; set NUMBA_CACHE_DIR
 first to warm a cache elsewhere. Each line's CPU seconds on an empty cache are what
-flip7.kernel.load.COMPILE_CPU_SECONDS records (docs/kernel.md#compiling).
+flip7.kernel.load.COMPILE_CPU_SECONDS records (docs/kernel.md#compilation-and-the-cache).
 """
 
 from __future__ import annotations
