@@ -27,8 +27,8 @@ from typing import Any
 #: the project runs on (`python benchmarks/startup.py --pieces`; docs/kernel.md#compilation-and-the-cache).
 COMPILE_CPU_SECONDS = {
     "classic": 32,
-    "win": 49,
-    "vengeance": 59,
+    "win": 55,
+    "vengeance": 53,
     "rows": 1,
     "rollups": 5,
     "solver": 6,
