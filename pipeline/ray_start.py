@@ -79,11 +79,6 @@ def load_text() -> str:
     return f"load average {avg:.1f} on {cpus} CPU{'s' if cpus != 1 else ''}"
 
 
-def busy() -> bool:
-    avg, cpus = load()
-    return avg > cpus
-
-
 def start_local(
     ray: Any, kwargs: dict[str, Any], say: Callable[[str], None] = _say, pause: float = 5.0
 ) -> None:
@@ -91,12 +86,7 @@ def start_local(
     what is left of the failed start is shut down and we wait `pause` seconds times the try's
     number, longer in proportion to the load. The last failure is a one-line ConnectionError
     naming the cause and FLIP7_RAY_START_TRIES."""
-    tries = start_tries()
-    if busy() and tries > 1:
-        say(
-            f"the machine is busy ({load_text()}): starting a local Ray may take more than one "
-            f"try of about 30 s (up to {tries}; {START_TRIES_ENV})"
-        )
+    tries = start_tries()  # a first try that works prints nothing (stderr stays the command's)
     for attempt in range(1, tries + 1):
         try:
             ray.init(**kwargs)
@@ -117,7 +107,8 @@ def start_local(
             wait = min(60.0, pause * attempt * max(1.0, avg / cpus))
             say(
                 f"the local Ray did not start ({cause}; {load_text()}): waiting {wait:.0f} s "
-                f"for the machine, then try {attempt + 1} of {tries}"
+                f"for the machine, then try {attempt + 1} of {tries} (each waits about 30 s for "
+                f"Ray's processes to register; {START_TRIES_ENV})"
             )
             time.sleep(wait)
 
