@@ -120,8 +120,13 @@ def call(piece: str, dispatcher: Any, *args: Any) -> Any:
     """`dispatcher(*args)`, with the line first when it compiles (`piece`: a PIECES key)."""
     if piece not in _ready:
         if will_compile(dispatcher, args):
+            from flip7.format import waiting
+
             announce(piece, dispatcher.py_func.__code__.co_filename)
-        result = dispatcher(*args)
+            with waiting(f"compiling {PIECES[piece]} ..."):  # a spinner, on a terminal
+                result = dispatcher(*args)
+        else:
+            result = dispatcher(*args)
         _ready.add(piece)
         return result
     return dispatcher(*args)
