@@ -50,7 +50,8 @@ def announce(piece: str, near: str | None = None, stream: Any = None) -> None:
     where its cache is; default this package's)."""
     cost = COMPILE_CPU_SECONDS[piece]
     print(
-        f"flip7: compiling {PIECES[piece]} (once; about {cost} CPU seconds, see docs/kernel.md); "
+        f"flip7: compiling {PIECES[piece]} (once; about {cost} CPU second{'s' * (cost != 1)}, "
+        "see docs/kernel.md); "
         f"later runs load it from numba's cache in {cache_dir(near)}",
         file=stream if stream is not None else sys.stderr,
         flush=True,
