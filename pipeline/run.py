@@ -456,11 +456,19 @@ def check_policy_timeout(seconds: float | None) -> float | None:
 
 
 def kernel_of(plan: Plan) -> str | None:
-    """The compiled kernel the plan's cells play (pipeline.task.KERNELS: `classic`, or
-    `vengeance` for both), or None when every cell plays on the reference engine."""
-    if not any(engine == "kernel" for engine, _ in cell_engines(plan).values()):
+    """The compiled kernels the plan's cells play (pipeline.task.KERNELS, comma-separated:
+    `classic` and/or `win` for the builds without and with win's code, or `vengeance`), or
+    None when every cell plays on the reference engine."""
+    engines = cell_engines(plan)
+    cells = [c for c in plan.cells if engines[c.cell][0] == "kernel"]
+    if not cells:
         return None
-    return "vengeance" if plan.spec.variant.startswith("vengeance") else "classic"
+    if plan.spec.variant.startswith("vengeance"):
+        return "vengeance"
+    with_win = [any(s == "win" or s.startswith("win:") for s in c.lineup) for c in cells]
+    return ",".join(
+        name for name, used in (("classic", not all(with_win)), ("win", any(with_win))) if used
+    )
 
 
 def warm_kernel(kernel: str | None) -> Any:
@@ -468,10 +476,10 @@ def warm_kernel(kernel: str | None) -> Any:
     its flip7.kernel.LoadInfo, or None."""
     if kernel is None:
         return None
-    from flip7.kernel import load_info
     from pipeline.rollups import warm
+    from pipeline.task import load_kernels
 
-    info = load_info(vengeance=kernel == "vengeance", rows=True)
+    info = load_kernels(kernel)
     warm()  # the shards' rollup pass, which the workers would otherwise each compile
     return info
 

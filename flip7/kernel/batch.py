@@ -181,7 +181,9 @@ def play_batch(
         assert variant is not None
         ip, fp = vengeance_params(ip, fp, variant)
     return _run(
-        vengeance_kernel() if vengeance else kernel(),
+        vengeance_kernel()
+        if vengeance
+        else kernel(warm=not any(map(win_support.is_win, policies))),
         k,
         n,
         seeds,

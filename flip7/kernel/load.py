@@ -183,11 +183,13 @@ def _probe() -> None:
     """A function of this file, for asking numba where it would cache it."""
 
 
-def kernel() -> Callable[..., Any]:
+def kernel(warm: bool = True) -> Callable[..., Any]:
     """`flip7.kernel.core.play_games`, compiled (or loaded from the cache) on first use,
-    without win's code (a batch with a win seat compiles that build when it first runs)."""
+    without win's code (a batch with a win seat compiles that build when it first runs). With
+    `warm` False only imported, for a batch with a win seat: the build without win's code then
+    does not compile unless something else plays it."""
     global _kernel, _info
-    if _kernel is not None:
+    if _kernel is not None and (_info is not None or not warm):
         return _kernel
     missing = numba_missing()
     if missing:
@@ -196,11 +198,13 @@ def kernel() -> Callable[..., Any]:
     from flip7.kernel import core
     from flip7.kernel.batch import warm_up
 
-    stamp = _refresh_if_callees_changed(core)
-    warm_up(core.play_games)
-    _write_stamp(stamp)
-    _info = _measured(t0, c0, core.play_games)
-    _kernel = core.play_games
+    if _kernel is None:
+        # drops stale cached code before anything compiles; recorded for the next process
+        _write_stamp(_refresh_if_callees_changed(core))
+        _kernel = core.play_games
+    if warm:
+        warm_up(core.play_games)
+        _info = _measured(t0, c0, core.play_games)
     return _kernel
 
 
@@ -223,7 +227,7 @@ def win_kernel() -> LoadInfo:
     if _win_info is None:
         from flip7.kernel.batch import warm_up
 
-        play_games = kernel()
+        play_games = kernel(warm=False)
         t0, c0 = time.perf_counter(), time.process_time()
         misses = len(play_games.stats.cache_misses)
         warm_up(play_games, win=True)
@@ -323,23 +327,29 @@ def loaded(vengeance: bool = False) -> bool:
     return (_vengeance if vengeance else _kernel) is not None
 
 
-def load_info(vengeance: bool = False, rows: bool = False) -> LoadInfo:
+def load_info(vengeance: bool = False, rows: bool = False, win: bool = False) -> LoadInfo:
     """How this process got the classic kernel, or with `vengeance` the "With a Vengeance"
-    kernel (loading it if needed); with `rows`, the pipeline's table pass too (the figures
-    then cover both)."""
+    kernel, or with `win` the classic kernel's build with win's code (loading it if needed);
+    with `rows`, the pipeline's table pass too (the figures then cover both)."""
     if vengeance:
         vengeance_kernel()
         info = _vengeance_info
+    elif win:
+        info = win_kernel()
     else:
         kernel()
         info = _info
     assert info is not None
     if not rows:
         return info
-    extra = rows_pass()
+    return combined(info, rows_pass())
+
+
+def combined(a: LoadInfo, b: LoadInfo) -> LoadInfo:
+    """Two loads' figures added up."""
     return LoadInfo(
-        seconds=info.seconds + extra.seconds,
-        cpu_seconds=info.cpu_seconds + extra.cpu_seconds,
-        compiled=info.compiled or extra.compiled,
-        cache_dir=info.cache_dir,
+        seconds=a.seconds + b.seconds,
+        cpu_seconds=a.cpu_seconds + b.cpu_seconds,
+        compiled=a.compiled or b.compiled,
+        cache_dir=a.cache_dir,
     )
