@@ -298,6 +298,8 @@ def run_tournament(
     fault = os.environ.get(FAULT_ENV) or None
     if not _is_local(address):  # an address that does not answer fails before any compile
         ray_start.probe(str(address))
+    else:
+        ray_start.start_tries()  # and so does a bad FLIP7_RAY_START_TRIES
     kernel = kernel_of(plan)
     report.kernel = warm_kernel(kernel)
 

@@ -80,3 +80,16 @@ def test_a_bad_wait_setting_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv(ray_start.START_TRIES_ENV, "0")
     with pytest.raises(ValueError, match=ray_start.START_TRIES_ENV):
         ray_start.start_tries()
+
+
+def test_a_bad_start_setting_stops_the_run_before_anything_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(ray_start.START_TRIES_ENV, "lots")
+    spec = write_spec(tmp_path / "s.toml")
+    lake = tmp_path / "lake"
+    assert main(["tournament", "run", str(spec), "--data", str(lake), "--no-file"]) == 2
+    err = capsys.readouterr().err
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert len(lines) == 1 and ray_start.START_TRIES_ENV in lines[0], err
+    assert not lake.exists()
