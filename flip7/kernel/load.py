@@ -1,16 +1,16 @@
-"""Loading the compiled kernels: import numba lazily, compile each once, say so first.
+"""Loading the compiled code: import numba lazily, compile each piece once, say so first.
 
-Four pieces of machine code compile separately, each only when something uses it: the classic
-kernel (flip7.kernel.core), the same kernel built with the `win` policy's sweeps (the first
-batch with a win seat), the "With a Vengeance" kernel (flip7.kernel.vengeance) and the pass
-that turns a batch into the stored tables' columns (the pipeline's). Before one compiles, one
-line on stderr says what, that it happens once, and about how long (COMPILE_CPU_SECONDS,
-measured as docs/kernel.md says); a cache load is silent.
+The pieces (PIECES) compile separately, each only when something uses it: the classic kernel
+(flip7.kernel.core), the same kernel built with the `win` policy's sweeps (the first batch with
+a win seat), the "With a Vengeance" kernel (flip7.kernel.vengeance), the pass that turns a
+batch into the stored tables' columns, the pipeline's rollup pass and the solver's sweeps.
+Before one compiles, one line on stderr says what, that it happens once, and about how long
+(COMPILE_CPU_SECONDS, measured as docs/kernel.md says); a cache load is silent.
 
-numba caches the machine code on disk (`cache=True`): by default in `__pycache__` next to
-flip7/kernel/core.py, or a per-user directory when that is not writable (`cache_dir()` says
-which); set NUMBA_CACHE_DIR before the first import to put it elsewhere. Ray workers use the
-same cache (a local Ray's workers inherit the driver's environment), so a machine compiles once.
+numba caches the machine code on disk (`cache=True`): by default in `__pycache__` next to the
+source, or a per-user directory when that is not writable (`cache_dir()` says which); set
+NUMBA_CACHE_DIR before the first import to put it elsewhere. Ray workers use the same cache (a
+local Ray's workers inherit the driver's environment), so a machine compiles each piece once.
 """
 
 from __future__ import annotations
