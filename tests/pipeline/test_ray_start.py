@@ -82,7 +82,7 @@ def test_a_local_ray_starts_under_cpu_load(cpu_load: int, monkeypatch: pytest.Mo
         "logging_level": logging.ERROR,
     }
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    monkeypatch.setenv(ray_start.START_TRIES_ENV, "3")  # at most about 150 s, within the timeout
+    monkeypatch.setenv(ray_start.START_TRIES_ENV, "3")  # at most about 150 s: within the per-test timeout
     try:
         ray_start.start_local(ray, kwargs)
         assert ray.is_initialized()
