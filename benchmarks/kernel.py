@@ -145,7 +145,7 @@ def vengeance_section(games: int, ref_games: int, repeats: int) -> float:
     info = kernel.load_info(vengeance=True)
     how = "compiled" if info.compiled else "loaded from the cache"
     print(
-        f"With a Vengeance (kernels {how} in {info.seconds:.2f} s); reference {ref_games:,} "
+        f"With a Vengeance (kernel {how} in {info.seconds:.2f} s); reference {ref_games:,} "
         f"games a run, kernel {games:,}"
     )
     print(f"{'table':<8}{'events':>8}{'reference':>12}{'kernel':>12}{'ratio':>8}{'events/s':>14}")

@@ -9,39 +9,23 @@ from typing import TYPE_CHECKING, Any
 
 from flip7 import format as fmt
 from flip7.format import Column, Result, Table
+from pipeline import DEFAULT_RETRIES
 from pipeline.init import register_init
-from pipeline.lake import (
-    TABLE_ORDER,
-    Lake,
-    check_run_name,
-    default_root,
-    missing_text,
-    normalize_root,
-    run_status,
-)
-from pipeline.lease import describe as describe_lease
-from pipeline.lease import read_lease, staleness
-from pipeline.plan import Plan, cell_engines, make_plan
-from pipeline.replay import compare, describe_event, load_logged_game, resimulate
-from pipeline.run import DEFAULT_RETRIES, run_tournament
-from pipeline.sequential import (
-    describe,
-    manifest_entry,
-    register_plan_games,
-    status_lines,
-    summary_lines,
-)
-from pipeline.spec import load_spec
-from pipeline.summary import (
-    cell_ruleset,
-    format_summary,
-    run_summary,
-    summary_json,
-    summary_table,
-)
 
 if TYPE_CHECKING:
     from flip7.cli import Output
+    from pipeline.plan import Plan
+    from pipeline.run import RunReport
+
+# Building the parser imports no engine, Ray, pyarrow or DuckDB: each command imports what it
+# uses when it runs, so `flip7 --help` and argument errors answer at once.
+
+
+def run_tournament(plan: Plan, root: str, **kwargs: Any) -> RunReport:
+    """pipeline.run.run_tournament, imported when a run starts."""
+    from pipeline.run import run_tournament as run
+
+    return run(plan, root, **kwargs)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -136,6 +120,34 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     register_init(sub)  # flip7 init: copy the shipped specs out for editing
 
 
+def register_plan_games(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "plan-games",
+        help="games a fixed-size test needs for a difference and power (and an SPRT's average)",
+    )
+    p.add_argument(
+        "spec", metavar="SPEC", nargs="?", help="take h0, h1, alpha, beta, metric from its [stop]"
+    )
+    p.add_argument("--difference", type=float, metavar="D", help="h1 - h0 (win: 0.01 = 1 point)")
+    p.add_argument("--alpha", type=float, help="false H1 rate (default 0.05)")
+    p.add_argument("--beta", type=float, help="false H0 rate; power = 1 - beta (default 0.05)")
+    p.add_argument(
+        "--sd",
+        type=float,
+        help="standard deviation of one game's difference A - B (default for win rates: 1, "
+        "the largest it can be; for points take it from a run with --run)",
+    )
+    p.add_argument("--run", metavar="RUN", help="take the sd from this run's comparison")
+    p.add_argument("--data", metavar="URI", help="data root of --run (default: $FLIP7_DATA)")
+    p.set_defaults(func=cmd_plan_games, tee=False)
+
+
+def cmd_plan_games(args: argparse.Namespace, out: Output) -> int:
+    from pipeline.sequential import cmd_plan_games as run
+
+    return run(args, out)
+
+
 def allow_policy_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-policy",
@@ -157,6 +169,12 @@ def _data_option(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_run(args: argparse.Namespace, out: Output) -> int:
+    from pipeline.lake import Lake, default_root, normalize_root
+    from pipeline.plan import make_plan
+    from pipeline.sequential import describe, manifest_entry, summary_lines
+    from pipeline.spec import load_spec
+    from pipeline.summary import format_summary, run_summary
+
     spec = load_spec(args.spec)  # every spec error surfaces here, before Ray starts
     plan = make_plan(spec, run=args.run, scale=args.scale, engine=args.engine)
     timeout = args.policy_timeout if args.policy_timeout is not None else spec.policy_timeout
@@ -232,6 +250,8 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
 
 def run_rulesets(manifest: dict[str, Any]) -> list[str]:
     """The rulesets a run's cells play, in cell order."""
+    from pipeline.summary import cell_ruleset
+
     return list(dict.fromkeys(cell_ruleset(manifest, c) for c in manifest["cells"]))
 
 
@@ -244,6 +264,8 @@ def rulesets_text(rulesets: Sequence[str]) -> str:
 
 def engine_line(plan: Plan) -> str:
     """Which engine the shards use, e.g. 'engine: the compiled kernel'."""
+    from pipeline.plan import cell_engines
+
     engines = cell_engines(plan)
     ref = {c: why for c, (engine, why) in engines.items() if engine == "reference"}
     if not ref:
@@ -268,6 +290,8 @@ def _resume_flags(args: argparse.Namespace, run: str) -> str:
 
 def next_steps(run: str, root: str) -> list[str]:
     """How to look at a finished run: SQL, a report, the dashboard, one game."""
+    from pipeline.lake import default_root, normalize_root
+
     data = "" if normalize_root(root) == normalize_root(default_root()) else f" --data {root}"
     return [
         "Next:",
@@ -282,6 +306,25 @@ def next_steps(run: str, root: str) -> list[str]:
 
 
 def cmd_status(args: argparse.Namespace, out: Output) -> int:
+    from pipeline.lake import (
+        TABLE_ORDER,
+        Lake,
+        check_run_name,
+        default_root,
+        missing_text,
+        run_status,
+    )
+    from pipeline.lease import describe as describe_lease
+    from pipeline.lease import read_lease, staleness
+    from pipeline.sequential import status_lines
+    from pipeline.summary import (
+        cell_ruleset,
+        format_summary,
+        run_summary,
+        summary_json,
+        summary_table,
+    )
+
     check_run_name(args.run, "RUN")
     lake = Lake.open(args.data or default_root())
     m = lake.load_manifest(args.run)
@@ -415,6 +458,8 @@ def _spec_flags(m: dict[str, Any]) -> str:
 
 
 def cmd_list(args: argparse.Namespace, out: Output) -> int:
+    from pipeline.lake import Lake, default_root, run_status
+
     lake = Lake.open(args.data or default_root())
     runs = lake.runs()
     result = Result({"command": "tournament list", "root": lake.uri, "runs": []})
@@ -473,6 +518,8 @@ def _done_of_fields(name: str, pair: tuple[int, int] | None) -> dict[str, int | 
 def cmd_replay(args: argparse.Namespace, out: Output) -> int:
     from flip7.cli.games import event_records, events_table
     from flip7.events import EventLog
+    from pipeline.lake import check_run_name
+    from pipeline.replay import compare, describe_event, load_logged_game, resimulate
 
     check_run_name(args.run, "RUN")
     game = load_logged_game(args.run, args.game, args.data)

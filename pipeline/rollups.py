@@ -22,8 +22,9 @@ The groupings, their `key` and their figures (y over n per game):
 | versus | the policy, the other policy, -1 | ahead (meetings it finished ahead / meetings decided), meetings (y: meetings; n and the squares 0) |
 
 Only groups with at least one game are written. The sums are accumulated in one compiled pass
-over the shard's rows (numba, `cache=True`, compiled on a process's first shard in about a
-second and then loaded from numba's cache), a small fraction of what writing the shard costs.
+over the shard's rows (numba, `cache=True`: compiled on a machine's first shard, announced as
+flip7.kernel.load announces the kernels, then loaded from numba's cache), a small fraction of
+what writing the shard costs.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 
+from flip7.kernel.load import call
 from pipeline import arrow
 from pipeline.schema import ROLLUPS
 
@@ -117,7 +119,9 @@ def rollup_table(games: pa.Table, rounds: pa.Table, players: int) -> pa.Table:
         score = arrow.numpy(rounds["score"]).astype(np.int64)
         lo = int(score.min()) if len(score) else 0
         span = int(score.max()) - lo + 1 if len(score) else 0
-        sums = _pass()(
+        sums = call(
+            "rollups",
+            _pass(),
             n,
             P,
             np.ascontiguousarray(g_pol, dtype=np.int64),
@@ -219,6 +223,13 @@ def _pass() -> Callable[..., tuple[np.ndarray, ...]]:
         _add = numba.njit(cache=True, inline="always")(_add_sums)
         _compiled = numba.njit(cache=True, nogil=True)(_accumulate)
     return _compiled
+
+
+def warm() -> None:
+    """Compile (or load) the pass now, on no games: a driver does so before its workers start,
+    so that they load it from numba's cache instead of each compiling it."""
+    empty = np.zeros(0, dtype=np.int64)
+    call("rollups", _pass(), 1, 1, *([empty] * 14), 0, 1)
 
 
 def _add_sums(acc: np.ndarray, y: float, n: float) -> None:

@@ -23,7 +23,6 @@ import logging
 import math
 import os
 import signal
-import socket
 import sys
 import threading
 import time
@@ -37,6 +36,7 @@ import pyarrow.fs as pafs
 
 from flip7.format import waiting
 from flip7.rules import RULES_VERSION
+from pipeline import DEFAULT_RETRIES, ray_start
 from pipeline.lake import (
     TABLE_ORDER,
     Lake,
@@ -56,7 +56,6 @@ from pipeline.shard import ShardTask
 from pipeline.summary import fill_stats
 from pipeline.task import FAULT_ENV, PRELOAD_ENV, PRELOAD_MODULE, run_shard
 
-DEFAULT_RETRIES = 3
 #: Seconds between manifest rewrites while results arrive (one object-store PUT each on S3).
 #: A driver that dies loses at most this much bookkeeping: --resume reruns those shards.
 MANIFEST_INTERVAL = 0.5
@@ -386,6 +385,10 @@ def _run_leased(
         report.status = manifest["status"]
         return report
     fault = os.environ.get(FAULT_ENV) or None
+    if not _is_local(address):  # an address that does not answer fails before any compile
+        ray_start.probe(str(address))
+    else:
+        ray_start.start_tries()  # and so does a bad FLIP7_RAY_START_TRIES
     kernel = kernel_of(plan)
     report.kernel = warm_kernel(kernel)
 
@@ -559,11 +562,19 @@ def check_policy_timeout(seconds: float | None) -> float | None:
 
 
 def kernel_of(plan: Plan) -> str | None:
-    """The compiled kernel the plan's cells play (pipeline.task.KERNELS: `classic`, or
-    `vengeance` for both), or None when every cell plays on the reference engine."""
-    if not any(engine == "kernel" for engine, _ in cell_engines(plan).values()):
+    """The compiled kernels the plan's cells play (pipeline.task.KERNELS, comma-separated:
+    `classic` and/or `win` for the builds without and with win's code, or `vengeance`), or
+    None when every cell plays on the reference engine."""
+    engines = cell_engines(plan)
+    cells = [c for c in plan.cells if engines[c.cell][0] == "kernel"]
+    if not cells:
         return None
-    return "vengeance" if plan.spec.variant.startswith("vengeance") else "classic"
+    if plan.spec.variant.startswith("vengeance"):
+        return "vengeance"
+    with_win = [any(s == "win" or s.startswith("win:") for s in c.lineup) for c in cells]
+    return ",".join(
+        name for name, used in (("classic", not all(with_win)), ("win", any(with_win))) if used
+    )
 
 
 def warm_kernel(kernel: str | None) -> Any:
@@ -571,9 +582,12 @@ def warm_kernel(kernel: str | None) -> Any:
     its flip7.kernel.LoadInfo, or None."""
     if kernel is None:
         return None
-    from flip7.kernel import load_info
+    from pipeline.rollups import warm
+    from pipeline.task import load_kernels
 
-    return load_info(vengeance=kernel == "vengeance")
+    info = load_kernels(kernel)
+    warm()  # the shards' rollup pass, which the workers would otherwise each compile
+    return info
 
 
 def _is_local(address: str | None) -> bool:
@@ -601,7 +615,7 @@ def _connect(
             kwargs["_system_config"] = {"preload_python_modules": [PRELOAD_MODULE]}
     else:
         assert address is not None
-        _probe(address)
+        ray_start.probe(address)
         # The nodes run their installed flip7 (not a copy shipped with the job): numba keeps
         # the compiled kernel next to the installed code, so it compiles once per node, not in
         # every worker of every run. Each task checks its rules version against the driver's.
@@ -613,7 +627,12 @@ def _connect(
             os.environ[OWNER_ENV] = reaper.tag
         if preload:
             os.environ[PRELOAD_ENV] = str(kernel)
-        ray.init(**kwargs)
+        if _is_local(address):
+            ray_start.start_local(ray, kwargs)  # retries on a busy machine, saying so
+        else:
+            ray.init(**kwargs)
+    except ray_start.Unreachable:
+        raise
     except Exception as exc:
         where = "a local Ray" if _is_local(address) else f"Ray at {address}"
         raise ConnectionError(f"cannot start or reach {where}: {_one_line(exc)}") from None
@@ -621,27 +640,6 @@ def _connect(
         os.environ.pop(OWNER_ENV, None)
         os.environ.pop(PRELOAD_ENV, None)
     return True
-
-
-#: Seconds to wait for a TCP answer from HOST:PORT before calling a Ray address unreachable
-#: (ray.init itself retries for about a minute, printing warnings).
-PROBE_SECONDS = 5.0
-
-
-def _probe(address: str) -> None:
-    """A ConnectionError at once when HOST:PORT (or ray://HOST:PORT) takes no TCP connection;
-    `auto` and other forms are left to Ray."""
-    hostport = address.removeprefix("ray://")
-    host, sep, port = hostport.rpartition(":")
-    if not sep or not port.isdigit() or not host:
-        return
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS).close()
-    except OSError as exc:
-        raise ConnectionError(
-            f"no Ray answers at {address} ({exc.strerror or exc}); start one there "
-            "(`ray start --head`) or leave out --address to run on a local Ray"
-        ) from None
 
 
 def _ray_session(ray: Any) -> str | None:

@@ -314,28 +314,6 @@ def status_lines(lake: Lake, manifest: dict[str, Any]) -> list[str]:
 # -- flip7 plan-games ----------------------------------------------------------------------------
 
 
-def register_plan_games(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "plan-games",
-        help="games a fixed-size test needs for a difference and power (and an SPRT's average)",
-    )
-    p.add_argument(
-        "spec", metavar="SPEC", nargs="?", help="take h0, h1, alpha, beta, metric from its [stop]"
-    )
-    p.add_argument("--difference", type=float, metavar="D", help="h1 - h0 (win: 0.01 = 1 point)")
-    p.add_argument("--alpha", type=float, help="false H1 rate (default 0.05)")
-    p.add_argument("--beta", type=float, help="false H0 rate; power = 1 - beta (default 0.05)")
-    p.add_argument(
-        "--sd",
-        type=float,
-        help="standard deviation of one game's difference A - B (default for win rates: 1, "
-        "the largest it can be; for points take it from a run with --run)",
-    )
-    p.add_argument("--run", metavar="RUN", help="take the sd from this run's comparison")
-    p.add_argument("--data", metavar="URI", help="data root of --run (default: $FLIP7_DATA)")
-    p.set_defaults(func=cmd_plan_games, tee=False)
-
-
 def cmd_plan_games(args: argparse.Namespace, out: Output) -> int:
     from pipeline.lake import Lake, default_root
     from pipeline.spec import load_spec

@@ -27,12 +27,13 @@ from pipeline.shard import ShardTask, simulate_shard
 from pipeline.summary import shard_stats
 
 FAULT_ENV = "FLIP7_FAULT"
-#: A worker loads this kernel as it starts, before it takes work, when Ray imports
-#: PRELOAD_MODULE in it (Ray's `preload_python_modules`): `classic`, or `vengeance` for both
-#: kernels. The driver sets it for a local Ray it starts; a cluster sets it on every node.
+#: A worker loads these kernels as it starts, before it takes work, when Ray imports
+#: PRELOAD_MODULE in it (Ray's `preload_python_modules`): KERNELS names, comma-separated
+#: (`classic`, `win`: the classic kernel's build with win's code, `vengeance`). The driver sets
+#: it for a local Ray it starts; a cluster sets it on every node.
 PRELOAD_ENV = "FLIP7_PRELOAD_KERNEL"
 PRELOAD_MODULE = "pipeline.preload"
-KERNELS = ("classic", "vengeance")
+KERNELS = ("classic", "win", "vengeance")
 
 
 def run_shard(
@@ -93,16 +94,31 @@ def run_shard(
     return result
 
 
+def load_kernels(kernel: str) -> Any:
+    """Load (on a fresh install: compile) the kernels `kernel` names (KERNELS, comma-separated)
+    and the shards' table pass in this process; their flip7.kernel.LoadInfo, added up."""
+    import flip7.kernel
+    from flip7.kernel.load import combined
+
+    info = None
+    for name in kernel.split(","):
+        if name not in KERNELS:
+            raise ValueError(f"{PRELOAD_ENV}: unknown kernel {name!r}; valid: {', '.join(KERNELS)}")
+        got = flip7.kernel.load_info(
+            vengeance=name == "vengeance", win=name == "win", rows=info is None
+        )
+        info = got if info is None else combined(info, got)
+    return info
+
+
 def load_kernel(kernel: str | None) -> bool:
-    """Load `kernel` (one of KERNELS) in this process now, as a worker's first task would;
-    True if done, False for no kernel or a failure, which is left to the first task: it meets
-    the same error and reports it with its shard."""
-    if kernel not in KERNELS:
+    """Load `kernel` (KERNELS, comma-separated) in this process now, as a worker's first task
+    would; True if done, False for no kernel or a failure, which is left to the first task: it
+    meets the same error and reports it with its shard."""
+    if not kernel or any(name not in KERNELS for name in kernel.split(",")):
         return False
     try:
-        from flip7.kernel import load_info
-
-        load_info(vengeance=kernel == "vengeance")
+        load_kernels(kernel)
     except Exception:
         return False
     return True

@@ -16,11 +16,19 @@ them); one that states none runs hypothesis's default, 100.
 - long: a run before a release: random examples (a failure prints its @reproduce_failure line),
   20,000 games in the kernel's differential test (tests/flip7/test_kernel.py), 1,000 examples
   for a test that states no count.
+
+Solver tables: every table the session solves (dp, race, win) goes to a directory of its own
+($FLIP7_CACHE, set here for the tests and the processes they start), never ~/.cache/flip7, so
+no table left by other code can hide a change. Compiled kernels: when numba's cache lacks one,
+a line says so before the first test, with what compiling it costs (docs/kernel.md).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import sys
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -53,13 +61,52 @@ settings.register_profile("long", _DEFAULT, max_examples=1_000, print_blob=True)
 PROFILES = ("dev", "ci", "long")
 
 
+#: Set while a session runs: the suites its tests run (pytester's) share its solver cache.
+SESSION_CACHE_ENV = "FLIP7_TEST_SESSION_CACHE"
+_SOLVER_CACHE: list[str] = []  # the directory this session made (and removes)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    if SESSION_CACHE_ENV not in os.environ:  # the outermost session: its own solver cache
+        _SOLVER_CACHE.append(tempfile.mkdtemp(prefix="flip7-tables-"))
+        os.environ[SESSION_CACHE_ENV] = _SOLVER_CACHE[0]
+    os.environ["FLIP7_CACHE"] = os.environ[SESSION_CACHE_ENV]
     name = os.environ.get(PROFILE_ENV) or ("ci" if ci_enabled() else "dev")
     if name not in PROFILES:
         raise pytest.UsageError(
             f"{PROFILE_ENV}={name!r} is not a hypothesis profile; valid: {', '.join(PROFILES)}"
         )
     settings.load_profile(name)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _SOLVER_CACHE and _outermost():
+        shutil.rmtree(_SOLVER_CACHE.pop(), ignore_errors=True)
+        os.environ.pop(SESSION_CACHE_ENV, None)
+
+
+def _outermost() -> bool:
+    """False in a suite that a test runs (pytester's)."""
+    return not os.environ.get("PYTEST_CURRENT_TEST")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """One line before the first test when a kernel is not in numba's cache: which, and what
+    compiling it costs (the test that first uses it compiles it)."""
+    if not _outermost():
+        return
+    from flip7.kernel.load import COMPILE_CPU_SECONDS, cache_dir, cold_pieces
+
+    cold = cold_pieces()
+    if cold:
+        cost = sum(COMPILE_CPU_SECONDS[p] for p in cold)
+        print(
+            f"flip7: compiling kernels once in the first tests that use them: {', '.join(cold)} "
+            f"(about {cost} CPU seconds in all, docs/kernel.md; cache {cache_dir()}; "
+            "`python -m flip7.kernel` warms it first)",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -4,8 +4,34 @@
 named queries the dashboard and the report read; `verify()` checks the lake against itself.
 """
 
-from warehouse.db import connect
-from warehouse.lake import EmptyLakeError, data_root
-from warehouse.verify import verify
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from warehouse.db import connect
+    from warehouse.lake import EmptyLakeError, data_root
+    from warehouse.verify import verify
 
 __all__ = ["EmptyLakeError", "connect", "data_root", "verify"]
+
+#: Where each name lives: imported on first use, so that `flip7 --help` (which imports
+#: warehouse.cli) loads no DuckDB or pyarrow.
+_LAZY = {
+    "connect": "warehouse.db",
+    "EmptyLakeError": "warehouse.lake",
+    "data_root": "warehouse.lake",
+    "verify": "warehouse.verify",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'warehouse' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

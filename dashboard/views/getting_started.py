@@ -18,8 +18,8 @@ if BROKEN:
 else:
     st.write(f"The dashboard reads the lake at `{ROOT}`, and it holds no finished shard yet.")
 st.markdown(
-    "Run a tournament into it (the demo takes under a minute on 2 cores), then press "
-    "**Check again**:"
+    "Run a tournament into it (a first run also compiles the simulation kernel once, saying "
+    "so; docs/kernel.md gives the cost), then press **Check again**:"
 )
 st.code(
     f"flip7 tournament run demo --data {ROOT}\n"

@@ -286,6 +286,10 @@ def version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words == ["--version"]:  # answered before the subcommands' parsers are built
+        print(f"flip7 {version()}")
+        raise SystemExit(0)  # as argparse's version action does
     parser = build_parser()
     if argv is None and "_ARGCOMPLETE" in os.environ:  # the shell asks for completions
         import argcomplete

@@ -14,13 +14,11 @@ from typing import TYPE_CHECKING
 
 from flip7 import format as fmt
 from flip7.cards import CLASSIC, Card, card_label
-from flip7.engine import Engine
 from flip7.events import CODE_BITS, Event, EventKind, EventLog
 from flip7.limits import time_limit
 from flip7.policies import REGISTRY, HumanPolicy, parse_policies
 from flip7.policies.base import Policy
 from flip7.policies.human import LeftGame
-from flip7.rng import derive_seed
 from flip7.rules import (
     BASE_RULESETS,
     RULES_VERSION,
@@ -28,12 +26,15 @@ from flip7.rules import (
     Ruleset,
     parse_ruleset,
 )
-from flip7.simulate import SimSummary, rotated, simulate
 from flip7.stats import RatioSums
 from flip7.variants import Variant, parse_variant
 
 if TYPE_CHECKING:
     from flip7.cli import Output
+    from flip7.engine import Engine
+    from flip7.simulate import SimSummary
+
+# The engine (and numpy) load when a command runs, not when the parser is built.
 
 
 def _common(
@@ -200,6 +201,8 @@ def check_count(n: int, what: str) -> None:
 
 
 def cmd_sim(args: argparse.Namespace, out: Output) -> int:
+    from flip7.simulate import simulate
+
     check_count(args.games, "-n/--games")
     ruleset = parse_ruleset(args.ruleset)
     lineup = lineup_from(args)
@@ -344,6 +347,9 @@ def _solo_lines(summary: SimSummary, ruleset: Ruleset, result: fmt.Result) -> No
 
 
 def cmd_round(args: argparse.Namespace, out: Output) -> int:
+    from flip7.rng import derive_seed
+    from flip7.simulate import rotated
+
     check_count(args.rounds, "-n/--rounds")
     ruleset = parse_ruleset(args.ruleset)
     lineup = lineup_from(args)

@@ -82,8 +82,12 @@ def _header(out: Output, model_name: str) -> tuple[object, float]:
     from flip7.format import waiting
 
     t0 = time.perf_counter()
+    from flip7.kernel.load import announce, module_cold
+
+    compiled = kernels()  # imports numba
+    if module_cold(compiled):
+        announce("solver", compiled.__file__)
     with waiting("loading the solver's compiled code (numba compiles it the first time) ..."):
-        kernels()  # imports numba
         warm_up()  # loads the compiled kernels from numba's cache (compiles them the first time)
     return model, time.perf_counter() - t0
 

@@ -21,6 +21,7 @@ from flip7.events import HIT_SHIFT, restore_round_scores, unfold_codes, unpack
 from flip7.kernel import dp as dp_support
 from flip7.kernel import win as win_support
 from flip7.kernel.encode import deck_counts, policy_table, rule_params
+from flip7.kernel.load import call
 from flip7.policies.base import Policy
 from flip7.rng import GOLDEN, MASK64
 from flip7.rules import Ruleset
@@ -180,7 +181,9 @@ def play_batch(
         assert variant is not None
         ip, fp = vengeance_params(ip, fp, variant)
     return _run(
-        vengeance_kernel() if vengeance else kernel(),
+        vengeance_kernel()
+        if vengeance
+        else kernel(warm=not any(map(win_support.is_win, policies))),
         k,
         n,
         seeds,
@@ -224,6 +227,7 @@ def _run(
     capture: bool,
     capacity: int | None = None,
     vengeance: bool = False,
+    win_arrays: tuple[Any, ...] | None = None,
 ) -> Batch:
     from flip7.kernel.core import GROW, I_TARGET, N_EV, N_G, N_RS, workspace
 
@@ -248,15 +252,19 @@ def _run(
     else:  # a race seat reads the tables of the game's target
         dp_rows, dpb, dpm, dps, dpk = dp_support.tables(list(policies), int(ip[I_TARGET]))
     extra: tuple[Any, ...] = ()
+    piece = "vengeance" if vengeance else "classic"
     if not vengeance:  # the classic kernel plays win too (its meta rows share dp's column)
         win_rows, wm, wa = win_support.tables(list(policies), int(ip[I_TARGET]))
+        if win_arrays is not None:  # warm_up(win=True): the win build, on empty arrays
+            wa = win_arrays
         dp_rows = dp_rows + win_rows
         extra = (wm, wa)
+        piece = "classic" if wa is None else "win"
     g = pos = rpos = 0
     while True:
         work = workspace(n, counts)  # owned here, so alive for the whole call
-        g, pos, rpos, status = kern(
-            seeds, seat_policy, *table, dp_rows, ip, fp, counts, stack, dpb, dpm, dps, dpk,
+        g, pos, rpos, status = call(
+            piece, kern, seeds, seat_policy, *table, dp_rows, ip, fp, counts, stack, dpb, dpm, dps, dpk,
             ev, rs, go, gt, g, pos, rpos, *work, *extra,
         )  # fmt: skip
         if status == GROW:  # game g did not fit: double the buffers, start game g over
@@ -288,8 +296,9 @@ def _stack(stacked: Sequence[int] | None, counts: np.ndarray) -> np.ndarray:
     return arr
 
 
-def warm_up(play_games: Callable[..., Any]) -> None:
-    """Call the kernel once on a one-game batch so that it is compiled (or loaded) now."""
+def warm_up(play_games: Callable[..., Any], win: bool = False) -> None:
+    """Call the kernel once on a one-game batch so that it is compiled (or loaded) now; with
+    `win`, its build with win's code (on empty arrays of the same types: no table solved)."""
     from flip7.policies.thresholds import SumPolicy
     from flip7.rules import BASE_RULESETS
 
@@ -311,6 +320,7 @@ def warm_up(play_games: Callable[..., Any]) -> None:
         np.zeros(0, dtype=np.int64),
         [policy],
         True,
+        win_arrays=win_support.placeholder() if win else None,
     )
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from flip7.kernel.batch import Batch, play_batch, rotation
+from flip7.kernel.load import call
 from flip7.policies.base import Policy
 from flip7.rules import Ruleset
 from flip7.variants import Variant
@@ -179,8 +180,8 @@ def table_rows(
     events["round_offsets"][k] = rows
     events["offsets"][k] = codes.shape[0]
     if m:
-        made = _passes()["rows"](
-            rs, batch.go, seat_policy, first_game, batch.capture, rounds["game"],
+        made = call(
+            "rows", _passes()["rows"], rs, batch.go, seat_policy, first_game, batch.capture, rounds["game"],
             rounds["round"], rounds["seat"], rounds["policy"], rounds["dealer"], rounds["score"],
             rounds["busted"], rounds["flip7"], rounds["status"], events["game"],
             events["round_offsets"], starts, events["offsets"],
@@ -188,6 +189,11 @@ def table_rows(
         assert made == (rows, k), (made, rows, k)
     events["rounds"] = np.diff(starts).astype(np.int16)
     return events, rounds
+
+
+def rows_dispatcher() -> Any:
+    """The compiled pass (numba's dispatcher), for its compile statistics."""
+    return _passes()["rows"]
 
 
 def warm() -> None:

@@ -34,7 +34,7 @@ import numpy as np
 from numba import carray, njit, types
 from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from flip7.solver.win_kernel import (
     in_round_solve,
@@ -508,7 +508,7 @@ def wants_hit(
             return rule == 1
         counting = 0  # DPPolicy's (and RacePolicy's) fallback is a plain EVPolicy()
     elif kind == P_WIN:
-        rule = win_rule(pl, lines, p, n, target, wm, wa)
+        rule = win_rule_if(pl, lines, p, n, target, wm, wa)
         if rule >= 0:
             return rule == 1
         counting = 0  # WinPolicy's fallback is dp's plain EVPolicy()
@@ -520,7 +520,7 @@ def choose_target(pl, cd, fp, lines, me, card, n, target, freeze_self, unseen_to
     """flip7.policies.base.Policy.choose_target over the active players (two or more); win's
     heads-up Freeze first (flip7.policies.win.WinPolicy.choose_target)."""
     if pl[F_KIND, me] == P_WIN and card == FREEZE and n == 2:
-        got = win_target(pl, lines, me, target, wm, wa)
+        got = win_target_if(pl, lines, me, target, wm, wa)
         if got >= 0:
             return got
     counting = pl[F_COUNTING, me]
@@ -779,6 +779,32 @@ def win_target(pl, lines, me, target, wm, wa):
     wa[WX_KEY][mdl, 0] = 0  # the endgame's last hand sweep is gone
     s = state_index(wa[WX_RANK][mdl], nm, nph, mask, mods, sc, t)
     return o if in_round_value(wa[WX_Q][mdl], s, x) >= on_me else me
+
+
+# Without a win seat the batch passes wa=None: these two then compile to "no answer" and the
+# kernel holds none of win's code (its sweeps and tables), so a run without win compiles only
+# what it plays; the first batch with a win seat compiles the kernel again with them
+# (flip7.kernel.load announces each compile).
+def win_rule_if(pl, lines, p, n, target, wm, wa):
+    """win_rule, or -1 (play ev) when wa is None."""
+
+
+def win_target_if(pl, lines, me, target, wm, wa):
+    """win_target, or -1 (the shared heuristics) when wa is None."""
+
+
+@overload(win_rule_if, inline="always")
+def _win_rule_if(pl, lines, p, n, target, wm, wa):
+    if isinstance(wa, types.NoneType):
+        return lambda pl, lines, p, n, target, wm, wa: -1
+    return lambda pl, lines, p, n, target, wm, wa: win_rule(pl, lines, p, n, target, wm, wa)
+
+
+@overload(win_target_if, inline="always")
+def _win_target_if(pl, lines, me, target, wm, wa):
+    if isinstance(wa, types.NoneType):
+        return lambda pl, lines, me, target, wm, wa: -1
+    return lambda pl, lines, me, target, wm, wa: win_target(pl, lines, me, target, wm, wa)
 
 
 @njit(cache=True, inline="always")

@@ -1,20 +1,136 @@
-"""Loading the compiled kernel: import numba lazily, compile once, say how long it took.
+"""Loading the compiled code: import numba lazily, compile each piece once, say so first.
 
-numba caches the machine code on disk (`cache=True`): by default in `__pycache__` next to
-flip7/kernel/core.py (or a per-user directory when that is not writable); set NUMBA_CACHE_DIR
-before the first import to put it elsewhere (CI warms it once with `python -m flip7.kernel`).
-The first call of a process either compiles (seconds) or loads the cache (a fraction of one);
-`load_info()` reports which, and how long it took.
+The pieces (PIECES) compile separately, each only when something uses it: the classic kernel
+(flip7.kernel.core), the same kernel built with the `win` policy's sweeps (the first batch with
+a win seat), the "With a Vengeance" kernel (flip7.kernel.vengeance), the pass that turns a
+batch into the stored tables' columns, the pipeline's rollup pass and the solver's sweeps.
+Before one compiles, one line on stderr says what, that it happens once, and about how long
+(COMPILE_CPU_SECONDS, measured as docs/kernel.md says); a cache load is silent.
+
+numba caches the machine code on disk (`cache=True`): by default in `__pycache__` next to the
+source, or a per-user directory when that is not writable (`cache_dir()` says which); set
+NUMBA_CACHE_DIR before the first import to put it elsewhere. Ray workers use the same cache (a
+local Ray's workers inherit the driver's environment), so a machine compiles each piece once.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+#: CPU seconds each piece took to compile on an empty cache, measured on the 2-core machine
+#: the project runs on (`python benchmarks/startup.py --pieces`; docs/kernel.md#compilation-and-the-cache).
+COMPILE_CPU_SECONDS = {
+    "classic": 32,
+    "win": 55,
+    "vengeance": 53,
+    "rows": 1,
+    "rollups": 5,
+    "solver": 6,
+}
+
+#: What each piece is, for the line before it compiles.
+PIECES = {
+    "classic": "the simulation kernel",
+    "win": "the simulation kernel with the win policy's sweeps",
+    "vengeance": 'the "With a Vengeance" kernel',
+    "rows": "the event-table pass",
+    "rollups": "the shard rollup pass",  # pipeline.rollups
+    "solver": "the solver's sweeps",  # flip7.solver.kernels (solve, advice, odds)
+}
+
+
+def announce(piece: str, near: str | None = None, stream: Any = None) -> None:
+    """The line before `piece` (a PIECES key) compiles; `near`: a source file of its code (for
+    where its cache is; default this package's)."""
+    cost = COMPILE_CPU_SECONDS[piece]
+    print(
+        f"flip7: compiling {PIECES[piece]} (once; about {cost} CPU second{'s' * (cost != 1)}, "
+        "see docs/kernel.md); "
+        f"later runs load it from numba's cache in {cache_dir(near)}",
+        file=stream if stream is not None else sys.stderr,
+        flush=True,
+    )
+
+
+def will_compile(dispatcher: Any, args: Sequence[Any]) -> bool:
+    """Whether calling numba `dispatcher` on `args` compiles (True) rather than runs code this
+    process has or loads it from the on-disk cache. Reads numba's cache index; when that cannot
+    be read (another numba), True unless this process already has the code."""
+    try:
+        sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+        if sig in dispatcher.overloads:
+            return False
+        cache = dispatcher._cache
+        key = cache._index_key(sig, dispatcher.targetctx.codegen())
+        return key not in cache._cache_file._load_index()
+    except Exception:  # numba's internals moved: say it may compile
+        return not dispatcher.overloads
+
+
+def module_cold(module: Any) -> bool:
+    """Whether none of `module`'s numba functions is in the on-disk cache (a first run, which
+    compiles them). Compiles nothing."""
+    found = False
+    for obj in vars(module).values():
+        cache = getattr(obj, "_cache", None)
+        if getattr(obj, "__module__", None) != module.__name__ or cache is None:
+            continue
+        try:
+            if cache._cache_file._load_index():
+                return False
+        except Exception:  # numba's internals moved: cannot tell
+            return False
+        found = True
+    return found
+
+
+def cold_pieces() -> list[str]:
+    """The kernels (PIECES keys but `rollups`, which is the pipeline's) that are not in
+    numba's on-disk cache for this code: each would compile on first use. Compiles nothing."""
+    from flip7.kernel import columns, core, vengeance
+
+    def signatures(dispatcher: Any) -> list[tuple[Any, ...]]:
+        try:
+            return [key[0] for key in dispatcher._cache._cache_file._load_index()]
+        except Exception:  # numba's internals moved: call it cold
+            return []
+
+    classic = signatures(core.play_games)
+    from numba.core import types
+
+    has = {
+        "classic": any(isinstance(sig[-1], types.NoneType) for sig in classic),
+        "win": any(not isinstance(sig[-1], types.NoneType) for sig in classic),
+        "vengeance": bool(signatures(vengeance.play_games)),
+        "rows": bool(signatures(columns.rows_dispatcher())),
+    }
+    return [name for name, cached in has.items() if not cached]
+
+
+#: The pieces this process has run (or loaded): no need to look at the cache again.
+_ready: set[str] = set()
+
+
+def call(piece: str, dispatcher: Any, *args: Any) -> Any:
+    """`dispatcher(*args)`, with the line first when it compiles (`piece`: a PIECES key)."""
+    if piece not in _ready:
+        if will_compile(dispatcher, args):
+            from flip7.format import waiting
+
+            announce(piece, dispatcher.py_func.__code__.co_filename)
+            with waiting(f"compiling {PIECES[piece]} ..."):  # a spinner, on a terminal
+                result = dispatcher(*args)
+        else:
+            result = dispatcher(*args)
+        _ready.add(piece)
+        return result
+    return dispatcher(*args)
 
 
 @dataclass(frozen=True)
@@ -40,18 +156,40 @@ def numba_missing() -> str | None:
     return None
 
 
-def cache_dir() -> str:
-    """Where numba keeps the kernel's compiled code."""
+def cache_dir(near: str | None = None) -> str:
+    """Where numba keeps the compiled code of the functions in source file `near` (default:
+    the kernels'): NUMBA_CACHE_DIR when set, else `__pycache__` next to the file, or numba's
+    per-user directory when that is not writable."""
     configured = os.environ.get("NUMBA_CACHE_DIR")
     if configured:
         return configured
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+    source = os.path.abspath(near or __file__)
+    here = os.path.join(os.path.dirname(source), "__pycache__")
+    writable = os.access(here if os.path.isdir(here) else os.path.dirname(here), os.W_OK)
+    if writable:
+        return here
+    try:
+        from numba.core.caching import _UserWideCacheLocator
+
+        located = _UserWideCacheLocator.from_function(_probe, source)
+        if located is not None:
+            return str(located.get_cache_path())
+    except Exception:  # numba's internals moved
+        pass
+    return here
 
 
-def kernel() -> Callable[..., Any]:
-    """`flip7.kernel.core.play_games`, compiled (or loaded from the cache) on first use."""
+def _probe() -> None:
+    """A function of this file, for asking numba where it would cache it."""
+
+
+def kernel(warm: bool = True) -> Callable[..., Any]:
+    """`flip7.kernel.core.play_games`, compiled (or loaded from the cache) on first use,
+    without win's code (a batch with a win seat compiles that build when it first runs). With
+    `warm` False only imported, for a batch with a win seat: the build without win's code then
+    does not compile unless something else plays it."""
     global _kernel, _info
-    if _kernel is not None:
+    if _kernel is not None and (_info is not None or not warm):
         return _kernel
     missing = numba_missing()
     if missing:
@@ -60,19 +198,47 @@ def kernel() -> Callable[..., Any]:
     from flip7.kernel import core
     from flip7.kernel.batch import warm_up
 
-    stamp = _refresh_if_callees_changed(core)
-    warm_up(core.play_games)
-    _write_stamp(stamp)
-    _warm_passes()
-    stats = core.play_games.stats
-    _info = LoadInfo(
+    if _kernel is None:
+        # drops stale cached code before anything compiles; recorded for the next process
+        _write_stamp(_refresh_if_callees_changed(core))
+        _kernel = core.play_games
+    if warm:
+        warm_up(core.play_games)
+        _info = _measured(t0, c0, core.play_games)
+    return _kernel
+
+
+def _measured(t0: float, c0: float, dispatcher: Any) -> LoadInfo:
+    return LoadInfo(
         seconds=time.perf_counter() - t0,
         cpu_seconds=time.process_time() - c0,
-        compiled=bool(stats.cache_misses),
+        compiled=bool(dispatcher.stats.cache_misses),
         cache_dir=cache_dir(),
     )
-    _kernel = core.play_games
-    return _kernel
+
+
+_win_info: LoadInfo | None = None
+
+
+def win_kernel() -> LoadInfo:
+    """Compile (or load) the classic kernel's build with win's code now, as the first batch
+    with a win seat would; how long it took."""
+    global _win_info
+    if _win_info is None:
+        from flip7.kernel.batch import warm_up
+
+        play_games = kernel(warm=False)
+        t0, c0 = time.perf_counter(), time.process_time()
+        misses = len(play_games.stats.cache_misses)
+        warm_up(play_games, win=True)
+        info = _measured(t0, c0, play_games)
+        _win_info = LoadInfo(
+            info.seconds,
+            info.cpu_seconds,
+            len(play_games.stats.cache_misses) > misses,
+            info.cache_dir,
+        )
+    return _win_info
 
 
 _vengeance: Callable[..., Any] | None = None
@@ -84,18 +250,15 @@ def vengeance_kernel() -> Callable[..., Any]:
     global _vengeance, _vengeance_info
     if _vengeance is not None:
         return _vengeance
-    kernel()  # the classic kernel and its event-rows pass, which the pipeline uses too
+    missing = numba_missing()
+    if missing:
+        raise ValueError(missing)
     t0, c0 = time.perf_counter(), time.process_time()
     from flip7.kernel import vengeance
     from flip7.kernel.batch import warm_up_vengeance
 
     warm_up_vengeance(vengeance.play_games)
-    _vengeance_info = LoadInfo(
-        seconds=time.perf_counter() - t0,
-        cpu_seconds=time.process_time() - c0,
-        compiled=bool(vengeance.play_games.stats.cache_misses),
-        cache_dir=cache_dir(),
-    )
+    _vengeance_info = _measured(t0, c0, vengeance.play_games)
     _vengeance = vengeance.play_games
     return _vengeance
 
@@ -143,12 +306,20 @@ def _write_stamp(stamp: tuple[str, str] | None) -> None:
         pass
 
 
-def _warm_passes() -> None:
-    """Compile (or load) the pass that turns the kernel's buffers into the stored tables'
-    columns (flip7.kernel.columns.table_rows)."""
-    from flip7.kernel.columns import warm
+_rows_info: LoadInfo | None = None
 
-    warm()
+
+def rows_pass() -> LoadInfo:
+    """Compile (or load) the pass that turns the kernel's buffers into the stored tables'
+    columns (flip7.kernel.columns.table_rows), which the pipeline's shards use."""
+    global _rows_info
+    if _rows_info is None:
+        from flip7.kernel import columns
+
+        t0, c0 = time.perf_counter(), time.process_time()
+        columns.warm()
+        _rows_info = _measured(t0, c0, columns.rows_dispatcher())
+    return _rows_info
 
 
 def loaded(vengeance: bool = False) -> bool:
@@ -156,18 +327,29 @@ def loaded(vengeance: bool = False) -> bool:
     return (_vengeance if vengeance else _kernel) is not None
 
 
-def load_info(vengeance: bool = False) -> LoadInfo:
-    """How the kernel was loaded in this process (loading it if needed); with `vengeance`, the
-    "With a Vengeance" kernel too (the figures then cover both)."""
-    kernel()
-    assert _info is not None
-    if not vengeance:
-        return _info
-    vengeance_kernel()
-    assert _vengeance_info is not None
+def load_info(vengeance: bool = False, rows: bool = False, win: bool = False) -> LoadInfo:
+    """How this process got the classic kernel, or with `vengeance` the "With a Vengeance"
+    kernel, or with `win` the classic kernel's build with win's code (loading it if needed);
+    with `rows`, the pipeline's table pass too (the figures then cover both)."""
+    if vengeance:
+        vengeance_kernel()
+        info = _vengeance_info
+    elif win:
+        info = win_kernel()
+    else:
+        kernel()
+        info = _info
+    assert info is not None
+    if not rows:
+        return info
+    return combined(info, rows_pass())
+
+
+def combined(a: LoadInfo, b: LoadInfo) -> LoadInfo:
+    """Two loads' figures added up."""
     return LoadInfo(
-        seconds=_info.seconds + _vengeance_info.seconds,
-        cpu_seconds=_info.cpu_seconds + _vengeance_info.cpu_seconds,
-        compiled=_info.compiled or _vengeance_info.compiled,
-        cache_dir=_info.cache_dir,
+        seconds=a.seconds + b.seconds,
+        cpu_seconds=a.cpu_seconds + b.cpu_seconds,
+        compiled=a.compiled or b.compiled,
+        cache_dir=a.cache_dir,
     )

@@ -90,9 +90,10 @@ def _pad(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
     return out
 
 
-def tables(policies: list[Policy], target: int) -> tuple[np.ndarray, np.ndarray, tuple]:
+def tables(policies: list[Policy], target: int) -> tuple[np.ndarray, np.ndarray, tuple | None]:
     """(meta row per policy, meta rows, the array tuple) for the kernel, the tables of the
-    game's `target` (solved first when not cached, as the reference policy would)."""
+    game's `target` (solved first when not cached, as the reference policy would); the tuple
+    is None when no seat plays win (the kernel then compiles without win's code)."""
     from flip7.kernel.core import N_WIN_META as CORE_N_WIN_META
 
     assert CORE_N_WIN_META == N_WIN_META
@@ -130,7 +131,7 @@ def tables(policies: list[Policy], target: int) -> tuple[np.ndarray, np.ndarray,
             ]
         )
     if not meta:
-        return rows, np.zeros((1, N_WIN_META), dtype=np.int64), placeholder()
+        return rows, np.zeros((1, N_WIN_META), dtype=np.int64), None  # no win code compiled
     # The arrays (the sweeps' workspaces and the laws met so far with them) serve the next
     # batch of the same tables too, also read again by another policy object (a new line-up):
     # one set per thread, for the last tables asked for (named by model key and target).
@@ -203,7 +204,8 @@ def _arrays(wtables: list[Any], spaces: list[Any], dp_hits: list[np.ndarray]) ->
 
 
 def placeholder() -> tuple:
-    """The array tuple when no seat plays win (the same types, nothing in them)."""
+    """An array tuple of the same types as `tables` gives, nothing in them: warms the kernel
+    built with win's code (flip7.kernel.load.win_kernel) without solving a table."""
     i2 = np.zeros((1, 1), np.int64)
     i3 = np.zeros((1, 1, 1), np.int64)
     return (

@@ -23,18 +23,32 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
 from flip7.cards import CLASSIC, MODIFIERS, N_CARD_IDS, PLUS_VALUE, Card, Deck
 from flip7.solver.phases import Phases, build_phases
 
-#: Bumped when the solver's meaning changes, so cached tables from older code are not reused.
-SOLVER_VERSION = 1
 #: Numbers 0..12 (13 exists only in the Vengeance deck, which no model covers).
 N_NUMBERS = 13
 MAX_HELD = 6  # a seventh distinct number is a Flip 7, which ends the round
 N_MODS = len(MODIFIERS)
+
+
+@cache
+def code_digest() -> str:
+    """A digest of the source of every module the solved tables depend on: flip7/solver/*.py
+    and flip7/cards.py (the deck)."""
+    import flip7.cards
+
+    here = Path(__file__).resolve().parent
+    files = sorted(here.glob("*.py")) + [Path(flip7.cards.__file__)]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
 
 _MODELLED = set(range(N_NUMBERS)) | set(MODIFIERS) | {Card.FREEZE, Card.FLIP_THREE}
 _MODELLED.add(Card.SECOND_CHANCE)
@@ -74,8 +88,9 @@ class Model:
 
     @property
     def key(self) -> str:
-        """A short hash of everything the solution depends on (names cache files)."""
-        text = f"{SOLVER_VERSION}|{self.deck.counts}|{self.keep_duplicate}|{self.bonus}"
+        """A short hash of everything the solution depends on, the model and the solver's code
+        (names cache files: a changed solver never reads a table an older one wrote)."""
+        text = f"{code_digest()}|{self.deck.counts}|{self.keep_duplicate}|{self.bonus}"
         return hashlib.sha1(text.encode()).hexdigest()[:10]
 
     @property

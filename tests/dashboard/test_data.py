@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -206,8 +205,8 @@ def test_a_page_goes_before_the_background_preparation(field_lake, monkeypatch):
     )
     bg.start()
     assert started.wait(60)
-    t0 = time.perf_counter()
+    # The background query never ends unless interrupted: waiting for it would hang here (and
+    # the per-test timeout would name this test).
     assert not data.league(root, "field").empty
-    assert time.perf_counter() - t0 < 20
     bg.join(60)
     assert not bg.is_alive() and {"league", "card_counting"} <= wh.computed

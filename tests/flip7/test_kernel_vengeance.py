@@ -4,23 +4,22 @@ from __future__ import annotations
 
 import os
 
+import numba  # noqa: F401  (a dependency: imported, never skipped; docs/testing.md)
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("numba")
-
-from flip7 import kernel  # noqa: E402
-from flip7.cards import Card, Deck  # noqa: E402
-from flip7.engine import END_NO_CARDS, END_RESHUFFLE_CAP  # noqa: E402
-from flip7.events import EventKind  # noqa: E402
-from flip7.kernel import encode  # noqa: E402
-from flip7.policies import parse_policies  # noqa: E402
-from flip7.rng import derive_seed  # noqa: E402
-from flip7.rules import parse_ruleset  # noqa: E402
-from flip7.simulate import rotated  # noqa: E402
-from flip7.variants import VENGEANCE_CARDS, deck_from_counts, parse_variant  # noqa: E402
+from flip7 import kernel
+from flip7.cards import Card, Deck
+from flip7.engine import END_NO_CARDS, END_RESHUFFLE_CAP
+from flip7.events import EventKind
+from flip7.kernel import encode
+from flip7.policies import parse_policies
+from flip7.rng import derive_seed
+from flip7.rules import parse_ruleset
+from flip7.simulate import rotated
+from flip7.variants import VENGEANCE_CARDS, deck_from_counts, parse_variant
 
 SPECS = [
     "sum:20",
@@ -265,7 +264,6 @@ def test_one_round_mode_equals_the_reference_play_round():
 
 def test_dp_seats_play_ev_as_the_reference_does():
     """In Vengeance the solver's dp policy falls back to ev; the kernel plays it so."""
-    pytest.importorskip("flip7.solver")
     from flip7.policies import parse_policy
 
     lineup = [parse_policy("dp"), *parse_policies("sum:20,evc")]

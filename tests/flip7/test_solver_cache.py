@@ -81,3 +81,15 @@ def test_models_get_different_keys():
     """Each model's table file is named by a hash of its deck and rules."""
     keys = {get_model(n).key for n in ("basic", "real", "full")}
     assert len(keys) == 3
+
+
+def test_a_tables_key_changes_with_the_solvers_code(monkeypatch):
+    """Cached tables are named by a digest of the model and of the solver's source, not a
+    hand-bumped version: other solver code never reads this code's tables."""
+    from flip7.solver import model as solver_model
+
+    basic = solver_model.get_model("basic")
+    key = basic.key
+    monkeypatch.setattr(solver_model, "code_digest", lambda: "an edited solver")
+    assert basic.key != key
+    assert table_path(basic).name != f"dp-basic-{key}.bin"

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -48,9 +49,10 @@ def imported_with(kernel: str | None, code: str = PROBE) -> list[bool]:
 
 def test_importing_it_loads_the_kernel_the_environment_names_and_nothing_otherwise() -> None:
     """Imported with PRELOAD_ENV=classic the process has the classic kernel, with vengeance
-    both; without it, or with a name that is no kernel, it does not even import numba."""
+    the Vengeance kernel alone (a kernel compiles only where it runs); without it, or with a
+    name that is no kernel, it does not even import numba."""
     assert imported_with("classic") == [True, False, True]
-    assert imported_with("vengeance") == [True, True, True]
+    assert imported_with("vengeance") == [False, True, True]
     assert imported_with(None) == [False, False, False]
     assert imported_with("fast") == [False, False, False]
 
@@ -67,7 +69,7 @@ def test_a_failed_preload_is_left_to_the_first_task(monkeypatch: pytest.MonkeyPa
     reports it with its shard."""
     import flip7.kernel
 
-    def broken(vengeance: bool = False) -> None:
+    def broken(**kwargs: bool) -> None:
         raise ValueError("numba is not installed")
 
     monkeypatch.setattr(flip7.kernel, "load_info", broken)
@@ -76,14 +78,33 @@ def test_a_failed_preload_is_left_to_the_first_task(monkeypatch: pytest.MonkeyPa
 
 
 def test_the_kernel_a_plan_needs() -> None:
-    """kernel_of: classic for a plan the kernel plays, vengeance for a Vengeance plan, None
-    when every cell plays on the reference engine."""
+    """kernel_of: classic for a plan the kernel plays (win for the build with win's code),
+    vengeance for a Vengeance plan, None when every cell plays on the reference engine."""
     lineup = '[[lineups]]\nseats = ["sum:20", "ev"]\n'
     classic = parse_spec(f'name = "k"\nseed = 1\ngames = 10\n{lineup}')
     vengeance = parse_spec(f'name = "v"\nseed = 1\ngames = 10\nvariant = "vengeance"\n{lineup}')
     assert kernel_of(make_plan(classic)) == "classic"
     assert kernel_of(make_plan(vengeance)) == "vengeance"
     assert kernel_of(make_plan(classic, engine="reference")) is None
+
+
+def test_a_plan_with_win_seats_needs_the_build_with_wins_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """kernel_of names the classic kernel's builds without and with win's code that the cells
+    play (a real plan with win would solve its tables at target 200 first: minutes)."""
+    import pipeline.run
+
+    def plan(*lineups: tuple[str, ...]) -> SimpleNamespace:
+        cells = [SimpleNamespace(cell=i, lineup=seats) for i, seats in enumerate(lineups)]
+        return SimpleNamespace(cells=cells, spec=SimpleNamespace(variant="classic"))
+
+    monkeypatch.setattr(
+        pipeline.run, "cell_engines", lambda p: {c.cell: ("kernel", None) for c in p.cells}
+    )
+    assert kernel_of(plan(("sum:20", "ev"), ("win:fast", "ev"))) == "classic,win"  # type: ignore[arg-type]
+    assert kernel_of(plan(("win", "win:real"))) == "win"  # type: ignore[arg-type]
+    assert kernel_of(plan(("ev", "winner:x"))) == "classic"  # type: ignore[arg-type]
 
 
 @pytest.mark.ray

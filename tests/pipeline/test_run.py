@@ -150,8 +150,7 @@ def test_killed_driver_then_resume(reference: tuple[Path, Plan], tmp_path: Path)
     )
     lake = Lake.open(str(root))
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and proc.poll() is None:
+        while proc.poll() is None:  # bounded by the per-test timeout
             manifest = lake.read_manifest("t") if lake.exists(lake.manifest_path("t")) else None
             if manifest and len(manifest["shards"]) >= 2:
                 break

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -28,11 +27,9 @@ def test_unreachable_address_writes_nothing(
     the lake is untouched, so the same command can simply be run again."""
     spec = write_spec(tmp_path / "s.toml")
     lake = tmp_path / "lake"
-    t0 = time.monotonic()
     argv = ["tournament", "run", str(spec), "--data", str(lake), "--address", "127.0.0.1:1"]
     assert main([*argv, "--no-file"]) == 1
     one_line(capsys.readouterr().err, "127.0.0.1:1", "no Ray answers")
-    assert time.monotonic() - t0 < 20
     assert not lake.exists()
 
 

@@ -4,7 +4,6 @@ answers (a time limit stops it)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -84,10 +83,9 @@ def test_a_policy_that_never_answers_is_stopped(
 ) -> None:
     """--policy-timeout ends a policy stuck in a loop (that swallows ordinary exceptions) and
     names it and its seat."""
-    t0 = time.monotonic()
     argv = [*COMMANDS[command], "-p", f"ev,{MOD}:NeverAnswers", "--policy-timeout", "1"]
-    code, err = run(argv, capsys)
-    assert code == 2 and time.monotonic() - t0 < 30
+    code, err = run(argv, capsys)  # without the limit, a hang that the per-test timeout names
+    assert code == 2
     one_line(err, f"policy '{MOD}:NeverAnswers' at seat ", "did not answer hit", "1 s")
 
 
@@ -117,8 +115,6 @@ def test_a_tournament_shard_stops_a_policy_that_never_answers(tmp_path: Path) ->
     """A shard's time limit (--policy-timeout, or the spec's policy_timeout) stops it."""
     spec = parse_spec(spec_text(seats=("ev", f"{MOD}:NeverAnswers"), extra="policy_timeout = 1"))
     assert spec.policy_timeout == 1.0
-    t0 = time.monotonic()
     with pytest.raises(PolicyError, match=f"'{MOD}:NeverAnswers' at seat \\d did not answer"):
         run_shard(make_plan(spec).shards[0], str(tmp_path), policy_timeout=spec.policy_timeout)
-    assert time.monotonic() - t0 < 30
     assert not list(tmp_path.rglob("*.parquet"))
