@@ -96,12 +96,28 @@ def test_rows_equal_the_engine_game_by_game(tables: dict[str, pa.Table]) -> None
 
 def test_rows_do_not_depend_on_the_shard_split(tables: dict[str, pa.Table]) -> None:
     """Games [10, 40) in one shard or split at 23 give the same rows (the shard number is only
-    in the file name)."""
+    in the file name); the rollups, sums over a shard's games, add up to the whole's."""
     a = dataclasses.replace(TASK, shard=7, stop=23)
     b = dataclasses.replace(TASK, shard=8, start=23)
     for name, whole in tables.items():
         parts = pa.concat_tables([simulate_shard(a)[name], simulate_shard(b)[name]])
+        if name == "rollups":
+            assert summed(parts) == summed(whole)
+            continue
         assert parts.to_pylist() == whole.to_pylist()
+
+
+def summed(rollups: pa.Table) -> dict[tuple[object, ...], list[int]]:
+    """A rollups table's sums added up per group, whatever the shards (first game and seating
+    aside: they name a shard)."""
+    keys = ("cell", "variant", "ruleset", "grouping", "figure", "policy", "opponent", "key")
+    sums = ("games", "y", "n", "yy", "nn", "yn")
+    out: dict[tuple[object, ...], list[int]] = {}
+    for row in rollups.to_pylist():
+        total = out.setdefault(tuple(row[k] for k in keys), [0] * len(sums))
+        for i, k in enumerate(sums):
+            total[i] += row[k]
+    return out
 
 
 def test_paired_cells_share_shuffles() -> None:
