@@ -6,6 +6,8 @@ named queries the dashboard and the report read; `verify()` checks the lake agai
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -21,8 +23,27 @@ _LAZY = {
     "connect": "warehouse.db",
     "EmptyLakeError": "warehouse.lake",
     "data_root": "warehouse.lake",
-    "verify": "warehouse.verify",
 }
+
+
+class _Package(types.ModuleType):
+    """This package, whose `verify` is always the function `warehouse.verify.verify`: importing
+    the submodule of that name sets the package's attribute `verify` to the submodule (after
+    it loads, whoever imports it), which would shadow the function for every later
+    `from warehouse import verify`; here that binding is ignored."""
+
+    @property
+    def verify(self) -> Any:
+        from warehouse.verify import verify
+
+        return verify
+
+    @verify.setter
+    def verify(self, value: object) -> None:
+        pass  # the import system binding the submodule: the name stays the function
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:
