@@ -86,7 +86,16 @@ class WinPolicy(DPPolicy):
         self.freeze = freeze
         #: The opponent's round-score law under dp, per hand it shows (totals do not enter).
         self._laws: dict[tuple[int, int, int, int], np.ndarray] = {}
-        self._use(self.table_for(target))
+        #: The table the policy plays by, loaded (or solved) when first needed: parsing a
+        #: `win` spec, or naming it in a line-up that is checked, solves nothing.
+        self._target = target
+
+    def __getattr__(self, name: str) -> object:
+        """The dp policy's table and its fields (`table`, ...), on first use (see _target)."""
+        if name.startswith("__") or "table" in self.__dict__ or "_target" not in self.__dict__:
+            raise AttributeError(name)
+        self._use(self.table_for(self._target))
+        return object.__getattribute__(self, name)
 
     def table_for(self, target: int):  # type: ignore[no-untyped-def]
         """The win tables for `target` (loaded, or solved and cached, on first use)."""
