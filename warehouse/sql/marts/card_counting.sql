@@ -23,10 +23,11 @@
 -- games. Both policies in one cell (lineup = base_lineup) share its games: the clusters are
 -- the cell's games and the interval is the paired one above over them (z_g = R for a game where
 -- a policy did not sit), which keeps the covariance of sharing the table.
--- Cost: the pairs of cells and every unpaired figure come from the manifests and the shards'
--- rollups; only the paired games and the same-cell games are read per game (a product of two
--- per-game figures is not a sum over one shard's games), and only the two policies' seats in
--- the cells concerned (none in a run without counting).
+-- Cost: everything comes from the manifests and the shards' rollups. The paired and same-cell
+-- intervals need products of two per-game figures, which the rollups' per-game lists (game_y,
+-- game_n of the two policies' win and points) give shard by shard: each pair of shards holding
+-- the same games adds its sums and second moments, and the variance is computed from their
+-- totals in closed form, so the mart costs shards, not games.
 with cells as (
     select * from int_cells
 ),
