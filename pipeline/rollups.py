@@ -5,7 +5,9 @@ Each shard task writes, beside its games, rounds and events files, one small `ro
 whole, a seat, a turn position, a round score, two policies that met) and each figure of it,
 the six sums of the statistics contract over the shard's games, a game being one cluster:
 `games` (G: games that add a term), `y`, `n`, `yy`, `nn`, `yn` (the sums of y_g, n_g, y_g²,
-n_g² and y_g·n_g). They add across shards, so the warehouse answers from shards x groups rows
+n_g² and y_g·n_g). The 'policy' rows of figures 'win' and 'points' also list each game's y_g
+and n_g in game order (`game_y`, `game_n`; empty on every other row): the card-counting mart
+pairs two cells' games with them, shard by shard, without reading the games. They add across shards, so the warehouse answers from shards x groups rows
 whatever the number of games (warehouse/sql/marts read `stg_rollups`), and `flip7 warehouse
 verify` rebuilds each shard's rollup from its games and rounds files with the SQL definition
 (warehouse/sql/intermediate/int_rollups_from_tables.sql) and compares the two.
@@ -71,6 +73,7 @@ class _Rows:
         self.cols: dict[str, list[np.ndarray]] = {
             k: [] for k in ("grouping", "figure", "policy", "opponent", "key", *SUMS)
         }
+        self.lists: dict[str, list[np.ndarray]] = {"game_y": [], "game_n": []}
 
     def add(
         self,
@@ -80,9 +83,16 @@ class _Rows:
         key: np.ndarray,
         sums: np.ndarray,  # (rows, 6)
         opponent: np.ndarray | None = None,
+        per_game: tuple[np.ndarray, np.ndarray] | None = None,  # (rows, games) y and n
     ) -> None:
         keep = sums[:, 0] > 0
         m = int(keep.sum())
+        for name, values in zip(("game_y", "game_n"), per_game or (None, None), strict=True):
+            # a row's games are its first `games` entries (the games its policy sat in)
+            self.lists[name] += [
+                np.zeros(0, np.int64) if values is None else values[i, : sums[i, 0]]
+                for i in np.flatnonzero(keep)
+            ]
         self.cols["grouping"].append(np.full(m, GROUPINGS.index(grouping), np.int32))
         self.cols["figure"].append(np.full(m, FIGURES.index(figure), np.int32))
         self.cols["policy"].append(policy[keep].astype(np.int32))
@@ -147,6 +157,12 @@ def rollup_table(games: pa.Table, rounds: pa.Table, players: int) -> pa.Table:
         for name, parts in out.cols.items()
     }
     m = len(cols["games"])
+    lists = {}
+    for name, parts in out.lists.items():
+        offsets = np.zeros(m + 1, np.int64)
+        np.cumsum([len(v) for v in parts], out=offsets[1:])
+        values = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        lists[name] = arrow.list_array(offsets, values, ROLLUPS.field(name).type)
     return arrow.table(
         {
             "cell": np.full(m, _first(games, "cell", -1), np.int32),
@@ -163,6 +179,7 @@ def rollup_table(games: pa.Table, rounds: pa.Table, players: int) -> pa.Table:
             ),
             "key": cols["key"],
             **{name: cols[name].astype(np.int64) for name in SUMS},
+            **lists,
         },
         ROLLUPS,
     )
@@ -184,12 +201,15 @@ def _add_rows(
     pos_s: np.ndarray,
     score_c: np.ndarray,
     vs_s: np.ndarray,
+    game_y: np.ndarray,
+    game_n: np.ndarray,
 ) -> None:
     """The compiled pass's arrays as rollup rows (groups with no game left out)."""
     policies = np.arange(P)
     none = np.full(P, -1)
     for f, figure in enumerate(POLICY_FIGURES):
-        out.add("policy", figure, policies, none, pol_s[f])
+        per_game = (game_y[f], game_n[f]) if f < 2 else None  # win, points
+        out.add("policy", figure, policies, none, pol_s[f], per_game=per_game)
     for f, figure in enumerate(CELL_FIGURES):
         out.add("cell", figure, np.array([P]), np.array([-1]), cell_s[f][None, :])
     # seat and position arrays are (figure, key, policy or P for ALL, 6)
@@ -275,6 +295,10 @@ def _accumulate(  # type: ignore[no-untyped-def]
     pos_s = np.zeros((3, n, P + 1, 6))
     score_c = np.zeros((P, max(span, 0)), np.int64)
     vs_s = np.zeros((2, P, P, 6))
+    # win and points: each policy's (y, n) per game it sat in, the policy's g-th such game at g
+    game_y = np.zeros((2, P, k), np.int64)
+    game_n = np.zeros((2, P, k), np.int64)
+    sat = np.zeros(P, np.int64)
     g_pol = np.zeros((7, P))  # per game: wins, points, rank, busts, flip7s, stays, freezes
     g_seats = np.zeros(P)
     g_rounds = np.zeros(P)  # seat-rounds from the games rows
@@ -346,6 +370,11 @@ def _accumulate(  # type: ignore[no-untyped-def]
                 _add(pol_s[0, p], g_pol[0, p], g_seats[p])
                 _add(pol_s[1, p], g_pol[1, p], g_rounds[p])
                 _add(pol_s[2, p], g_pol[2, p], g_seats[p])
+                game_y[0, p, sat[p]] = g_pol[0, p]
+                game_n[0, p, sat[p]] = g_seats[p]
+                game_y[1, p, sat[p]] = g_pol[1, p]
+                game_n[1, p, sat[p]] = g_rounds[p]
+                sat[p] += 1
             if r_rounds[p] > 0:
                 for f in range(3, 7):
                     _add(pol_s[f, p], g_pol[f, p], r_rounds[p])
@@ -371,4 +400,6 @@ def _accumulate(  # type: ignore[no-untyped-def]
         pos_s.astype(np.int64),
         score_c,
         vs_s.astype(np.int64),
+        game_y,
+        game_n,
     )

@@ -129,6 +129,10 @@ ROLLUPS = _fields(
     ("yy", pa.int64()),
     ("nn", pa.int64()),
     ("yn", pa.int64()),
+    # grouping 'policy', figures 'win' and 'points': the y and n of each game the policy sat in,
+    # in game order (what pairs two cells' games without reading them); empty on other rows
+    ("game_y", pa.list_(pa.field("element", pa.int64(), nullable=False))),
+    ("game_n", pa.list_(pa.field("element", pa.int64(), nullable=False))),
 )
 
 TABLES: dict[str, pa.Schema] = {

@@ -52,6 +52,8 @@ ROLLUPS = pa.schema(
             ("opponent", _DICT),
             ("key", pa.int16()),
             *((s, pa.int64()) for s in ("games", "y", "n", "yy", "nn", "yn")),
+            ("game_y", _INT64S),
+            ("game_n", _INT64S),
         )
     ]
 )

@@ -237,6 +237,29 @@ sums as (
     group by all
 ),
 
+-- A policy's win and points y and n of each game it sat in, in game order (the lists the
+-- card-counting mart pairs two cells' games with); every other row's lists are empty.
+game_lists as (
+    select
+        run,
+        shard,
+        'policy' as grouping,
+        f.figure,
+        policy,
+        list(f.y order by game) as game_y,
+        list(f.n order by game) as game_n
+    from (
+        select
+            *,
+            unnest([
+                {'figure': 'win', 'y': wins, 'n': seats},
+                {'figure': 'points', 'y': points, 'n': seat_rounds}
+            ]) as f
+        from policy_games
+    )
+    group by run, shard, f.figure, policy
+),
+
 final as (
     select
         s.run,
@@ -257,9 +280,18 @@ final as (
         cast(s.n as bigint) as n,
         cast(s.yy as bigint) as yy,
         cast(s.nn as bigint) as nn,
-        cast(s.yn as bigint) as yn
+        cast(s.yn as bigint) as yn,
+        cast(coalesce(l.game_y, []) as bigint []) as game_y,
+        cast(coalesce(l.game_n, []) as bigint []) as game_n
     from sums as s
     inner join shard_cells as c on s.run = c.run and s.shard = c.shard
+    left join game_lists as l
+        on
+            s.run = l.run
+            and s.shard = l.shard
+            and s.grouping = l.grouping
+            and s.figure = l.figure
+            and s.policy = l.policy
 )
 
 select * from final

@@ -23,10 +23,11 @@
 -- games. Both policies in one cell (lineup = base_lineup) share its games: the clusters are
 -- the cell's games and the interval is the paired one above over them (z_g = R for a game where
 -- a policy did not sit), which keeps the covariance of sharing the table.
--- Cost: the pairs of cells and every unpaired figure come from the manifests and the shards'
--- rollups; only the paired games and the same-cell games are read per game (a product of two
--- per-game figures is not a sum over one shard's games), and only the two policies' seats in
--- the cells concerned (none in a run without counting).
+-- Cost: everything comes from the manifests and the shards' rollups. The paired and same-cell
+-- intervals need products of two per-game figures, which the rollups' per-game lists (game_y,
+-- game_n of the two policies' win and points) give shard by shard: each pair of shards holding
+-- the same games adds its sums and second moments, and the variance is computed from their
+-- totals in closed form, so the mart costs shards, not games.
 with cells as (
     select * from int_cells
 ),
@@ -134,65 +135,260 @@ same_cell as (
     select * from twins where lineup = base_lineup
 ),
 
--- The seats read per game: the counting policy's and its twin's in each pair of cells, and
--- both policies' in a cell that seats both; (wins, seats, points, rounds) of the policy's seats
--- in each game, as the cells' own figures count them (fct_policy_games). One scan of the games,
--- filtered before anything is grouped (none at all in a run without counting).
+-- The comparisons read per game, each a set of clusters shared by both sides: a pair of cells
+-- (method 'paired': a cluster is a pair of games dealt the same shuffles) or the one cell both
+-- policies sit in (its games; the counting side's cell on both sides).
+shared as (
+    select
+        run, variant, ruleset, players, lineup, base_lineup, counting, base, cell_a as cell_c,
+        cell_b, 'paired' as method
+    from cell_pairs
+    union all
+    select
+        run, variant, ruleset, players, lineup, base_lineup, counting, base, cell_c,
+        cell_c as cell_b, 'unpaired' as method
+    from same_cell
+),
+
 wanted as (
-    select run, cell_a as cell, counting as policy from cell_pairs
+    select run, cell_c as cell, counting as policy from shared
     union
-    select run, cell_b as cell, base as policy from cell_pairs
-    union
-    select run, cell_c as cell, counting as policy from same_cell
-    union
-    select run, cell_c as cell, base as policy from same_cell
+    select run, cell_b as cell, base as policy from shared
 ),
 
-picked as (
+-- Each shard's per-game lists of the two policies' (y, n): wins over seats and points over
+-- seat-rounds of the policy's seats in each game, in game order, as the rollups store them for
+-- every shard (game i of a list is the cell's game first_game + i: every policy of a cell sits
+-- in every game of it). Only these rows' lists are read.
+game_lists as (
     select
-        g.run,
-        g.cell,
-        g.cell_game,
-        g.game,
-        g.policy,
-        count(*) as seats,
-        count(*) filter (g.winner) as wins,
-        sum(g.total) as points,
-        sum(g.rounds) as rounds
-    from stg_games as g
-    semi join wanted as w on g.run = w.run and g.cell = w.cell and g.policy = w.policy
-    group by g.run, g.cell, g.cell_game, g.game, g.policy
+        r.run,
+        r.cell,
+        r.policy,
+        r.figure,
+        r.first_game,
+        cast(r.game_y as double []) as ys,
+        cast(r.game_n as double []) as ns
+    from stg_rollups as r
+    semi join wanted as w on r.run = w.run and r.cell = w.cell and r.policy = w.policy
+    where r.grouping = 'policy' and r.figure in ('win', 'points')
 ),
 
-paired_games as (
+sided as (
     select
-        p.run,
-        p.variant,
-        p.ruleset,
-        p.players,
-        p.lineup,
-        p.base_lineup,
-        p.counting,
-        p.base,
-        'paired' as method,
-        c.cell_game as cluster,
-        c.wins as wins_c,
-        c.seats as seats_c,
-        c.points as points_c,
-        c.rounds as rounds_c,
-        b.wins as wins_b,
-        b.seats as seats_b,
-        b.points as points_b,
-        b.rounds as rounds_b
-    from cell_pairs as p
-    inner join picked as c
-        on p.run = c.run and p.cell_a = c.cell and p.counting = c.policy
-    inner join picked as b
+        k.*,
+        c.figure,
+        c.first_game,
+        c.ys as yc,
+        c.ns as nc
+    from shared as k
+    inner join game_lists as c
+        on k.run = c.run and k.cell_c = c.cell and k.counting = c.policy
+),
+
+-- A shard of the counting side beside the shard of the base side that holds the same games
+-- (same first game and length: the shards of two cells of one run are split alike), so that
+-- game i of one list pairs with game i of the other.
+aligned as (
+    select
+        s.*,
+        b.ys as yb,
+        b.ns as nb
+    from sided as s
+    inner join game_lists as b
         on
-            p.run = b.run
-            and p.cell_b = b.cell
-            and p.base = b.policy
+            s.run = b.run
+            and s.cell_b = b.cell
+            and s.base = b.policy
+            and s.figure = b.figure
+            and s.first_game = b.first_game
+            and len(s.yc) = len(b.ys)
+),
+
+-- Each aligned pair of shards' sums and second moments over its pairs of games: they add
+-- across pairs of shards, so the interval below costs pairs of shards, not games.
+aligned_moments as (
+    select
+        run, variant, ruleset, players, lineup, base_lineup, counting, base, method, figure,
+        len(yc) as g,
+        list_sum(yc) as syc,
+        list_sum(nc) as snc,
+        list_sum(yb) as syb,
+        list_sum(nb) as snb,
+        list_dot_product(yc, yc) as ycyc,
+        list_dot_product(nc, nc) as ncnc,
+        list_dot_product(yc, nc) as ycnc,
+        list_dot_product(yb, yb) as ybyb,
+        list_dot_product(nb, nb) as nbnb,
+        list_dot_product(yb, nb) as ybnb,
+        list_dot_product(yc, yb) as ycyb,
+        list_dot_product(yc, nb) as ycnb,
+        list_dot_product(nc, yb) as ncyb,
+        list_dot_product(nc, nb) as ncnb
+    from aligned
+),
+
+-- Shards that align with none of the other side's (cells split otherwise): their lists
+-- unnested, one row per game of the cell, and paired on the cell's game.
+unaligned_games as (
+    select
+        run, variant, ruleset, players, lineup, base_lineup, counting, base, method, figure,
+        cell_c, cell_b, 'c' as side,
+        first_game + generate_subscripts(yc, 1) - 1 as cell_game,
+        unnest(yc) as y,
+        unnest(nc) as n
+    from sided as s
+    where not exists (
+        select 1 from aligned as a
+        where
+            a.run = s.run and a.cell_c = s.cell_c and a.cell_b = s.cell_b
+            and a.counting = s.counting and a.base = s.base and a.figure = s.figure
+            and a.first_game = s.first_game
+    )
+    union all
+    select
+        k.run, k.variant, k.ruleset, k.players, k.lineup, k.base_lineup, k.counting, k.base,
+        k.method, b.figure, k.cell_c, k.cell_b, 'b' as side,
+        b.first_game + generate_subscripts(b.ys, 1) - 1 as cell_game,
+        unnest(b.ys) as y,
+        unnest(b.ns) as n
+    from shared as k
+    inner join game_lists as b
+        on k.run = b.run and k.cell_b = b.cell and k.base = b.policy
+    where not exists (
+        select 1 from aligned as a
+        where
+            a.run = k.run and a.cell_c = k.cell_c and a.cell_b = k.cell_b
+            and a.counting = k.counting and a.base = k.base and a.figure = b.figure
+            and a.first_game = b.first_game
+    )
+),
+
+unaligned_moments as (
+    select
+        c.run, c.variant, c.ruleset, c.players, c.lineup, c.base_lineup, c.counting, c.base,
+        c.method, c.figure,
+        count(*) as g,
+        sum(c.y) as syc,
+        sum(c.n) as snc,
+        sum(b.y) as syb,
+        sum(b.n) as snb,
+        sum(c.y * c.y) as ycyc,
+        sum(c.n * c.n) as ncnc,
+        sum(c.y * c.n) as ycnc,
+        sum(b.y * b.y) as ybyb,
+        sum(b.n * b.n) as nbnb,
+        sum(b.y * b.n) as ybnb,
+        sum(c.y * b.y) as ycyb,
+        sum(c.y * b.n) as ycnb,
+        sum(c.n * b.y) as ncyb,
+        sum(c.n * b.n) as ncnb
+    from unaligned_games as c
+    inner join unaligned_games as b
+        on
+            c.run = b.run and c.cell_c = b.cell_c and c.cell_b = b.cell_b
+            and c.counting = b.counting and c.base = b.base and c.figure = b.figure
             and c.cell_game = b.cell_game
+    where c.side = 'c' and b.side = 'b'
+    group by all
+),
+
+-- Each comparison's sums and moments over all its clusters, per figure.
+moments as (
+    select
+        run, variant, ruleset, players, lineup, base_lineup, counting, base, method, figure,
+        sum(g) as g,
+        sum(syc) as syc,
+        sum(snc) as snc,
+        sum(syb) as syb,
+        sum(snb) as snb,
+        sum(ycyc) as ycyc,
+        sum(ncnc) as ncnc,
+        sum(ycnc) as ycnc,
+        sum(ybyb) as ybyb,
+        sum(nbnb) as nbnb,
+        sum(ybnb) as ybnb,
+        sum(ycyb) as ycyb,
+        sum(ycnb) as ycnb,
+        sum(ncyb) as ncyb,
+        sum(ncnb) as ncnb
+    from (
+        select * from aligned_moments
+        union all by name
+        select * from unaligned_moments
+    )
+    group by all
+),
+
+-- The gain R_c - R_b and its standard error. Each cluster's linearised difference is
+-- d_g = z_cg - z_bg, z = R + (y - R n) / (Sn / G), whose mean is the gain; its clustered
+-- variance (clustered_* with n = 1) is G / (G - 1) sum u_g^2 / G^2 with
+-- u_g = a (y_cg - R_c n_cg) - b (y_bg - R_b n_bg), a = G / Sn_c, b = G / Sn_b (the mean of u_g
+-- is 0), sum u_g^2 expanded in the moments above.
+gains as (
+    select
+        *,
+        syc / snc as r_c,
+        syb / snb as r_b,
+        case when g >= 2 and snc <> 0 and snb <> 0 then
+            sqrt(
+                cast(g as double) / (g - 1)
+                * greatest(
+                    (g / snc) * (g / snc)
+                    * (ycyc - 2 * (syc / snc) * ycnc + (syc / snc) * (syc / snc) * ncnc)
+                    + (g / snb) * (g / snb)
+                    * (ybyb - 2 * (syb / snb) * ybnb + (syb / snb) * (syb / snb) * nbnb)
+                    - 2 * (g / snc) * (g / snb)
+                    * (
+                        ycyb - (syb / snb) * ycnb - (syc / snc) * ncyb
+                        + (syc / snc) * (syb / snb) * ncnb
+                    ),
+                    0.0
+                )
+                / (cast(g as double) * g)
+            )
+        end as se
+    from moments
+),
+
+one_set as (
+    select
+        w.run,
+        w.variant,
+        w.ruleset,
+        w.players,
+        w.lineup,
+        w.base_lineup,
+        w.counting,
+        w.base,
+        w.method,
+        case when w.method = 'paired' then cast(w.g as bigint) end as pairs,
+        cast(w.g as bigint) as games,
+        case when w.method = 'paired' then cast(w.g as bigint) else cast(w.snc as bigint) end
+            as n_counting,
+        case when w.method = 'paired' then cast(w.g as bigint) else cast(w.snb as bigint) end
+            as n_base,
+        p.r_c as ppr_counting,
+        p.r_b as ppr_base,
+        p.r_c - p.r_b as ppr_gain,
+        p.se as ppr_gain_se,
+        w.r_c as win_counting,
+        w.r_b as win_base,
+        w.r_c - w.r_b as win_gain,
+        w.se as win_gain_se
+    from gains as w
+    inner join gains as p
+        on
+            w.run = p.run
+            and w.variant = p.variant
+            and w.ruleset = p.ruleset
+            and w.players = p.players
+            and w.lineup = p.lineup
+            and w.base_lineup = p.base_lineup
+            and w.counting = p.counting
+            and w.base = p.base
+            and w.method = p.method
+    where w.figure = 'win' and p.figure = 'points'
 ),
 
 -- The pairs of cells that are not a paired comparison.
@@ -201,7 +397,8 @@ candidates as (
     from twins as c
     anti join (
         select distinct run, ruleset, players, lineup, base_lineup, counting, base
-        from paired_games
+        from one_set
+        where method = 'paired'
     ) as q
         on
             c.run = q.run
@@ -261,113 +458,6 @@ two_cells as (
     inner join cell_figures as b
         on k.run = b.run and k.cell_b = b.cell and k.base = b.policy
     where k.lineup <> k.base_lineup
-),
-
--- Both policies in one cell: each game of the cell with each side's (wins, seats, points,
--- rounds) there, zeros for a side that did not sit (read for these cells only).
-sides as (
-    select
-        k.run,
-        k.variant,
-        k.ruleset,
-        k.players,
-        k.lineup,
-        k.base_lineup,
-        k.counting,
-        k.base,
-        g.game,
-        coalesce(sum(g.seats) filter (g.policy = k.counting), 0) as seats_c,
-        coalesce(sum(g.wins) filter (g.policy = k.counting), 0) as wins_c,
-        coalesce(sum(g.points) filter (g.policy = k.counting), 0) as points_c,
-        coalesce(sum(g.rounds) filter (g.policy = k.counting), 0) as rounds_c,
-        coalesce(sum(g.seats) filter (g.policy = k.base), 0) as seats_b,
-        coalesce(sum(g.wins) filter (g.policy = k.base), 0) as wins_b,
-        coalesce(sum(g.points) filter (g.policy = k.base), 0) as points_b,
-        coalesce(sum(g.rounds) filter (g.policy = k.base), 0) as rounds_b
-    from same_cell as k
-    inner join picked as g
-        on g.run = k.run and g.cell = k.cell_c and g.policy in (k.counting, k.base)
-    group by all
-),
-
--- Clusters shared by both sides: the pairs of a paired comparison, or the games of the one
--- cell both policies sit in.
-shared_games as (
-    select * from paired_games
-    union all by name
-    select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
-        base_lineup,
-        counting,
-        base,
-        'unpaired' as method,
-        game as cluster,
-        wins_c,
-        seats_c,
-        points_c,
-        rounds_c,
-        wins_b,
-        seats_b,
-        points_b,
-        rounds_b
-    from sides
-),
-
--- Each cluster's linearised difference d = z_c - z_b, z = R + (y - R n) / (Sn / G).
-linearised as (
-    select
-        *,
-        sum(wins_c) over k / sum(seats_c) over k
-        + (wins_c - sum(wins_c) over k / sum(seats_c) over k * seats_c)
-        / (sum(seats_c) over k / count(*) over k)
-        - sum(wins_b) over k / sum(seats_b) over k
-        - (wins_b - sum(wins_b) over k / sum(seats_b) over k * seats_b)
-        / (sum(seats_b) over k / count(*) over k)
-            as d_win,
-        sum(points_c) over k / sum(rounds_c) over k
-        + (points_c - sum(points_c) over k / sum(rounds_c) over k * rounds_c)
-        / (sum(rounds_c) over k / count(*) over k)
-        - sum(points_b) over k / sum(rounds_b) over k
-        - (points_b - sum(points_b) over k / sum(rounds_b) over k * rounds_b)
-        / (sum(rounds_b) over k / count(*) over k)
-            as d_ppr
-    from shared_games
-    window k as (
-        partition by run, variant, ruleset, players, lineup, base_lineup, counting, base, method
-    )
-),
-
-one_set as (
-    select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
-        base_lineup,
-        counting,
-        base,
-        method,
-        case when method = 'paired' then count(*) end as pairs,
-        count(*) as games,
-        case when method = 'paired' then count(*) else cast(sum(seats_c) as bigint) end
-            as n_counting,
-        case when method = 'paired' then count(*) else cast(sum(seats_b) as bigint) end
-            as n_base,
-        sum(points_c) / sum(rounds_c) as ppr_counting,
-        sum(points_b) / sum(rounds_b) as ppr_base,
-        sum(points_c) / sum(rounds_c) - sum(points_b) / sum(rounds_b) as ppr_gain,
-        clustered_half(d_ppr, 1) / 1.959963984540054 as ppr_gain_se,
-        sum(wins_c) / sum(seats_c) as win_counting,
-        sum(wins_b) / sum(seats_b) as win_base,
-        sum(wins_c) / sum(seats_c) - sum(wins_b) / sum(seats_b) as win_gain,
-        clustered_half(d_win, 1) / 1.959963984540054 as win_gain_se
-    from linearised
-    group by run, variant, ruleset, players, lineup, base_lineup, counting, base, method
 ),
 
 final as (

@@ -5,14 +5,14 @@
 with stored as (
     select
         run, shard, cell, variant, ruleset, seating, first_game, grouping, figure, policy,
-        opponent, key, games, y, n, yy, nn, yn
+        opponent, key, games, y, n, yy, nn, yn, game_y, game_n
     from stg_rollups
 ),
 
 rebuilt as (
     select
         run, shard, cell, variant, ruleset, seating, first_game, grouping, figure, policy,
-        opponent, key, games, y, n, yy, nn, yn
+        opponent, key, games, y, n, yy, nn, yn, game_y, game_n
     from int_rollups_from_tables
 ),
 
