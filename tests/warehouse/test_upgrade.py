@@ -26,6 +26,7 @@ from pipeline.replay import load_logged_game
 from pipeline.schema import (
     EVENTS,
     HIT_SHIFT,
+    ROLLUPS,
     SCHEMA_VERSION,
     event_codes,
     events_table,
@@ -254,3 +255,4 @@ def test_the_upgrade_writes_as_the_pipeline_does() -> None:
     assert upgrading.WRITE_OPTIONS == WRITE_OPTIONS
     assert upgrading.SCHEMA_VERSION == SCHEMA_VERSION
     assert upgrading.EVENTS == EVENTS
+    assert upgrading.ROLLUPS == ROLLUPS
