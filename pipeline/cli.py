@@ -138,7 +138,12 @@ def register_plan_games(sub: argparse._SubParsersAction) -> None:  # type: ignor
         "the largest it can be; for points take it from a run with --run)",
     )
     p.add_argument("--run", metavar="RUN", help="take the sd from this run's comparison")
-    p.add_argument("--data", metavar="URI", help="data root of --run (default: $FLIP7_DATA)")
+    p.add_argument(
+        "--data",
+        metavar="DIR|URI",
+        help="the lake of --run: a directory or a URI such as s3://bucket/prefix (default: "
+        "$FLIP7_DATA, else ./data)",
+    )
     p.set_defaults(func=cmd_plan_games, tee=False)
 
 

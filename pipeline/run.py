@@ -670,7 +670,7 @@ def _progress_bar(plan: Plan, manifest: dict[str, Any], enabled: bool) -> Any:
     return tqdm(
         total=plan.games,
         initial=done,
-        unit="game",
+        unit=" games",  # "52.3k games/s", not "52.3kgame/s"
         unit_scale=True,
         desc=plan.run,
         file=sys.stderr,
