@@ -590,12 +590,19 @@ def driver_alive(manifest: dict[str, Any]) -> bool | None:
 
 
 def run_status(manifest: dict[str, Any]) -> str:
-    """The manifest's status, except that a `running` run whose driver this machine sees dead
-    is `interrupted` (resumable with --resume)."""
+    """The manifest's status, except that a run stopped by its user (Ctrl-C, SIGTERM: recorded
+    `failed` with that reason) or a `running` run whose driver this machine sees dead is
+    `interrupted` (resumable with --resume)."""
     status = str(manifest["status"])
     if status == "running" and driver_alive(manifest) is False:
         return "interrupted"
+    if status == "failed" and manifest.get("error") in STOPPED:
+        return "interrupted"
     return status
+
+
+#: The errors a driver records when its user stops it (pipeline.run.stop_reason).
+STOPPED = ("interrupted", "terminated")
 
 
 def now() -> str:
