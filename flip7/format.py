@@ -280,7 +280,7 @@ def table_lines(
     lines = [line for line in lines if line.strip()]
     # an interval column leaves with its figure: the figure names both
     hidden = [
-        t.columns[i].name
+        _named(t.columns[i].name, [row[i] for row in texts])
         for i in range(len(t.columns))
         if i not in shown and not t.columns[i].name.startswith("95%")
     ]
@@ -288,6 +288,15 @@ def table_lines(
         text = f"(left out to fit {width} columns: {', '.join(hidden)}; --wide shows them)"
         lines += wrap(text, width, indent)
     return lines
+
+
+def _named(name: str, cells: list[str]) -> str:
+    """A left-out column as the line naming it says it: `variant = classic` when every row has
+    that value, else its name."""
+    values = set(cells)
+    if len(cells) > 1 and len(values) == 1:
+        return f"{name} = {printable(cells[0])}"
+    return name
 
 
 def wrap(line: str, width: int | None, indent: int = 0) -> list[str]:

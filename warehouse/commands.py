@@ -211,6 +211,7 @@ def emit(
     max_rows: int,
     wide: bool = False,
     kinds: dict[str, str] | None = None,
+    drops: dict[str, int] | None = None,
 ) -> None:
     """Print or write a result in the chosen format: the table (and markdown) format for
     people, as `report` prints figures (warehouse.text.human), fitted to the terminal unless
@@ -228,10 +229,10 @@ def emit(
         df.to_json(buf, orient="records", date_format="iso", force_ascii=False)
         text = buf.getvalue() + "\n"
     elif fmt == "markdown":
-        text = "\n".join(markdown_lines(human(df, kinds))) + "\n"
+        text = "\n".join(markdown_lines(human(df, kinds, drops))) + "\n"
     else:
         width = None if output else terminal_width(sys.stdout, wide)
-        text = "\n".join(frame(df, None if output else max_rows, width, kinds)) + "\n"
+        text = "\n".join(frame(df, None if output else max_rows, width, kinds, drops)) + "\n"
     if output:
         Path(output).write_text(text, encoding="utf-8")
     else:
@@ -383,7 +384,9 @@ def run_compare(args: argparse.Namespace, out: Out) -> int:
     kinds = {"diff": "pp" if args.figure == "win_rate" else "signed"}
     if args.figure == "points_per_round":
         kinds |= {"points_per_round_a": "points", "points_per_round_b": "points"}
-    emit(df, args.format, args.output, out, len(df), args.wide, kinds)
+    # in a narrow terminal the figures and their difference stay; what names the cell goes first
+    drops = {"seating": 5, "variant": 4, "ruleset": 3, "games_a": 2, "games_b": 2}
+    emit(df, args.format, args.output, out, len(df), args.wide, kinds, drops)
     for note in notes(con, args.run_a, args.run_b) + problems(con):
         print(f"flip7 compare: note: {printable(note)}", file=sys.stderr)
     return 0

@@ -62,6 +62,7 @@ def frame(
     max_rows: int | None = None,
     width: int | None = None,
     kinds: dict[str, str] | None = None,
+    drops: dict[str, int] | None = None,
 ) -> list[str]:
     """A DataFrame as an aligned table for people, cut at max_rows with a note saying how many
     are left: counts with thousands separators, rates in percent, each figure's 95% interval
@@ -71,7 +72,7 @@ def frame(
     from flip7.format import table_lines
 
     shown = df if max_rows is None else df.head(max_rows)
-    lines = table_lines(human(shown, kinds), width=width)
+    lines = table_lines(human(shown, kinds, drops), width=width)
     if len(shown) < len(df):
         lines.append(f"... {len(df) - len(shown)} more rows (use --format csv or --max-rows)")
     lines.append(f"({len(df)} row{'s' if len(df) != 1 else ''})")
@@ -138,11 +139,18 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def human(df: pd.DataFrame, kinds: dict[str, str] | None = None) -> Table:
+def human(
+    df: pd.DataFrame,
+    kinds: dict[str, str] | None = None,
+    drops: dict[str, int] | None = None,
+) -> Table:
     """A result as flip7.format's Table of display text (what sql and compare print): each
     figure X with X_lo and X_hi becomes X and a `95% interval` column beside it, in X's unit.
     `kinds` names a column's kind where its name does not tell (compare's `diff`: pp or
-    signed points)."""
+    signed points). In a narrow terminal the columns leave in this order: those of `drops`
+    (highest first), standard errors, columns of one value in every row (the line saying what
+    was left out gives it), then from the right, figures with an interval last; the first
+    column stays."""
     from flip7.format import Column, Table
 
     names = [str(c) for c in df.columns]
@@ -157,8 +165,15 @@ def human(df: pd.DataFrame, kinds: dict[str, str] | None = None) -> Table:
             continue
         kind = (kinds or {}).get(n) or kind_of(n, col[n])
         show = _shower(kind, col[n] + col.get(f"{n}_lo", []) + col.get(f"{n}_hi", []))
-        # the rightmost leave a narrow terminal first (standard errors before any), the first stays
-        drop = len(columns) + (1000 if n.endswith("_se") else 0)
+        drop = len(columns) + (0 if n in paired else 100)  # figures with intervals stay longest
+        if n in (drops or {}):
+            drop = 3000 + (drops or {})[n]
+        elif n.endswith("_se"):
+            drop += 2000
+        elif len(rows) > 1 and len({repr(v) for v in col[n]}) == 1 and n not in paired:
+            drop += 1000
+        elif i == 0:
+            drop = 0
         columns.append(Column(n, _missing_or(show), kind != "text", drop=drop))
         getters.append(lambda r, i=i: r[i])
         if n in paired:
