@@ -122,14 +122,12 @@ def test_a_driver_without_the_token_is_told_so_in_one_line(
     address, home = head
     spec = write_spec(tmp_path / "t.toml")
     argv = ["tournament", "run", str(spec), "--address", address, "--data", str(tmp_path / "lake")]
-    t0 = time.monotonic()
     done = flip7([*argv, "--no-file"], environment(home), tmp_path)
     assert done.returncode == 1, done.stderr
     lines = [s for s in done.stderr.splitlines() if s.strip()]
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"flip7 tournament: error: the head at {address} refused our token")
     assert "RAY_AUTH_MODE=token" in lines[0] and "InvalidAuthToken" not in done.stderr
-    assert time.monotonic() - t0 < 60
     assert not (tmp_path / "lake").exists()
     wrong = environment(home, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="0" * 64)
     done = flip7([*argv, "--no-file"], wrong, tmp_path)

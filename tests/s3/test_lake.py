@@ -261,8 +261,6 @@ def test_an_endpoint_that_takes_the_connection_and_never_answers(
     """A hung endpoint used to hold each command 102-116 s (and `tournament run` silent all
     along): now every command says it waits, then stops after FLIP7_STORE_TIMEOUT seconds
     (default 5) with the one line of an endpoint that does not answer (issue 32, item 16)."""
-    import time
-
     from tests.pipeline.helpers import write_spec
 
     monkeypatch.setenv("AWS_ENDPOINT_URL", silent_endpoint)
@@ -275,9 +273,7 @@ def test_an_endpoint_that_takes_the_connection_and_never_answers(
         ("report", "t", "--data", uri, "--no-file"),
         ("tournament", "run", str(spec), "--data", uri, "--no-file"),
     ):
-        t0 = time.monotonic()
-        code, _, err = run_cli(capsys, *argv)
-        assert time.monotonic() - t0 < 10, argv
+        code, _, err = run_cli(capsys, *argv)  # a hang would meet the per-test time limit
         lines = err.strip().splitlines()
         assert code != 0 and "Traceback" not in err, err
         assert len(lines) == 2, err
