@@ -305,7 +305,7 @@ def wrap(line: str, width: int | None, indent: int = 0) -> list[str]:
     import textwrap
 
     if width is None or len(line) <= width:
-        return [pad + line for pad in [" " * indent]] if indent else [line]
+        return [" " * indent + line]
     lead = " " * indent + line[: len(line) - len(line.lstrip(" "))]
     return textwrap.wrap(
         line.strip(),
