@@ -35,3 +35,21 @@ def test_freeze_ties_parses_prints_back_and_runs_on_the_reference_engine():
         parse_ruleset("3.1(freeze_ties=2)")
     engine, why = choose_engine("auto", parse_policies("ev,bust:0.25,ev"), r)
     assert engine == "reference" and "freeze_ties" in (why or "")
+
+
+def test_murch_ppr_script_runs_each_reading(capsys):
+    """experiments/murch_ppr.py (the figures of docs/experiments.md): one line per policy with
+    points per round and the frozen rounds' share, under each reading of the Freeze's target."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "experiments" / "murch_ppr.py"
+    spec = importlib.util.spec_from_file_location("murch_ppr", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for freeze in ("flip7", "turn", "threat"):
+        module.run(4, 12, 11, freeze)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 6 and all("pts/round" in line and "frozen" in line for line in lines)
+    assert {line.split()[1] for line in lines} == {"freeze=flip7", "freeze=turn", "freeze=threat"}
