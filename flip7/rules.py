@@ -48,12 +48,12 @@ class Ruleset:
     bonus: int = 15
     #: Above this many players a second deck is shuffled in (the rulebook recommends it past 18).
     players_per_deck: int = 18
-    #: Ties for "closest to Flip 7" when a Freeze goes to another player: 0 = most points
-    #: showing, then lowest seat; 1 = first in turn order after the giver (module docstring).
-    freeze_ties: int = 0
     #: Safety stop for games that can never end (e.g. every seat busts forever); the game then
     #: ends with the leader (ties: lowest seat) as winner and the GAME_END reason says so.
     max_rounds: int = 1000
+    #: Ties for "closest to Flip 7" when a Freeze goes to another player: 0 = most points
+    #: showing, then lowest seat; 1 = first in turn order after the giver (module docstring).
+    freeze_ties: int = 0
 
     def __post_init__(self) -> None:
         if self.target < 1:
