@@ -792,7 +792,9 @@ def cmd_rules(args: argparse.Namespace, out: Output) -> int:
     )
     for line in fmt.table_lines(rulesets, indent=2):
         out.print(line)
-    out.print("  overrides: NAME(target=150,bonus=15,players_per_deck=18,max_rounds=1000)")
+    out.print(
+        "  overrides: NAME(target=150,bonus=15,players_per_deck=18,max_rounds=1000,freeze_ties=0)"
+    )
     out.print("")
     out.print("Policies (-p):")
     policies = fmt.Table(
