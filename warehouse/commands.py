@@ -464,3 +464,27 @@ def run_verify(args: argparse.Namespace, out: Out) -> int:
     for line in describe(result):
         out.print(line)
     return 0 if result.ok else 1
+
+
+# -- ratings --------------------------------------------------------------------------------
+
+
+def run_ratings(args: argparse.Namespace, out: Out) -> int:
+    from warehouse.rating_queries import ratings
+
+    con = connect(args.data, [args.run])
+    try:
+        df = ratings(con, args.run, args.players)
+    except duckdb.OutOfMemoryException as exc:
+        raise ValueError(memory_message(exc)) from None
+    except duckdb.Error as exc:
+        raise ValueError(one_line(exc)) from None
+    if df.empty:
+        at = f" at {args.players} players" if args.players else ""
+        raise ValueError(f"run {args.run!r} has no games{at} to rate")
+    if df["ruleset"].nunique() == 1:
+        df = df.drop(columns=["ruleset"])
+    emit(df.drop(columns=["players"]), args.format, args.output, out, len(df))
+    for note in problems(con, [args.run]):
+        print(f"flip7 ratings: note: {printable(note)}", file=sys.stderr)
+    return 0

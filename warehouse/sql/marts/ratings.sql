@@ -1,0 +1,56 @@
+-- materialized: view
+-- Plackett-Luce ratings of every policy of a run, per field size and pooled over field sizes
+-- (players NULL), from each game's final ranking: rating = log-odds of finishing ahead of the
+-- anchor policy (ev when it played: its rating is 0), with a 95% interval clustered by game
+-- (sandwich variance). The SQL turns games into choice-stage counts (int_rating_outcomes); the
+-- fit, an exact maximum likelihood, is `plackett_luce` (warehouse/ratings.py, scipy).
+-- `cov` is the rating's row of the covariance matrix (indexed by `idx`), which rating_pairs
+-- uses for the model's pairwise chances.
+with outcomes as (
+    select * from int_rating_outcomes
+),
+
+fits as (
+    select
+        run,
+        ruleset,
+        any_value(variant) as variant,
+        players,
+        plackett_luce(list(struct_pack(games, seats, stages)), 'ev') as fit
+    from outcomes
+    group by grouping sets ((run, ruleset, players), (run, ruleset))
+),
+
+policies as (
+    select
+        run,
+        variant,
+        ruleset,
+        players,
+        unnest(fit) as r
+    from fits
+),
+
+final as (
+    select
+        run,
+        variant,
+        ruleset,
+        cast(players as integer) as players,
+        cast(row_number() over (partition by run, ruleset, players order by r.rating desc, r.policy)
+            as integer) as place,
+        r.policy as policy,
+        r.rating as rating,
+        r.lo as lo,
+        r.hi as hi,
+        r.se as se,
+        r.games as games,
+        r.seats as seats,
+        r.anchor as anchor,
+        r.converged as converged,
+        r.idx as idx,
+        r.cov as cov
+    from policies
+)
+
+select * from final
