@@ -6,7 +6,8 @@
 -- each with its 95% interval: the model's by the delta method from the ratings' covariance,
 -- the observed one clustered by game (from the shards' 'versus' rollups, cells added up).
 -- `disagrees` when observed - model is beyond 1.96 standard errors of the difference (the two
--- taken as independent): a pair the model mis-ranks beyond chance. At 5% a few such pairs are
+-- taken as independent; the observed side's standard error is at least the binomial one of
+-- the model's chance over the meetings): a pair the model mis-ranks beyond chance. At 5% a few such pairs are
 -- expected among many by chance alone. One row per pair, `policy` the higher-rated one.
 with rated as (
     select * from ratings
@@ -62,7 +63,14 @@ joined as (
         o.n as meetings,
         o.y as ahead,
         o.y / nullif(o.n, 0) as observed_ahead,
-        cluster_ratio_half(o.games, o.y, o.n, o.yy, o.nn, o.yn) / 1.959963984540054 as observed_se,
+        -- never under the binomial spread the model itself implies: a share of 0 or 1 over a
+        -- few meetings has a clustered spread of 0, which would flag any gap
+        greatest(
+            cluster_ratio_half(o.games, o.y, o.n, o.yy, o.nn, o.yn) / 1.959963984540054,
+            sqrt(
+                (1.0 / (1.0 + exp(-m.diff))) * (1.0 - 1.0 / (1.0 + exp(-m.diff))) / nullif(o.n, 0)
+            )
+        ) as observed_se,
         cluster_rate_lo(o.games, o.y, o.n, o.yy, o.nn, o.yn) as observed_ahead_lo,
         cluster_rate_hi(o.games, o.y, o.n, o.yy, o.nn, o.yn) as observed_ahead_hi
     from model as m
