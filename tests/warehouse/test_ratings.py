@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import duckdb
@@ -155,3 +156,34 @@ def test_rating_pairs_compare_the_model_with_head_to_head(con: duckdb.DuckDBPyCo
     assert met.any()
     assert (pooled.loc[met, "ahead_x"] == pooled.loc[met, "ahead_y"]).all()
     assert (pooled.loc[met, "meetings_x"] == pooled.loc[met, "meetings_y"]).all()
+
+
+def test_flip7_ratings_prints_json_rows_and_sql_reads_the_mart(
+    lake: Lake, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`flip7 ratings t1 --format json` gives policy, rating, lo, hi and games per policy, the
+    same numbers as `FROM ratings`; --players narrows to one field size; an absent size says so."""
+    from flip7.cli import main
+
+    assert main(["ratings", "t1", "--data", str(lake.root), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {"policy", "rating", "lo", "hi", "games"} <= set(rows[0])
+    assert {r["policy"] for r in rows} == {
+        "ev",
+        "evc",
+        "bust:0.25",
+        "bustc:0.25",
+        "sum:20",
+        "count:4",
+    }
+    assert [r["place"] for r in rows] == list(range(1, len(rows) + 1))
+    con = connect(lake.root, ["t1"])
+    mart = dict(con.execute("SELECT policy, rating FROM ratings WHERE players IS NULL").fetchall())
+    assert all(mart[r["policy"]] == pytest.approx(r["rating"]) for r in rows)
+    assert (
+        main(["ratings", "t1", "--data", str(lake.root), "--players", "2", "--format", "json"]) == 0
+    )
+    two = json.loads(capsys.readouterr().out)
+    assert {r["policy"] for r in two} == {"ev", "evc", "bust:0.25"}
+    assert main(["ratings", "t1", "--data", str(lake.root), "--players", "5"]) != 0
+    assert "no games at 5 players" in capsys.readouterr().err
