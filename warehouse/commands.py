@@ -485,6 +485,12 @@ def run_ratings(args: argparse.Namespace, out: Out) -> int:
     if df["ruleset"].nunique() == 1:
         df = df.drop(columns=["ruleset"])
     emit(df.drop(columns=["players"]), args.format, args.output, out, len(df))
+    steps = df["above_next"].dropna()
+    print(
+        f"flip7 ratings: {int(steps.sum())} of {len(steps)} places are separated from the next "
+        "(95% interval of the step above 0)",
+        file=sys.stderr,
+    )
     for note in problems(con, [args.run]):
         print(f"flip7 ratings: note: {printable(note)}", file=sys.stderr)
     return 0

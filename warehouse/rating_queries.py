@@ -12,10 +12,12 @@ import pandas as pd
 
 
 def ratings(con: duckdb.DuckDBPyConnection, run: str, players: int | None = None) -> pd.DataFrame:
-    """Every policy of a run rated (anchor = 0), best first: one row per ruleset and policy."""
+    """Every policy of a run rated (anchor = 0), best first: one row per ruleset and policy;
+    `above_next`: its interval for the step to the next place lies above 0 (NULL for the last)."""
     return con.execute(
         """
-        SELECT place, policy, rating, lo, hi, se, games, seats, anchor, players, ruleset, converged
+        SELECT place, policy, rating, lo, hi, se, games, seats, anchor,
+            gap_to_next_lo > 0 AS above_next, players, ruleset, converged
         FROM ratings
         WHERE run = $run and players IS NOT DISTINCT FROM $players
         ORDER BY ruleset, place

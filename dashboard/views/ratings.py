@@ -39,17 +39,25 @@ st.caption(
     f"Dot: rating relative to {anchor} (dashed line); bar: 95% interval (sandwich variance "
     f"clustered by game). A difference of 1 is odds of e ≈ 2.7 to 1 of finishing ahead."
 )
+steps = rated["above_next"].dropna()
+st.caption(
+    f"{int(steps.sum())} of {len(steps)} places are separated from the next one (the 95% "
+    "interval of the step lies above 0); more games separate more of them."
+)
 if not rated["converged"].all():
     st.warning("The optimiser did not meet its tolerance on this fit: read it with care.")
 number = st.column_config.NumberColumn
 st.dataframe(
-    rated[["place", "policy", "rating", "lo", "hi", "se", "games", "seats"]],
+    rated[["place", "policy", "rating", "lo", "hi", "se", "above_next", "games", "seats"]],
     hide_index=True,
     column_config={
         "rating": number("rating", format="%+.3f"),
         "lo": number("95% low", format="%+.3f"),
         "hi": number("95% high", format="%+.3f"),
         "se": number("std. error", format="%.3f"),
+        "above_next": st.column_config.CheckboxColumn(
+            "above the next", help="the 95% interval of the step to the next place is above 0"
+        ),
         "games": number("games", format="localized"),
         "seats": number("seats", format="localized"),
     },

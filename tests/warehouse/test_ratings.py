@@ -187,3 +187,18 @@ def test_flip7_ratings_prints_json_rows_and_sql_reads_the_mart(
     assert {r["policy"] for r in two} == {"ev", "evc", "bust:0.25"}
     assert main(["ratings", "t1", "--data", str(lake.root), "--players", "5"]) != 0
     assert "no games at 5 players" in capsys.readouterr().err
+
+
+def test_a_policy_that_never_finishes_ahead_gets_a_finite_rating() -> None:
+    """A policy last in every game has no finite maximum likelihood; the weak prior (sd 10)
+    keeps its rating finite, far below the others, and the fit still converges."""
+    rng = np.random.default_rng(3)
+    theta = np.array([0.0, 0.5, 1.0])
+    tables, ranks = simulate(theta, 600, 3, rng)
+    # policy 0 moved to last place in every game, the others closing up behind the winner
+    loser = np.where(tables == 0, ranks, 0).sum(axis=1, keepdims=True)
+    ranks = np.where(tables == 0, 3, ranks - (loser < ranks))
+    assert sorted(map(tuple, np.sort(ranks, axis=1)))[0] == (1, 2, 3)
+    f = fit(stages_from_rankings(["loser", "ev", "c"], tables, ranks))
+    assert f.converged and np.isfinite(f.rating).all()
+    assert f.rating[0] < f.rating[1] - 5

@@ -5,7 +5,9 @@
 -- (sandwich variance). The SQL turns games into choice-stage counts (int_rating_outcomes); the
 -- fit, an exact maximum likelihood, is `plackett_luce` (warehouse/ratings.py, scipy).
 -- `cov` is the rating's row of the covariance matrix (indexed by `idx`), which rating_pairs
--- uses for the model's pairwise chances.
+-- uses for the model's pairwise chances; `gap_to_next` is the step to the next place with its
+-- interval: a place is separated from the next when gap_to_next_lo > 0 (95%, one look: not a
+-- sequential test).
 with outcomes as (
     select * from int_rating_outcomes
 ),
@@ -31,14 +33,13 @@ policies as (
     from fits
 ),
 
-final as (
+ranked as (
     select
         run,
         variant,
         ruleset,
         cast(players as integer) as players,
-        cast(row_number() over (partition by run, ruleset, players order by r.rating desc, r.policy)
-            as integer) as place,
+        cast(row_number() over w as integer) as place,
         r.policy as policy,
         r.rating as rating,
         r.lo as lo,
@@ -49,8 +50,26 @@ final as (
         r.anchor as anchor,
         r.converged as converged,
         r.idx as idx,
-        r.cov as cov
+        r.cov as cov,
+        lead(r.policy) over w as next_policy,
+        lead(r.rating) over w as next_rating,
+        lead(r.se) over w as next_se,
+        lead(r.idx) over w as next_idx
     from policies
+    window w as (partition by run, ruleset, players order by r.rating desc, r.policy)
+),
+
+final as (
+    select
+        * exclude (next_rating, next_se, next_idx),
+        -- the step down to the next place, with its own interval (the two ratings covary)
+        rating - next_rating as gap_to_next,
+        sqrt(greatest(se * se + next_se * next_se - 2 * cov[next_idx], 0.0)) as gap_to_next_se,
+        rating - next_rating - 1.959963984540054
+        * sqrt(greatest(se * se + next_se * next_se - 2 * cov[next_idx], 0.0)) as gap_to_next_lo,
+        rating - next_rating + 1.959963984540054
+        * sqrt(greatest(se * se + next_se * next_se - 2 * cov[next_idx], 0.0)) as gap_to_next_hi
+    from ranked
 )
 
 select * from final
