@@ -92,6 +92,18 @@ def fit(data: Stages, anchor: str | None = None) -> Fit:
         anchor = ANCHOR if ANCHOR in data.policies else data.policies[0]
     a = data.policies.index(anchor)
     free = np.array([i for i in range(k) if i != a], dtype=np.int64)
+    table_games = (data.tables > 0).astype(np.float64).T @ data.games
+    table_seats = data.tables.T @ data.games
+    if k == 1:  # one policy (a table of copies): nothing to compare, the anchor alone
+        return Fit(
+            policies=list(data.policies),
+            anchor=anchor,
+            rating=np.zeros(1),
+            cov=np.zeros((1, 1)),
+            games=np.rint(table_games).astype(np.int64),
+            seats=np.rint(table_seats).astype(np.int64),
+            converged=True,
+        )
     w = data.games[data.outcome]
     chosen_total = np.bincount(data.chosen, weights=w, minlength=k)
     prior = 1.0 / PRIOR_SD**2
@@ -138,11 +150,9 @@ def fit(data: Stages, anchor: str | None = None) -> Fit:
     meat = (score * data.games[:, None]).T @ score
     if total_games > 1:
         meat *= total_games / (total_games - 1)
-    bread = np.linalg.inv(information(res.x))
+    bread = np.linalg.pinv(information(res.x))  # positive definite (the prior); pinv for safety
     cov = np.zeros((k, k))
     cov[np.ix_(free, free)] = bread @ meat @ bread
-    table_games = (data.tables > 0).astype(np.float64).T @ data.games
-    table_seats = data.tables.T @ data.games
     return Fit(
         policies=list(data.policies),
         anchor=anchor,

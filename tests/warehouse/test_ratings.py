@@ -202,3 +202,12 @@ def test_a_policy_that_never_finishes_ahead_gets_a_finite_rating() -> None:
     f = fit(stages_from_rankings(["loser", "ev", "c"], tables, ranks))
     assert f.converged and np.isfinite(f.rating).all()
     assert f.rating[0] < f.rating[1] - 5
+
+
+def test_a_table_of_one_policy_rates_it_zero_without_failing() -> None:
+    """A run of copies of one policy (e.g. eight sum:20 seats) has nothing to compare: the fit
+    gives that policy 0 with no spread instead of failing the whole mart."""
+    tables = np.zeros((20, 4), dtype=np.int64)
+    ranks = np.tile(np.array([1, 2, 3, 4]), (20, 1))
+    f = fit(stages_from_rankings(["sum:20"], tables, ranks))
+    assert f.rating.tolist() == [0.0] and f.se.tolist() == [0.0] and f.games.tolist() == [20]
