@@ -17,7 +17,8 @@ def ratings(con: duckdb.DuckDBPyConnection, run: str, players: int | None = None
     return con.execute(
         """
         SELECT place, policy, rating, lo, hi, se, games, seats, anchor,
-            gap_to_next_lo > 0 AS above_next, players, ruleset, converged
+            gap_to_next_lo > 0 AS above_next, games_factor_to_separate AS games_factor,
+            next_policy, players, ruleset, converged
         FROM ratings
         WHERE run = $run and players IS NOT DISTINCT FROM $players
         ORDER BY ruleset, place

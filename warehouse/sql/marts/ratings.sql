@@ -68,7 +68,17 @@ final as (
         rating - next_rating - 1.959963984540054
         * sqrt(greatest(se * se + next_se * next_se - 2 * cov[next_idx], 0.0)) as gap_to_next_lo,
         rating - next_rating + 1.959963984540054
-        * sqrt(greatest(se * se + next_se * next_se - 2 * cov[next_idx], 0.0)) as gap_to_next_hi
+        * sqrt(greatest(se * se + next_se * next_se - 2 * cov[next_idx], 0.0)) as gap_to_next_hi,
+        -- standard errors shrink as 1 / sqrt(games): the factor on the run's games that would
+        -- put the step's 95% interval above 0 with 80% power, were the step as estimated
+        case when rating > next_rating then
+            power(
+                (1.959963984540054 + 0.8416212335729143)
+                * sqrt(greatest(se * se + next_se * next_se - 2 * cov[next_idx], 0.0))
+                / (rating - next_rating),
+                2
+            )
+        end as games_factor_to_separate
     from ranked
 )
 
