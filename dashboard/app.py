@@ -26,6 +26,7 @@ RUN_FILTERS = {
     "replay": True,
     "runs": False,
     "rulesets": True,
+    "ratings": False,
 }
 
 ROOT = data.data_root()
@@ -65,6 +66,7 @@ else:
             icon=":material/leaderboard:",
             url_path="policies",
         ),
+        st.Page("views/ratings.py", title="Ratings", icon=":material/star:", url_path="ratings"),
         st.Page(
             "views/rulesets.py",
             title="Rule choices",

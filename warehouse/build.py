@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse import schema
+from warehouse import ratings, schema
 from warehouse.lake import SCHEMA_VERSION, TABLES, Snapshot, schema_problem
 
 SQL_DIR = Path(__file__).with_name("sql")
@@ -126,6 +126,7 @@ def build(
         con.execute(path.read_text())
     if lake_table is not None:
         con.execute(lake_table)
+    ratings.register(con)  # the Plackett-Luce fit the `ratings` mart calls
     skipped: set[str] = set()
     for layer in layers:
         files = sql_files(layer)

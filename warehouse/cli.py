@@ -29,6 +29,7 @@ def _lazy(name: str) -> Callable[[argparse.Namespace, Any], int]:
 
 run_sql, run_report, run_verify = _lazy("run_sql"), _lazy("run_report"), _lazy("run_verify")
 run_compare, run_upgrade = _lazy("run_compare"), _lazy("run_upgrade")
+run_ratings = _lazy("run_ratings")
 
 
 def _seconds(text: str) -> float:
@@ -155,6 +156,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_output_options(r)
     r.set_defaults(func=run_report)
 
+    _register_ratings(sub)
+
     w = sub.add_parser("warehouse", help="check the lake (verify) or upgrade an older run")
     ws = w.add_subparsers(dest="warehouse_command", metavar="COMMAND", required=True)
     v = ws.add_parser(
@@ -194,3 +197,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     u.add_argument("run", metavar="RUN", help="the run to upgrade")
     _add_data(u)
     u.set_defaults(func=run_upgrade, tee=False)
+
+
+def _register_ratings(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    g = sub.add_parser(
+        "ratings",
+        help="every policy of a run on one scale: Plackett-Luce ratings with 95%% intervals",
+        description="Plackett-Luce ratings fitted to every game's final ranking (ties share a "
+        "rank): rating(A) - rating(B) is the log-odds that A finishes ahead of B at a table "
+        "where both sit; ev is 0 when it played. Intervals are 95%%, clustered by game "
+        "(sandwich variance). Pooled over every field size unless --players. Same rows as "
+        '`flip7 sql "FROM ratings"` (docs/warehouse.md).',
+    )
+    g.add_argument("run", metavar="RUN", help="the run to rate (see `flip7 sql 'from runs'`)")
+    _add_data(g)
+    g.add_argument(
+        "--players", type=int, metavar="N", default=None, help="only the games of N seats"
+    )
+    g.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    add_output_option(g)
+    g.set_defaults(func=run_ratings, tee=False, max_rows=None)

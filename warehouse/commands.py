@@ -488,3 +488,48 @@ def run_verify(args: argparse.Namespace, out: Out) -> int:
     for line in describe(result):
         out.print(line)
     return 0 if result.ok else 1
+
+
+# -- ratings --------------------------------------------------------------------------------
+
+
+def run_ratings(args: argparse.Namespace, out: Out) -> int:
+    from warehouse.rating_queries import ratings
+
+    con = connect(args.data, [args.run])
+    try:
+        df = ratings(con, args.run, args.players)
+    except duckdb.OutOfMemoryException as exc:
+        raise ValueError(memory_message(exc)) from None
+    except duckdb.Error as exc:
+        raise ValueError(one_line(exc)) from None
+    if df.empty:
+        at = f" at {args.players} players" if args.players else ""
+        raise ValueError(f"run {args.run!r} has no games{at} to rate")
+    if df["ruleset"].nunique() == 1:
+        df = df.drop(columns=["ruleset"])
+    emit(
+        df.drop(columns=["players", "games_factor", "next_policy"]),
+        args.format,
+        args.output,
+        out,
+        len(df),
+    )
+    steps = df.dropna(subset=["above_next"])
+    print(
+        f"flip7 ratings: {int(steps['above_next'].sum())} of {len(steps)} places are separated "
+        "from the next (95% interval of the step above 0)",
+        file=sys.stderr,
+    )
+    open_steps = steps[~steps["above_next"].astype(bool)].dropna(subset=["games_factor"])
+    if len(open_steps):
+        hard = open_steps.loc[open_steps["games_factor"].idxmax()]
+        print(
+            f"flip7 ratings: the closest step ({hard['policy']} over {hard['next_policy']}) "
+            f"would take about {hard['games_factor']:,.0f} times the games to resolve "
+            "(80% power, were it as estimated)",
+            file=sys.stderr,
+        )
+    for note in problems(con, [args.run]):
+        print(f"flip7 ratings: note: {printable(note)}", file=sys.stderr)
+    return 0

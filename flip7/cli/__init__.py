@@ -257,6 +257,7 @@ EXAMPLES = {
     "replay": "flip7 replay demo 0",
     "report": "flip7 report demo --format markdown -o report.md",
     "compare": "flip7 compare demo demo-rerun --figure points_per_round",
+    "ratings": "flip7 ratings league --players 4 --format json",
     "init": "flip7 init my-specs   (then: flip7 tournament run my-specs/demo.toml)",
     "sql": 'flip7 sql "SELECT * FROM win_rates LIMIT 5"',
     "plan-games": "flip7 plan-games --difference 0.01   (games to tell 1 point of win rate apart)",

@@ -47,6 +47,7 @@ PAGES: dict[str, tuple[str, str, int]] = {
     "variants": ("variants", "Classic vs With a Vengeance", 5),
     "replay": ("replay", "Game replay", 1),
     "runs": ("runs", "Runs", 1),
+    "ratings": ("ratings", "Ratings", 2),
 }
 PAGES_BY_NAME = {name: path for path, (name, _, _) in PAGES.items()}
 
