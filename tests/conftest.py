@@ -71,6 +71,11 @@ def pytest_configure(config: pytest.Config) -> None:
         _SOLVER_CACHE.append(tempfile.mkdtemp(prefix="flip7-tables-"))
         os.environ[SESSION_CACHE_ENV] = _SOLVER_CACHE[0]
     os.environ["FLIP7_CACHE"] = os.environ[SESSION_CACHE_ENV]
+    if config.getoption("dist", "no") != "no" and config.getoption(
+        "tx", None
+    ):  # xdist's controller
+        _RAY_TESTS.append(tempfile.mkdtemp(prefix="flip7-xdist-"))
+        os.environ[RAY_TESTS_ENV] = _RAY_TESTS[0]
     name = os.environ.get(PROFILE_ENV) or ("ci" if ci_enabled() else "dev")
     if name not in PROFILES:
         raise pytest.UsageError(
@@ -80,6 +85,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _RAY_TESTS:
+        shutil.rmtree(_RAY_TESTS.pop(), ignore_errors=True)
+        os.environ.pop(RAY_TESTS_ENV, None)
     if _SOLVER_CACHE and _outermost():
         shutil.rmtree(_SOLVER_CACHE.pop(), ignore_errors=True)
         os.environ.pop(SESSION_CACHE_ENV, None)
@@ -92,8 +100,9 @@ def _outermost() -> bool:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """One line before the first test when a kernel is not in numba's cache: which, and what
-    compiling it costs (the test that first uses it compiles it)."""
-    if not _outermost():
+    compiling it costs (the test that first uses it compiles it). Under pytest-xdist the
+    controller says it, not each worker."""
+    if not _outermost() or xdist_worker(session.config):
         return
     from flip7.kernel.load import COMPILE_CPU_SECONDS, cache_dir, cold_pieces
 
@@ -125,6 +134,67 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.outcome = "failed"
         report.longrepr = f"required test skipped under CI: {reason}"
     return report
+
+
+#: Under pytest-xdist (scripts/test runs two workers): the unit of work of every test that
+#: starts a Ray of its own (marked `ray`). One worker runs them one after another, first, while
+#: the other runs the rest; every other test file is a unit of its own.
+RAY_GROUP = "ray"
+#: A directory the controller of a distributed run makes (and removes) for its workers: each
+#: writes there the ids of the `ray` tests it collected, for the controller's scheduler (a
+#: worker sends it only the tests' ids).
+RAY_TESTS_ENV = "FLIP7_XDIST_RAY_TESTS"
+_RAY_TESTS: list[str] = []
+
+
+def xdist_worker(config: pytest.Config) -> str | None:
+    """This process's pytest-xdist worker id (gw0, gw1, ...), or None outside a worker."""
+    workerinput = getattr(config, "workerinput", None)
+    return None if workerinput is None else str(workerinput["workerid"])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a pytest-xdist worker: the `ray` tests first (the longest unit starts first), and
+    their ids written down for RayFirstScheduling. A serial run is left as collected."""
+    worker = xdist_worker(config)
+    if worker is None:
+        return
+    items.sort(key=lambda item: item.get_closest_marker("ray") is None)  # stable: ray first
+    ray = [item.nodeid for item in items if item.get_closest_marker("ray") is not None]
+    path = os.path.join(os.environ[RAY_TESTS_ENV], f"{worker}.txt")
+    with open(path + ".tmp", "w") as f:
+        f.write("".join(f"{nodeid}\n" for nodeid in ray))
+    os.replace(path + ".tmp", path)  # whole before the worker reports its collection
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`-n N` (`--dist load`, xdist's default, or `loadgroup`): RayFirstScheduling. Other
+    `--dist` modes are xdist's own."""
+    if config.getoption("dist") not in ("load", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class RayFirstScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling with these scopes: every `ray` test is in one, RAY_GROUP,
+        so no two Rays run at once (a test of one may count or stop the other's processes,
+        and two on 2 cores starve each other), and every other test file is one, so that a
+        module's fixtures are built once, in one worker. (xdist's own `loadgroup` marks
+        groups by editing node ids, which pytest 9.2 no longer reads.)"""
+
+        ray: set[str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.ray is None:  # called first once every worker has reported its collection
+                self.ray = set()
+                directory = os.environ[RAY_TESTS_ENV]
+                for name in os.listdir(directory):
+                    if name.endswith(".txt"):
+                        with open(os.path.join(directory, name)) as f:
+                            self.ray.update(f.read().splitlines())
+            return RAY_GROUP if nodeid in self.ray else nodeid.split("::", 1)[0]
+
+    return RayFirstScheduling(config, log)
 
 
 @pytest.fixture(autouse=True)

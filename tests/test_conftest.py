@@ -1,6 +1,7 @@
 """tests/conftest.py itself, run on small test files in a fresh pytest: under CI a skip of a
 `required` test fails, elsewhere it stays a skip; the hypothesis profile follows CI and
-FLIP7_HYPOTHESIS_PROFILE."""
+FLIP7_HYPOTHESIS_PROFILE; under pytest-xdist the tests that start Ray share one worker, first,
+and each file's tests stay together."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ INI = """
 addopts = -ra --strict-markers
 markers =
     required: must run in CI
+    ray: starts a real local Ray
 """
 SKIPS = """
 import pytest
@@ -111,3 +113,43 @@ def test_an_unknown_profile_is_refused_by_name(
     result.stderr.fnmatch_lines(
         ["*FLIP7_HYPOTHESIS_PROFILE='lnog' is not a hypothesis profile; valid: dev, ci, long"]
     )
+
+
+# Each test appends "worker test" to the file $ORDER names, in the order the tests ran.
+WORKERS = """
+import os
+import pytest
+
+def log(name):
+    with open(os.environ["ORDER"], "a") as f:
+        f.write(os.environ["PYTEST_XDIST_WORKER"] + " " + name + "\\n")
+
+@pytest.mark.ray
+def test_ray_{f}():
+    log("ray_{f}")
+
+@pytest.mark.parametrize("i", range(4))
+def test_plain_{f}(i):
+    log("plain_{f}")
+"""
+
+
+def test_under_xdist_the_ray_tests_share_one_worker_first_and_files_stay_whole(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """scripts/test's options: the `ray` tests of three files run in one worker, before any
+    other test of that worker; the other tests of a file all run in one worker."""
+    order = suite.path / "order.txt"
+    monkeypatch.setenv("ORDER", str(order))
+    suite.makepyfile(**{f"test_{f}": WORKERS.format(f=f) for f in "abc"})
+    result = suite.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder")
+    result.assert_outcomes(passed=15)
+    ran: dict[str, list[str]] = {}
+    for line in order.read_text().splitlines():
+        worker, name = line.split()
+        ran.setdefault(worker, []).append(name)
+    ray = [w for w, names in ran.items() if any(n.startswith("ray") for n in names)]
+    assert len(ray) == 1, ran
+    assert sorted(ran[ray[0]][:3]) == ["ray_a", "ray_b", "ray_c"], ran
+    for f in "abc":
+        assert len([w for w, names in ran.items() if f"plain_{f}" in names]) == 1, ran
