@@ -162,12 +162,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     items.sort(key=lambda item: item.get_closest_marker("ray") is None)  # stable: ray first
     ray = [item.nodeid for item in items if item.get_closest_marker("ray") is not None]
+    if RAY_TESTS_ENV not in os.environ:  # not started by a controller with this conftest
+        return
     path = os.path.join(os.environ[RAY_TESTS_ENV], f"{worker}.txt")
     with open(path + ".tmp", "w") as f:
         f.write("".join(f"{nodeid}\n" for nodeid in ray))
     os.replace(path + ".tmp", path)  # whole before the worker reports its collection
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: pytest alone runs without it
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """`-n N` (`--dist load`, xdist's default, or `loadgroup`): RayFirstScheduling. Other
     `--dist` modes are xdist's own."""
@@ -187,8 +190,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
         def _split_scope(self, nodeid: str) -> str:
             if self.ray is None:  # called first once every worker has reported its collection
                 self.ray = set()
-                directory = os.environ[RAY_TESTS_ENV]
-                for name in os.listdir(directory):
+                directory = os.environ.get(RAY_TESTS_ENV, "")
+                for name in os.listdir(directory) if directory else ():
                     if name.endswith(".txt"):
                         with open(os.path.join(directory, name)) as f:
                             self.ray.update(f.read().splitlines())
