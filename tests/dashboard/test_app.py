@@ -70,8 +70,12 @@ def test_field_size_shows_win_rate_beside_points_with_sample_sizes(lake, monkeyp
     picker = at.selectbox(key="fs_lineup:field")
     assert picker.value == "field size"  # the line-up over most field sizes comes first
     assert set(picker.options) == {"field size", "ev", "evc", "bust", "bustc"}
+    # The win index is the default view: one scale over field sizes, so crossovers show.
+    assert at.segmented_control(key="fs_measure").value == "win index"
+    assert at.subheader[0].value == "Adjusted win index"
     (win_spec, win), (ppr_spec, ppr), (both_spec, both) = charts(at)
-    assert "win_rate" in y_fields(win_spec) and "points_per_round" in y_fields(ppr_spec)
+    win = win[win["policy"].notna()]  # less the dashed line's datum (y = 1)
+    assert "win_index" in y_fields(win_spec) and "points_per_round" in y_fields(ppr_spec)
     assert "win_index" in y_fields(both_spec) and both["points_per_round"].count() == len(win)
     assert set(win["policy"]) == {"ev", "bust:0.25"}
     assert set(win["players"]) == {2, 4} and len(win) == 4  # one point per cell and policy
@@ -80,19 +84,20 @@ def test_field_size_shows_win_rate_beside_points_with_sample_sizes(lake, monkeyp
     assert set(table["lineup"]) == {"field size"} and (table["games"] == 60).all()
     picker.select("evc").run()
     (_, win), _, _ = charts(at)
+    win = win[win["policy"].notna()]
     assert set(win["policy"]) == {"evc", "bust:0.25"} and set(win["players"]) == {3}
     assert set(at.dataframe[0].value["lineup"]) == {"evc"}
 
 
 def test_policy_filter_and_win_measure_change_the_charts(lake, monkeypatch):
-    """Picking one policy leaves only its lines; the win-index toggle switches the left chart."""
+    """Picking one policy leaves only its lines; the win-rate toggle switches the left chart."""
     at = open_app(lake, monkeypatch)
     at.sidebar.multiselect(key="f_policies:field").set_value(["ev"]).run()
     (_, win), (_, ppr), _ = charts(at)
-    assert set(win["policy"]) == {"ev"} and set(ppr["policy"]) == {"ev"}
-    at.segmented_control(key="fs_measure").set_value("win index").run()
-    assert at.subheader[0].value == "Adjusted win index"
-    assert "win_index" in y_fields(charts(at)[0][0])
+    assert set(win["policy"].dropna()) == {"ev"} and set(ppr["policy"]) == {"ev"}
+    at.segmented_control(key="fs_measure").set_value("win rate").run()
+    assert at.subheader[0].value == "Win rate"
+    assert "win_rate" in y_fields(charts(at)[0][0])
 
 
 def test_card_counting_shows_the_paired_gain_with_intervals(lake, monkeypatch):
