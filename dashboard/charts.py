@@ -201,8 +201,10 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
 
 def league_win_index(df: pd.DataFrame, label: str = "policy") -> AnyChart:
     """The league's adjusted win index per policy (1 = an average seat; a named aggregate over
-    every cell the policy played) with its 95% interval, one bar per row labelled by `label`
-    (e.g. a column naming the policy and the field sizes it was seen at).
+    every cell the policy played) as a dot plot: a dot per row labelled by `label` (e.g. a
+    column naming the policy and the field sizes it was seen at), its 95% interval as a line
+    through it, and the dashed line at 1. The x axis spans the intervals and 1, not 0: indexes
+    of 0.99-1.01 differ where the intervals live, and bars from 0 would all look alike.
 
     Columns: place, policy, win_index, win_index_lo, win_index_hi, player_games, `label`.
     """
@@ -217,18 +219,33 @@ def league_win_index(df: pd.DataFrame, label: str = "policy") -> AnyChart:
         alt.Tooltip("win_index_hi:Q", title="95% high", format=".3f"),
         alt.Tooltip("player_games:Q", title="games played (seats)", format=","),
     ]
+    title = "win index (wins ÷ expected wins; 1 = average seat)"
+    scale = alt.Scale(domain=_around_one(df), nice=False, zero=False)
+    x = alt.X("win_index:Q", title=title, scale=scale, axis=alt.Axis(format=".2f"))
     base = alt.Chart(df).encode(y=y)
-    bars = base.mark_bar(opacity=0.75).encode(
-        x=alt.X("win_index:Q", title="win index (wins ÷ expected wins; 1 = average seat)"),
-        color=policy_color(df["policy"].tolist(), legend=False),
+    color = policy_color(df["policy"].tolist(), legend=False)
+    interval = base.mark_rule(strokeWidth=2.5).encode(
+        x=alt.X("win_index_lo:Q", title=title, scale=scale),
+        x2="win_index_hi:Q",
+        color=color,
         tooltip=tooltip,
     )
-    whisker = base.mark_rule(color="black", strokeWidth=1.5).encode(
-        x="win_index_lo:Q", x2="win_index_hi:Q", tooltip=tooltip
+    dots = base.mark_point(filled=True, size=110, opacity=1).encode(
+        x=x, color=color, tooltip=tooltip
     )
     one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="gray")
     height = _bar_height(len(order))
-    return alt.layer(bars, whisker, one.encode(x="x:Q")).properties(width=WIDTH, height=height)
+    return alt.layer(one.encode(x="x:Q"), interval, dots).properties(width=WIDTH, height=height)
+
+
+def _around_one(
+    df: pd.DataFrame, lo: str = "win_index_lo", hi: str = "win_index_hi"
+) -> list[float]:
+    """An x domain holding every interval and 1, padded by a tenth of its span each side."""
+    values = [1.0, *df[lo].dropna().astype(float), *df[hi].dropna().astype(float)]
+    low, high = min(values), max(values)
+    pad = max((high - low) * 0.1, 0.005)
+    return [round(low - pad, 4), round(high + pad, 4)]
 
 
 def head_to_head(df: pd.DataFrame) -> AnyChart:

@@ -28,11 +28,20 @@ def is_percent(config: Any) -> bool:
     return isinstance(config, dict) and config.get("type_config", {}).get("format") == PERCENT
 
 
+#: Columns holding a count that need not be whole (expected wins: 1/n per seat), shown rounded
+#: to a whole number like the counts beside them.
+WHOLE = frozenset({"expected_wins"})
+
+
 def scaled(df: pd.DataFrame, config: Config) -> pd.DataFrame:
     """The frame with its percent columns ×100 (Streamlit's own "percent" format shows two
-    decimals; a printf format shows one but needs the value in percent)."""
+    decimals; a printf format shows one but needs the value in percent), and its `WHOLE`
+    columns rounded (a "localized" number shows up to three decimals)."""
     cols = [c for c, cfg in config.items() if c in df.columns and is_percent(cfg)]
-    return df.assign(**{c: df[c] * 100 for c in cols}) if cols else df
+    whole = [c for c in WHOLE if c in df.columns and c in config]
+    if not cols and not whole:
+        return df
+    return df.assign(**{c: df[c] * 100 for c in cols}, **{c: df[c].round(0) for c in whole})
 
 
 def count(title: str, help: str | None = None) -> Any:
@@ -159,7 +168,9 @@ def league() -> tuple[list[str], Config]:
         "games": count("games"),
         "player_games": count("seats"),
         "wins": count("wins"),
-        "expected_wins": number("expected wins", 1, "1/n per seat at an n-player table"),
+        "expected_wins": count(
+            "expected wins", "1/n per seat at an n-player table, rounded to a whole number"
+        ),
         "win_index": number(
             "win index",
             3,

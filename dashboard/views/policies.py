@@ -43,7 +43,8 @@ if scope == ALL_SIZES:
     st.caption(
         "The adjusted win index pools every cell (line-up and field size) a policy played: its "
         "wins ÷ the wins an average seat expects (1/n per seat at an n-player table); 95% "
-        "intervals clustered by game. Each bar names the field sizes the policy was seen at."
+        "intervals clustered by game (the line through each dot). Dashed: 1, an average seat. "
+        "Each row names the field sizes the policy was seen at."
     )
     tables.show(league, tables.league())
 else:
@@ -56,8 +57,8 @@ else:
     )
     st.altair_chart(charts.league_win_index(cells, "cell"), width="stretch")
     st.caption(
-        f"At {n} players only: one bar per policy and line-up (a cell), its win index (wins ÷ "
-        "the 1/n an average seat wins) with the 95% interval clustered by game."
+        f"At {n} players only: one dot per policy and line-up (a cell), its win index (wins ÷ "
+        "the 1/n an average seat wins) with the 95% interval clustered by game as a line."
     )
     tables.show(cells, tables.field_size())
 

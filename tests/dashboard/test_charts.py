@@ -281,3 +281,33 @@ def test_every_chart_titles_both_axes():
     ]:
         titles = _titles(chart)
         assert titles.get("x") and titles.get("y"), chart.to_dict().get("layer", chart.to_dict())
+
+
+def test_league_is_a_dot_plot_around_one_not_bars_from_zero():
+    """The league draws a dot per policy with its 95% interval as a line, and the dashed line at
+    1; the x axis spans the intervals and 1 (0.99-1.01 indexes differ there), not 0."""
+    league = pd.DataFrame(
+        {
+            "place": [1, 2],
+            "policy": ["ev", "bust:0.25"],
+            "win_index": [1.008, 0.992],
+            "win_index_lo": [0.998, 0.981],
+            "win_index_hi": [1.018, 1.003],
+            "player_games": [12_000, 12_000],
+        }
+    )
+    spec = charts.league_win_index(league).to_dict()
+    marks = [
+        (layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"])
+        for layer in _layers(spec)
+        if "mark" in layer
+    ]
+    assert "bar" not in marks and "point" in marks and marks.count("rule") == 2
+    (domain,) = {
+        tuple(enc["scale"]["domain"])
+        for layer in _layers(spec)
+        for ch, enc in layer.get("encoding", {}).items()
+        if ch == "x" and isinstance(enc, dict) and "domain" in enc.get("scale", {})
+    }
+    low, high = domain
+    assert 0.95 < low < 0.981 and 1.018 < high < 1.05  # around the intervals, far from 0

@@ -60,3 +60,17 @@ def test_rates_show_as_percent_with_one_decimal_and_points_with_two():
     assert df["bust_rate"].tolist() == [0.3353]  # the cached frame is not changed in place
     _, fs = tables.field_size()
     assert fs["points_per_round"]["type_config"]["format"] == "%.2f"
+
+
+def test_expected_wins_show_as_a_whole_count_like_the_wins_beside_them():
+    """The league's expected wins (1/n per seat, so fractional) show rounded with thousands
+    separators, the format of the wins and seats beside them (not "12000.0")."""
+    import pandas as pd
+
+    cols, config = tables.league()
+    assert config["expected_wins"] == config["wins"] | {"label": "expected wins"} | {
+        "help": config["expected_wins"]["help"]
+    }
+    assert config["expected_wins"]["type_config"]["format"] == "localized"
+    out = tables.scaled(pd.DataFrame({"expected_wins": [11_999.6667], "wins": [11_875]}), config)
+    assert out["expected_wins"].tolist() == [12_000.0]
