@@ -21,6 +21,7 @@ st.set_page_config(page_title="flip7 dashboard", page_icon=ICON, layout="wide")
 # (Classic vs Vengeance pools every run) shows none: a filter it ignores would mislead.
 RUN_FILTERS = {
     "": True,  # the default page: Field size
+    "field-size": True,  # the same page at its own URL (FIELD_SIZE_AT_ITS_URL below)
     "card-counting": False,
     "policies": True,
     "replay": True,
@@ -34,6 +35,19 @@ ROOT = data.data_root()
 # the entry point the old (v1) way. Measured with Streamlit 1.67: that makes the first visit to
 # any non-default page of a freshly started server show a "Page not found" dialog, and makes
 # AppTest.switch_page run such a page without this router (no sidebar filters).
+
+# Streamlit serves the default page at / only: its url_path is reserved but never served, so a
+# fresh tab at /field-size got "Page not found" (and the default page). The same page file is
+# therefore also registered, hidden from the menu, at /field-size. A page's script hash is
+# its url_path's, so the default page must reserve another one. AppTest.switch_page and
+# st.switch_page("views/field_size.py") pick the first registration: the default page.
+FIELD_SIZE_AT_ITS_URL = st.Page(
+    "views/field_size.py",
+    title="Field size",
+    icon=":material/groups:",
+    url_path="field-size",
+    visibility="hidden",
+)
 
 if data.is_empty(ROOT):
     pages = [
@@ -50,7 +64,7 @@ else:
             "views/field_size.py",
             title="Field size",
             icon=":material/groups:",
-            url_path="field-size",
+            url_path="field-size-home",  # reserved, never served: the default page is at /
             default=True,
         ),
         st.Page(
@@ -82,6 +96,7 @@ else:
         ),
         st.Page("views/runs.py", title="Runs", icon=":material/folder_open:", url_path="runs"),
     ]
+    pages.append(FIELD_SIZE_AT_ITS_URL)
     # Runs left out (unreadable manifest), not verified as they are now, or holding shards their
     # manifest does not record: said on every page, above what it qualifies.
     for note in data.notes(ROOT):

@@ -67,8 +67,12 @@ def test_next_card_steps_the_replay_in_the_browser(chromium, server):
 
 def test_first_visit_to_a_page_of_a_fresh_server(chromium, lake):
     """A link straight to a non-default page works on a just-started server (no "Page not
-    found" dialog: Streamlit 1.67 shows one when the page files sit in a pages/ folder)."""
+    found" dialog: Streamlit 1.67 shows one when the page files sit in a pages/ folder), and so
+    does the default page at its own URL, /field-size (Streamlit serves a default page at /
+    only; the app registers it there too)."""
     with browser.serve(lake) as url:
+        own = browser.visit(chromium, url, "field-size", min_charts=3, title="Field size")
+        assert not own.dialogs and not own.exceptions and not own.not_found, own.dialogs
         check = browser.visit(chromium, url, "runs", min_charts=1, title="Runs")
         assert not check.dialogs and not check.exceptions and not check.not_found
         deep = browser.visit(
