@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import data, filters
+from dashboard import data, filters, notes
 
 # A local icon: a Material icon or an emoji as page_icon makes the browser fetch the favicon
 # from a Google or CDN host, and the dashboard must work offline.
@@ -97,10 +97,15 @@ else:
         st.Page("views/runs.py", title="Runs", icon=":material/folder_open:", url_path="runs"),
     ]
     pages.append(FIELD_SIZE_AT_ITS_URL)
-    # Runs left out (unreadable manifest), not verified as they are now, or holding shards their
-    # manifest does not record: said on every page, above what it qualifies.
-    for note in data.notes(ROOT):
+    # Runs left out (unreadable manifest) or holding shards their manifest does not record: a
+    # warning each on every page, above what it qualifies; runs not verified as they are now:
+    # one quiet line with the command that verifies them.
+    folded = notes.fold(data.notes(ROOT))
+    for note in folded.warnings:
         st.caption(f":warning: {note}")
+    quiet = folded.quiet_line(ROOT)
+    if quiet:
+        st.caption(quiet, help=folded.reasons())
 
 page = st.navigation(pages)
 if not data.is_empty(ROOT):

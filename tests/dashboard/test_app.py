@@ -400,3 +400,18 @@ def test_league_says_which_field_sizes_each_policy_was_seen_at(lake, monkeypatch
     (_, cells), *_ = charts(at)
     assert set(cells["players"].dropna()) == {3} and "evc · evc" in set(cells["cell"])
     assert set(at.dataframe[0].value["players"]) == {3}
+
+
+def test_unverified_runs_take_one_quiet_line_with_the_verify_command(lake, monkeypatch):
+    """The lake's three unverified runs: one caption naming them and the command that verifies
+    them (not a warning per run), on every page."""
+    at = open_app(lake, monkeypatch)
+    for page in (None, "views/policies.py"):
+        if page:
+            at.switch_page(page).run()
+        lines = [c.value for c in at.caption if "verif" in c.value]
+        assert lines == [
+            "3 runs not verified as they are now (field, other, venge): "
+            f"`flip7 warehouse verify --data {lake}` checks them."
+        ], lines
+        assert not [c for c in at.caption if ":warning:" in c.value]
