@@ -36,11 +36,16 @@ ROOT = data.data_root()
 # any non-default page of a freshly started server show a "Page not found" dialog, and makes
 # AppTest.switch_page run such a page without this router (no sidebar filters).
 
+
 # Streamlit serves the default page at / only: its url_path is reserved but never served, so a
 # fresh tab at /field-size got "Page not found" (and the default page). The same page file is
 # therefore also registered, hidden from the menu, at /field-size. A page's script hash is
 # its url_path's, so the default page must reserve another one. AppTest.switch_page and
 # st.switch_page("views/field_size.py") pick the first registration: the default page.
+def preparing(ready: int, total: int) -> str:
+    return f"Preparing the other pages: {ready} of {total} tables ready"
+
+
 FIELD_SIZE_AT_ITS_URL = st.Page(
     "views/field_size.py",
     title="Field size",
@@ -108,6 +113,8 @@ else:
         st.caption(quiet, help=folded.reasons())
 
 page = st.navigation(pages)
+in_page = None  # the page's own progress line, above the page (the sidebar is collapsed on a
+# phone): while marts are missing, the page may wait for its own to be computed
 if not data.is_empty(ROOT):
     if page.url_path in RUN_FILTERS:
         filters.sidebar(ROOT, policies=RUN_FILTERS[page.url_path])
@@ -119,8 +126,15 @@ if not data.is_empty(ROOT):
     progress = data.progress(ROOT)
     if progress is not None:
         ready, total = progress
-        st.sidebar.progress(
-            ready / total, text=f"Preparing the other pages: {ready} of {total} tables ready"
+        st.sidebar.progress(ready / total, text=preparing(ready, total))
+    readiness = data.readiness(ROOT)
+    if readiness is not None:
+        ready, total = readiness
+        in_page = st.empty()
+        in_page.progress(
+            ready / total,
+            text=f"{ready} of {total} tables ready: computing the ones this page reads first "
+            "(its figures appear below as soon as they are ready)",
         )
 try:
     page.run()
@@ -130,3 +144,11 @@ finally:
         # them; a page stopped early by st.stop counts as run); the sidebar shows how far
         # that got, on the next rerun.
         data.prepare_in_background(ROOT)
+    if in_page is not None:
+        # The page has run: its own tables are ready. The line stays while the other pages'
+        # are being prepared (as in the sidebar), and goes when none is missing.
+        progress = data.progress(ROOT)
+        if progress is None:
+            in_page.empty()
+        else:
+            in_page.progress(progress[0] / progress[1], text=preparing(*progress))

@@ -415,3 +415,15 @@ def test_unverified_runs_take_one_quiet_line_with_the_verify_command(lake, monke
             f"`flip7 warehouse verify --data {lake}` checks them."
         ], lines
         assert not [c for c in at.caption if ":warning:" in c.value]
+
+
+def test_progress_of_the_tables_shows_in_the_page_not_only_the_sidebar(lake, monkeypatch):
+    """While the other pages' tables are being prepared, the page itself says how far that got
+    (the sidebar is collapsed on a phone); once none is missing, the line goes."""
+    at = open_app(lake, monkeypatch)
+    assert not at.main.get("progress")  # nothing prepared in the background in tests: gone
+    monkeypatch.setattr(dashboard.data, "progress", lambda root: (7, 11))
+    at.run()
+    (bar,) = at.main.get("progress")
+    assert "7 of 11 tables ready" in bar.proto.text
+    assert [p.proto.text for p in at.sidebar.get("progress")] == [bar.proto.text]

@@ -7,6 +7,7 @@ fail under CI (tests/conftest.py)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,33 @@ def test_a_link_to_a_missing_run_lists_the_runs_in_the_browser(chromium, server)
         assert not page.query_selector_all(browser.CHART)
     finally:
         page.close()
+
+
+#: Records, from the first paint on, every progress bar text the page shows (a bar can come
+#: and go between two polls of the test).
+_RECORD_PROGRESS = """
+window.__progress = [];
+new MutationObserver(() => {
+    for (const e of document.querySelectorAll('[data-testid="stMain"] [data-testid="stProgress"]')) {
+        const t = e.innerText.trim();
+        if (t && !window.__progress.includes(t)) window.__progress.push(t);
+    }
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def test_a_page_waiting_for_its_tables_says_so_in_the_page_on_a_phone(chromium, lake):
+    """A fresh server (nothing cached) opened at /policies on a phone: while the page computes
+    the tables it reads, the page itself (not only the collapsed sidebar) says how many are
+    ready, above the page."""
+    with browser.serve(lake) as url:
+        page = chromium.new_page(viewport={"width": 390, "height": 844})
+        try:
+            page.add_init_script(_RECORD_PROGRESS)
+            page.goto(f"{url}/policies?run=field")
+            browser.wait_ready(page, 5, 90_000, "Policy comparison")
+            seen = page.evaluate("() => window.__progress")
+            assert not page.query_selector_all(browser.EXCEPTION)
+        finally:
+            page.close()
+    assert any(re.search(r"\d+ of \d+ tables ready: computing", t) for t in seen), seen
