@@ -81,4 +81,4 @@ with right:
     )
 
 st.subheader("The numbers")
-tables.show(sizes, tables.field_size())
+tables.show(sizes, tables.field_size(), hide=("lineup",))  # the picker above names it

@@ -60,7 +60,7 @@ else:
         f"At {n} players only: one dot per policy and line-up (a cell), its win index (wins ÷ "
         "the 1/n an average seat wins) with the 95% interval clustered by game as a line."
     )
-    tables.show(cells, tables.field_size())
+    tables.show(cells, tables.field_size(), hide=("players",))
 
 sizes = [int(s) for s in f.info.get("field_sizes", [])] or [2]
 players = st.segmented_control(
@@ -107,4 +107,4 @@ with left:
     st.altair_chart(charts.round_rate(rates, "bust_rate", "bust rate"), width="stretch")
 with right:
     st.altair_chart(charts.round_rate(rates, "flip7_rate", "Flip 7 rate"), width="stretch")
-tables.show(rates, tables.rates())
+tables.show(rates, tables.rates(), hide=("lineup", "players"))  # picked above

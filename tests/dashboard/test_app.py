@@ -427,3 +427,27 @@ def test_progress_of_the_tables_shows_in_the_page_not_only_the_sidebar(lake, mon
     (bar,) = at.main.get("progress")
     assert "7 of 11 tables ready" in bar.proto.text
     assert [p.proto.text for p in at.sidebar.get("progress")] == [bar.proto.text]
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "views/field_size.py",
+        "views/card_counting.py",
+        "views/policies.py",
+        "views/variants.py",
+        "views/runs.py",
+    ],
+)
+def test_tables_show_no_raw_none_and_one_column_per_interval(lake, monkeypatch, page):
+    """No table cell a page shows is missing (Streamlit would print "None"), and no table
+    shows an interval as two "95% low/high" columns."""
+    at = open_app(lake, monkeypatch, page, run="" if page == "views/variants.py" else "field")
+    assert at.dataframe
+    for table in at.dataframe:
+        frame = table.value
+        order = list(table.proto.column_order) or list(frame.columns)
+        shown = frame[[c for c in order if c in frame.columns]]
+        gaps = {c: int(n) for c, n in shown.isna().sum().items() if n}
+        assert not gaps, f"{page}: missing values shown as None in {gaps}"
+        assert not [c for c in order if c.endswith(("_lo", "_hi"))], order

@@ -50,6 +50,10 @@ def test_page_renders_its_charts_without_exceptions(chromium, server, path, tmp_
     assert title in check.text
     assert check.charts >= charts
     assert shot.stat().st_size > 10_000  # a real picture, not a blank page
+    # Every table fits the page at 1400 px: no column cut off at the right.
+    assert check.table_overflow_px == 0, (
+        f"/{path}: a table is {check.table_overflow_px} px too wide"
+    )
 
 
 def test_next_card_steps_the_replay_in_the_browser(chromium, server):
