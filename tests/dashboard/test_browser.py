@@ -162,3 +162,42 @@ def test_a_page_waiting_for_its_tables_says_so_in_the_page_on_a_phone(chromium, 
         finally:
             page.close()
     assert any(re.search(r"\d+ of \d+ tables ready: computing", t) for t in seen), seen
+
+
+#: Per legend of each chart (Vega draws SVG: `.role-legend`): how far (px) Streamlit's chart
+#: toolbar (shown on hover, or a tap on a phone) reaches down over it, where they share columns.
+_TOOLBAR_OVER_LEGEND = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+  .flatMap(c => {
+    const host = c.closest('[data-testid="stElementContainer"]') || c.parentElement;
+    const bar = host.querySelector('[data-testid="stElementToolbar"]');
+    if (!bar) return [];
+    const b = bar.getBoundingClientRect();
+    return [...c.querySelectorAll('.role-legend')].map(l => {
+        const r = l.getBoundingClientRect();
+        const across = Math.min(b.right, r.right) - Math.max(b.left, r.left);
+        return across > 0 ? b.bottom - r.top : 0;
+    });
+})"""
+
+
+@pytest.mark.parametrize("path", ["", "card-counting", "policies"])
+def test_on_a_phone_the_toolbar_covers_no_legend_and_one_line_says_unverified(
+    chromium, server, path
+):
+    """At 390x844: each chart's toolbar lies over the room left free above the drawing (where
+    the legend would start), not over the legend; the unverified runs take one quiet line,
+    with the command; the field-size page opens on the win index."""
+    name, title, charts = browser.PAGES[path]
+    page = chromium.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.goto(f"{server}/{path}?run=field")
+        browser.wait_ready(page, charts, 60_000, title)
+        covered = page.evaluate(_TOOLBAR_OVER_LEGEND)
+        text = page.inner_text('[data-testid="stMain"]')
+        assert not page.query_selector_all(browser.EXCEPTION)
+    finally:
+        page.close()
+    assert covered and max(covered) <= 0, f"a toolbar covers a legend by {max(covered)} px"
+    assert text.count("not verified") == 1 and "flip7 warehouse verify --data" in text
+    if not path:
+        assert "Adjusted win index" in text
