@@ -42,10 +42,6 @@ ROOT = data.data_root()
 # therefore also registered, hidden from the menu, at /field-size. A page's script hash is
 # its url_path's, so the default page must reserve another one. AppTest.switch_page and
 # st.switch_page("views/field_size.py") pick the first registration: the default page.
-def preparing(ready: int, total: int) -> str:
-    return f"Preparing the other pages: {ready} of {total} tables ready"
-
-
 FIELD_SIZE_AT_ITS_URL = st.Page(
     "views/field_size.py",
     title="Field size",
@@ -126,7 +122,9 @@ if not data.is_empty(ROOT):
     progress = data.progress(ROOT)
     if progress is not None:
         ready, total = progress
-        st.sidebar.progress(ready / total, text=preparing(ready, total))
+        st.sidebar.progress(
+            ready / total, text=f"Preparing the other pages: {ready} of {total} tables ready"
+        )
     readiness = data.readiness(ROOT)
     if readiness is not None:
         ready, total = readiness
@@ -151,4 +149,7 @@ finally:
         if progress is None:
             in_page.empty()
         else:
-            in_page.progress(progress[0] / progress[1], text=preparing(*progress))
+            ready, total = progress
+            in_page.progress(
+                ready / total, text=f"Preparing the other pages: {ready} of {total} tables ready"
+            )

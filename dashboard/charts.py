@@ -246,7 +246,7 @@ def league_win_index(df: pd.DataFrame, label: str = "policy") -> AnyChart:
     ]
     title = "win index (wins ÷ expected wins; 1 = average seat)"
     scale = alt.Scale(domain=_around_one(df), nice=False, zero=False)
-    x = alt.X("win_index:Q", title=title, scale=scale, axis=alt.Axis(format=".2f"))
+    x = alt.X("win_index:Q", title=title, scale=scale, axis=alt.Axis(format=".3f", tickCount=6))
     base = alt.Chart(df).encode(y=y)
     color = policy_color(df["policy"].tolist(), legend=False)
     interval = base.mark_rule(strokeWidth=2.5).encode(

@@ -46,7 +46,7 @@ if scope == ALL_SIZES:
         "intervals clustered by game (the line through each dot). Dashed: 1, an average seat. "
         "Each row names the field sizes the policy was seen at."
     )
-    tables.show(league, tables.league())
+    tables.show(league, tables.league(), hide=("lineups",))  # long: the per-size view names them
 else:
     n = int(str(scope).split()[0])
     cells = f.keep(data.field_size(f.root, f.run, f.policy_filter))
