@@ -100,7 +100,7 @@ def card_counting(measure: str | None = None) -> tuple[list[str], Config]:
     """The card-counting table; `measure` "ppr" or "win" keeps the columns of one measure (the
     page shows one table each, so that each fits its width)."""
     ppr = ["ppr_counting", "ppr_base", "ppr_gain", "ppr_gain_lo", "ppr_gain_hi"]
-    win = ["n_counting", "n_base", "win_counting", "win_base", "win_gain"]
+    win = ["win_counting", "win_base", "win_gain"]  # seats: in the chart's tooltips
     win += ["win_gain_lo", "win_gain_hi"]
     cols = ["players", "comparison", "method", "games"]  # games: game pairs when paired
     cols += (ppr if measure != "win" else []) + (win if measure != "ppr" else [])
@@ -116,8 +116,6 @@ def card_counting(measure: str | None = None) -> tuple[list[str], Config]:
             "pair; unpaired: each line-up's own games, intervals clustered by game",
         ),
         "games": count("games", "game pairs when paired; games of both line-ups otherwise"),
-        "n_counting": count("seats (counting)"),
-        "n_base": count("seats (twin)"),
         "ppr_counting": number("counting", 2, "points ÷ rounds played (pooled)"),
         "ppr_base": number("twin", 2, "points ÷ rounds played (pooled)"),
         "ppr_gain": number("gain", 3, "points per round, counting − twin"),
@@ -125,9 +123,9 @@ def card_counting(measure: str | None = None) -> tuple[list[str], Config]:
         "ppr_gain_hi": number("gain 95% high", 3, CI_HELP),
         "win_counting": percent("counting", "win rate: wins ÷ seats"),
         "win_base": percent("twin", "win rate: wins ÷ seats"),
-        "win_gain": number("gain (pp)", 4, "difference of win rates, as a fraction"),
-        "win_gain_lo": number("gain 95% low", 4, CI_HELP),
-        "win_gain_hi": number("gain 95% high", 4, CI_HELP),
+        "win_gain": percent("gain", "difference of win rates, in percentage points"),
+        "win_gain_lo": percent("gain 95% low", CI_HELP),
+        "win_gain_hi": percent("gain 95% high", CI_HELP),
     }
 
 

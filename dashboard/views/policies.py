@@ -107,4 +107,4 @@ with left:
     st.altair_chart(charts.round_rate(rates, "bust_rate", "bust rate"), width="stretch")
 with right:
     st.altair_chart(charts.round_rate(rates, "flip7_rate", "Flip 7 rate"), width="stretch")
-tables.show(rates, tables.rates(), hide=("lineup", "players"))  # picked above
+tables.show(rates, tables.rates(), hide=("lineup", "players", "games"))  # picked above

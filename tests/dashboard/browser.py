@@ -329,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(
                 f"{name}: {check.charts} charts, {len(check.exceptions)} exceptions, "
+                f"tables {check.table_overflow_px} px too wide, "
                 f"{check.seconds:.1f} s -> {check.screenshot}"
             )
             if check.exceptions or check.dialogs or check.foreign_hosts or check.not_found:
