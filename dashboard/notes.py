@@ -29,11 +29,16 @@ class Notes:
         names = ", ".join(runs[:shown]) + (
             f" and {len(runs) - shown} more" if len(runs) > shown else ""
         )
-        noun = "run" if len(runs) == 1 else "runs"
+        one = len(runs) == 1
+        partly = any(why.startswith("verified without replay") for why in self.unverified.values())
+        state = (
+            "not fully verified"  # some verified without replay: labels not bound by a replay
+            if partly
+            else f"not verified as {'it is' if one else 'they are'} now"
+        )
         return (
-            f"{len(runs)} {noun} not verified as {'it is' if len(runs) == 1 else 'they are'} "
-            f"now ({names}): `flip7 warehouse verify --data {shlex.quote(root)}` checks "
-            f"{'it' if len(runs) == 1 else 'them'}."
+            f"{len(runs)} {'run' if one else 'runs'} {state} ({names}): "
+            f"`flip7 warehouse verify --data {shlex.quote(root)}` checks {'it' if one else 'them'}."
         )
 
     def reasons(self) -> str:

@@ -22,7 +22,7 @@ def test_unverified_runs_fold_into_one_line_with_the_command_that_verifies():
     ]
     line = folded.quiet_line("/data/my lake")
     assert line is not None and "\n" not in line
-    assert line.startswith("3 runs not verified as they are now (a, b, c)")
+    assert line.startswith("3 runs not fully verified (a, b, c)")  # c: without replay
     assert "`flip7 warehouse verify --data '/data/my lake'`" in line
     assert "- c: verified without replay" in folded.reasons()
 
