@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import data, filters
+from dashboard import data, filters, notes
 
 # A local icon: a Material icon or an emoji as page_icon makes the browser fetch the favicon
 # from a Google or CDN host, and the dashboard must work offline.
@@ -21,6 +21,7 @@ st.set_page_config(page_title="flip7 dashboard", page_icon=ICON, layout="wide")
 # (Classic vs Vengeance pools every run) shows none: a filter it ignores would mislead.
 RUN_FILTERS = {
     "": True,  # the default page: Field size
+    "field-size": True,  # the same page at its own URL (FIELD_SIZE_AT_ITS_URL below)
     "card-counting": False,
     "policies": True,
     "replay": True,
@@ -35,6 +36,20 @@ ROOT = data.data_root()
 # the entry point the old (v1) way. Measured with Streamlit 1.67: that makes the first visit to
 # any non-default page of a freshly started server show a "Page not found" dialog, and makes
 # AppTest.switch_page run such a page without this router (no sidebar filters).
+
+
+# Streamlit serves the default page at / only: its url_path is reserved but never served, so a
+# fresh tab at /field-size got "Page not found" (and the default page). The same page file is
+# therefore also registered, hidden from the menu, at /field-size. A page's script hash is
+# its url_path's, so the default page must reserve another one. AppTest.switch_page and
+# st.switch_page("views/field_size.py") pick the first registration: the default page.
+FIELD_SIZE_AT_ITS_URL = st.Page(
+    "views/field_size.py",
+    title="Field size",
+    icon=":material/groups:",
+    url_path="field-size",
+    visibility="hidden",
+)
 
 if data.is_empty(ROOT):
     pages = [
@@ -51,7 +66,7 @@ else:
             "views/field_size.py",
             title="Field size",
             icon=":material/groups:",
-            url_path="field-size",
+            url_path="field-size-home",  # reserved, never served: the default page is at /
             default=True,
         ),
         st.Page(
@@ -84,12 +99,20 @@ else:
         ),
         st.Page("views/runs.py", title="Runs", icon=":material/folder_open:", url_path="runs"),
     ]
-    # Runs left out (unreadable manifest), not verified as they are now, or holding shards their
-    # manifest does not record: said on every page, above what it qualifies.
-    for note in data.notes(ROOT):
+    pages.append(FIELD_SIZE_AT_ITS_URL)
+    # Runs left out (unreadable manifest) or holding shards their manifest does not record: a
+    # warning each on every page, above what it qualifies; runs not verified as they are now:
+    # one quiet line with the command that verifies them.
+    folded = notes.fold(data.notes(ROOT))
+    for note in folded.warnings:
         st.caption(f":warning: {note}")
+    quiet = folded.quiet_line(ROOT)
+    if quiet:
+        st.caption(quiet, help=folded.reasons())
 
 page = st.navigation(pages)
+in_page = None  # the page's own progress line, above the page (the sidebar is collapsed on a
+# phone): while marts are missing, the page may wait for its own to be computed
 if not data.is_empty(ROOT):
     if page.url_path in RUN_FILTERS:
         filters.sidebar(ROOT, policies=RUN_FILTERS[page.url_path])
@@ -104,6 +127,15 @@ if not data.is_empty(ROOT):
         st.sidebar.progress(
             ready / total, text=f"Preparing the other pages: {ready} of {total} tables ready"
         )
+    readiness = data.readiness(ROOT)
+    if readiness is not None:
+        ready, total = readiness
+        in_page = st.empty()
+        in_page.progress(
+            ready / total,
+            text=f"{ready} of {total} tables ready: computing the ones this page reads first "
+            "(its figures appear below as soon as they are ready)",
+        )
 try:
     page.run()
 finally:
@@ -112,3 +144,14 @@ finally:
         # them; a page stopped early by st.stop counts as run); the sidebar shows how far
         # that got, on the next rerun.
         data.prepare_in_background(ROOT)
+    if in_page is not None:
+        # The page has run: its own tables are ready. The line stays while the other pages'
+        # are being prepared (as in the sidebar), and goes when none is missing.
+        progress = data.progress(ROOT)
+        if progress is None:
+            in_page.empty()
+        else:
+            ready, total = progress
+            in_page.progress(
+                ready / total, text=f"Preparing the other pages: {ready} of {total} tables ready"
+            )

@@ -11,16 +11,38 @@ colour per name (sorted), so a policy has the same colour in every chart of a pa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
+from typing import ParamSpec
 
 import altair as alt
 import pandas as pd
+
+P = ParamSpec("P")
 
 #: What every function returns (Altair types `.properties()` as a layer or facet chart).
 AnyChart = alt.Chart | alt.LayerChart | alt.FacetChart
 
 WIDTH = "container"
 HEIGHT = 320
+
+
+#: Room above every chart's drawing (px): Streamlit's chart toolbar (fullscreen, download) sits
+#: over the top right corner of the chart, where a legend on the right starts; on a phone a
+#: tap shows it and it covered the legend. Measured with Streamlit 1.67: it overlaps the top
+#: 28 px of the chart.
+TOOLBAR_ROOM = 34
+
+
+def _padded(make: Callable[P, AnyChart]) -> Callable[P, AnyChart]:
+    """A page's chart (never layered into another) with TOOLBAR_ROOM free above its drawing."""
+
+    @functools.wraps(make)
+    def padded(*args: P.args, **kwargs: P.kwargs) -> AnyChart:
+        chart = make(*args, **kwargs)
+        return chart.properties(padding={"top": TOOLBAR_ROOM, "left": 5, "right": 5, "bottom": 5})
+
+    return padded
 
 
 def policy_color(
@@ -90,6 +112,7 @@ def _by_field_size(
     return chart.properties(width=WIDTH, height=HEIGHT)
 
 
+@_padded
 def win_rate_by_field_size(df: pd.DataFrame) -> AnyChart:
     """Win rate per policy vs players, 95% bands, and the 1/n rate of an average seat.
 
@@ -113,6 +136,7 @@ def win_rate_by_field_size(df: pd.DataFrame) -> AnyChart:
     return alt.layer(chart, fair).properties(width=WIDTH, height=HEIGHT)
 
 
+@_padded
 def win_index_by_field_size(df: pd.DataFrame) -> AnyChart:
     """Adjusted win index (wins / expected wins; 1 = an average seat) vs players, 95% bands.
 
@@ -133,6 +157,7 @@ def win_index_by_field_size(df: pd.DataFrame) -> AnyChart:
     return alt.layer(chart, one.encode(y="y:Q")).properties(width=WIDTH, height=HEIGHT)
 
 
+@_padded
 def points_by_field_size(df: pd.DataFrame) -> AnyChart:
     """Mean points per round per policy vs players, with 95% bands.
 
@@ -152,6 +177,7 @@ def points_by_field_size(df: pd.DataFrame) -> AnyChart:
     )
 
 
+@_padded
 def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
     """The gain of each counting policy over its twin per field size, with 95% intervals.
 
@@ -164,9 +190,7 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
         raise ValueError(f"measure must be 'ppr' or 'win', got {measure!r}")
     value, lo, hi = f"{measure}_gain", f"{measure}_gain_lo", f"{measure}_gain_hi"
     title, fmt = (
-        ("gain in points per round (counting − twin)", "+.2f")
-        if measure == "ppr"
-        else ("gain in win rate (percentage points)", "+.1%")
+        ("points per round gain", "+.2f") if measure == "ppr" else ("win rate gain (pp)", "+.1%")
     )
     data = (
         df
@@ -199,10 +223,13 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
     return alt.layer(bars, points, zero).properties(width=WIDTH, height=HEIGHT + legend)
 
 
+@_padded
 def league_win_index(df: pd.DataFrame, label: str = "policy") -> AnyChart:
     """The league's adjusted win index per policy (1 = an average seat; a named aggregate over
-    every cell the policy played) with its 95% interval, one bar per row labelled by `label`
-    (e.g. a column naming the policy and the field sizes it was seen at).
+    every cell the policy played) as a dot plot: a dot per row labelled by `label` (e.g. a
+    column naming the policy and the field sizes it was seen at), its 95% interval as a line
+    through it, and the dashed line at 1. The x axis spans the intervals and 1, not 0: indexes
+    of 0.99-1.01 differ where the intervals live, and bars from 0 would all look alike.
 
     Columns: place, policy, win_index, win_index_lo, win_index_hi, player_games, `label`.
     """
@@ -217,20 +244,36 @@ def league_win_index(df: pd.DataFrame, label: str = "policy") -> AnyChart:
         alt.Tooltip("win_index_hi:Q", title="95% high", format=".3f"),
         alt.Tooltip("player_games:Q", title="games played (seats)", format=","),
     ]
+    title = "win index (wins ÷ expected wins; 1 = average seat)"
+    scale = alt.Scale(domain=_around_one(df), nice=False, zero=False)
+    x = alt.X("win_index:Q", title=title, scale=scale, axis=alt.Axis(format=".3f", tickCount=6))
     base = alt.Chart(df).encode(y=y)
-    bars = base.mark_bar(opacity=0.75).encode(
-        x=alt.X("win_index:Q", title="win index (wins ÷ expected wins; 1 = average seat)"),
-        color=policy_color(df["policy"].tolist(), legend=False),
+    color = policy_color(df["policy"].tolist(), legend=False)
+    interval = base.mark_rule(strokeWidth=2.5).encode(
+        x=alt.X("win_index_lo:Q", title=title, scale=scale),
+        x2="win_index_hi:Q",
+        color=color,
         tooltip=tooltip,
     )
-    whisker = base.mark_rule(color="black", strokeWidth=1.5).encode(
-        x="win_index_lo:Q", x2="win_index_hi:Q", tooltip=tooltip
+    dots = base.mark_point(filled=True, size=110, opacity=1).encode(
+        x=x, color=color, tooltip=tooltip
     )
     one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="gray")
     height = _bar_height(len(order))
-    return alt.layer(bars, whisker, one.encode(x="x:Q")).properties(width=WIDTH, height=height)
+    return alt.layer(one.encode(x="x:Q"), interval, dots).properties(width=WIDTH, height=height)
 
 
+def _around_one(
+    df: pd.DataFrame, lo: str = "win_index_lo", hi: str = "win_index_hi"
+) -> list[float]:
+    """An x domain holding every interval and 1, padded by a tenth of its span each side."""
+    values = [1.0, *df[lo].dropna().astype(float), *df[hi].dropna().astype(float)]
+    low, high = min(values), max(values)
+    pad = max((high - low) * 0.1, 0.005)
+    return [round(low - pad, 4), round(high + pad, 4)]
+
+
+@_padded
 def head_to_head(df: pd.DataFrame) -> AnyChart:
     """Heatmap: how often the row policy finished ahead of the column policy (ties left out).
 
@@ -270,6 +313,7 @@ def head_to_head(df: pd.DataFrame) -> AnyChart:
     return alt.layer(cells, text).properties(width=size + 60, height=size)
 
 
+@_padded
 def round_scores(
     df: pd.DataFrame, cumulative: bool = False, busts: bool = True, tail: float = 0.995
 ) -> AnyChart:
@@ -311,6 +355,7 @@ def round_scores(
     return chart.properties(width=WIDTH, height=HEIGHT)
 
 
+@_padded
 def points_vs_wins(df: pd.DataFrame) -> AnyChart:
     """Win index against points per round, one dot per policy and field size.
 
@@ -350,6 +395,7 @@ def points_vs_wins(df: pd.DataFrame) -> AnyChart:
     return alt.layer(dots, labels, one.encode(y="y:Q")).properties(width=WIDTH, height=HEIGHT)
 
 
+@_padded
 def round_rate(df: pd.DataFrame, rate: str, title: str) -> AnyChart:
     """One per-round rate (e.g. bust_rate) per policy, with its 95% interval (by game).
 
@@ -380,6 +426,7 @@ def round_rate(df: pd.DataFrame, rate: str, title: str) -> AnyChart:
     return alt.layer(bars, whisker).properties(width=WIDTH, height=_bar_height(len(names)))
 
 
+@_padded
 def game_totals(df: pd.DataFrame) -> AnyChart:
     """Each seat's game total after every round of one game, with the current round marked.
 
@@ -408,6 +455,7 @@ def _bar_height(bars: int) -> int:
     return 70 + 40 * max(bars, 1)
 
 
+@_padded
 def runs_games(df: pd.DataFrame) -> AnyChart:
     """Committed vs planned games per run: how big each run is and how far it got.
 
@@ -461,6 +509,7 @@ def _variant_cell_tips(df: pd.DataFrame) -> list[alt.Tooltip]:
     ]
 
 
+@_padded
 def by_variant(df: pd.DataFrame, value: str, title: str, fmt: str, count: str) -> AnyChart:
     """One measure per policy, a bar per variant side by side, with 95% intervals; a bar per
     variant and ruleset (and seating) when the rows hold several: never two cells in one slot.
@@ -498,6 +547,7 @@ def by_variant(df: pd.DataFrame, value: str, title: str, fmt: str, count: str) -
     return alt.layer(bars, whisker).properties(width=WIDTH, height=height)
 
 
+@_padded
 def variant_round_scores(df: pd.DataFrame) -> AnyChart:
     """The share of rounds at each score, a line per variant (busts are the rounds at 0); a
     line per variant and ruleset (and seating) when the rows hold several.
@@ -524,6 +574,7 @@ def variant_round_scores(df: pd.DataFrame) -> AnyChart:
     )
 
 
+@_padded
 def by_ruleset(
     df: pd.DataFrame, value: str, title: str, fmt: str, count: str, by: str | None = None
 ) -> AnyChart:

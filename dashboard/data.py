@@ -9,7 +9,7 @@ a page whose marts are all there is answered from it without building the wareho
 Any other page opens the full warehouse (an in-memory DuckDB over the lake's committed shards,
 marts as views) and computes each mart it reads into a table once (`_ensure`), storing it in
 the mart cache for the next server. After the first page has run, a background thread computes
-the marts of the other pages the same way (`prepare`; the sidebar shows its progress).
+the marts of the other pages the same way (`prepare`; the sidebar and the page show its progress).
 Query results are cached per plain arguments (`st.cache_data`), so switching pages or widgets
 back and forth is a cache hit. Every wrapper takes the data root first, so two lakes never share
 a cache entry.
@@ -303,6 +303,14 @@ def progress(root: str) -> tuple[int, int] | None:
     if wh.worker is None or not wh.worker.is_alive():
         return None
     return len(set(MARTS) & (wh.cached | wh.computed)), len(MARTS)
+
+
+def readiness(root: str) -> tuple[int, int] | None:
+    """(marts ready, every mart a page reads) while any is missing, else None: what a page
+    shows while it may wait for a mart to be computed."""
+    wh = warehouse(root)
+    missing = _missing(wh)
+    return (len(MARTS) - len(missing), len(MARTS)) if missing else None
 
 
 def _list(values: Sequence[str] | None) -> list[str] | None:

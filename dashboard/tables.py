@@ -7,6 +7,7 @@ interval clustered by game (by game pair for paired comparisons).
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -28,11 +29,20 @@ def is_percent(config: Any) -> bool:
     return isinstance(config, dict) and config.get("type_config", {}).get("format") == PERCENT
 
 
+#: Columns holding a count that need not be whole (expected wins: 1/n per seat), shown rounded
+#: to a whole number like the counts beside them.
+WHOLE = frozenset({"expected_wins"})
+
+
 def scaled(df: pd.DataFrame, config: Config) -> pd.DataFrame:
     """The frame with its percent columns ×100 (Streamlit's own "percent" format shows two
-    decimals; a printf format shows one but needs the value in percent)."""
+    decimals; a printf format shows one but needs the value in percent), and its `WHOLE`
+    columns rounded (a "localized" number shows up to three decimals)."""
     cols = [c for c, cfg in config.items() if c in df.columns and is_percent(cfg)]
-    return df.assign(**{c: df[c] * 100 for c in cols}) if cols else df
+    whole = [c for c in WHOLE if c in df.columns and c in config]
+    if not cols and not whole:
+        return df
+    return df.assign(**{c: df[c] * 100 for c in cols}, **{c: df[c].round(0) for c in whole})
 
 
 def count(title: str, help: str | None = None) -> Any:
@@ -86,54 +96,36 @@ def field_size() -> tuple[list[str], Config]:
     }
 
 
-def card_counting() -> tuple[list[str], Config]:
-    cols = [
-        "players",
-        "counting",
-        "lineup",
-        "base",
-        "base_lineup",
-        "method",
-        "games",
-        "pairs",
-        "n_counting",
-        "n_base",
-        "ppr_counting",
-        "ppr_base",
-        "ppr_gain",
-        "ppr_gain_lo",
-        "ppr_gain_hi",
-        "win_counting",
-        "win_base",
-        "win_gain",
-        "win_gain_lo",
-        "win_gain_hi",
-    ]
+def card_counting(measure: str | None = None) -> tuple[list[str], Config]:
+    """The card-counting table; `measure` "ppr" or "win" keeps the columns of one measure (the
+    page shows one table each, so that each fits its width)."""
+    ppr = ["ppr_counting", "ppr_base", "ppr_gain", "ppr_gain_lo", "ppr_gain_hi"]
+    win = ["win_counting", "win_base", "win_gain"]  # seats: in the chart's tooltips
+    win += ["win_gain_lo", "win_gain_hi"]
+    cols = ["players", "comparison", "method", "games"]  # games: game pairs when paired
+    cols += (ppr if measure != "win" else []) + (win if measure != "ppr" else [])
     return cols, {
         "players": st.column_config.NumberColumn("players", format="%d"),
-        "counting": "counting",
-        "lineup": "its line-up",
-        "base": "twin",
-        "base_lineup": "twin's line-up",
+        "comparison": st.column_config.TextColumn(
+            "comparison",
+            help="counting policy vs its twin (the counting line-up vs the twin's line-up)",
+        ),
         "method": st.column_config.TextColumn(
             "method",
             help="paired: same shuffles (common random numbers), intervals clustered by game "
             "pair; unpaired: each line-up's own games, intervals clustered by game",
         ),
         "games": count("games", "game pairs when paired; games of both line-ups otherwise"),
-        "pairs": count("game pairs"),
-        "n_counting": count("seats (counting)"),
-        "n_base": count("seats (twin)"),
-        "ppr_counting": number("pts/round counting", 2, "points ÷ rounds played (pooled)"),
-        "ppr_base": number("pts/round twin", 2, "points ÷ rounds played (pooled)"),
-        "ppr_gain": number("pts/round gain", 3),
+        "ppr_counting": number("counting", 2, "points ÷ rounds played (pooled)"),
+        "ppr_base": number("twin", 2, "points ÷ rounds played (pooled)"),
+        "ppr_gain": number("gain", 3, "points per round, counting − twin"),
         "ppr_gain_lo": number("gain 95% low", 3, CI_HELP),
         "ppr_gain_hi": number("gain 95% high", 3, CI_HELP),
-        "win_counting": percent("win rate counting"),
-        "win_base": percent("win rate twin"),
-        "win_gain": number("win-rate gain (pp)", 4, "difference of win rates, as a fraction"),
-        "win_gain_lo": number("gain 95% low", 4, CI_HELP),
-        "win_gain_hi": number("gain 95% high", 4, CI_HELP),
+        "win_counting": percent("counting", "win rate: wins ÷ seats"),
+        "win_base": percent("twin", "win rate: wins ÷ seats"),
+        "win_gain": percent("gain", "difference of win rates, in percentage points"),
+        "win_gain_lo": percent("gain 95% low", CI_HELP),
+        "win_gain_hi": percent("gain 95% high", CI_HELP),
     }
 
 
@@ -159,7 +151,9 @@ def league() -> tuple[list[str], Config]:
         "games": count("games"),
         "player_games": count("seats"),
         "wins": count("wins"),
-        "expected_wins": number("expected wins", 1, "1/n per seat at an n-player table"),
+        "expected_wins": count(
+            "expected wins", "1/n per seat at an n-player table, rounded to a whole number"
+        ),
         "win_index": number(
             "win index",
             3,
@@ -356,16 +350,91 @@ def present(cols: list[str], available: list[str]) -> list[str]:
     return [c for c in cols if c in available]
 
 
-def show(df: pd.DataFrame, layout: tuple[list[str], Config], **kwargs: Any) -> None:
-    """Draw a query result as a table with the columns, titles and formats of `layout`."""
+MISSING = "—"  # what a table shows for a value it does not have (never a raw "None")
+
+
+def _fmt(config: Any) -> str | None:
+    """A NumberColumn's format (as made by `count`, `number`, `percent`), else None."""
+    return config.get("type_config", {}).get("format") if isinstance(config, dict) else None
+
+
+def formatted(value: Any, fmt: str | None) -> str:
+    """One number as its column shows it ("localized": thousands separators; a printf format
+    as given), or MISSING."""
+    if value is None or (isinstance(value, float) and value != value) or pd.isna(value):
+        return MISSING
+    if fmt == "localized":
+        v = float(value)
+        return f"{v:,.0f}" if v.is_integer() else f"{v:,.3f}".rstrip("0")
+    if fmt and "%" in fmt:
+        return fmt.replace("%d", "%.0f") % float(value)
+    return str(value)
+
+
+def _title(config: Any, column: str) -> str:
+    return str(config.get("label") or column) if isinstance(config, dict) else str(config or column)
+
+
+def fitted(
+    df: pd.DataFrame, layout: tuple[list[str], Config], hide: Sequence[str] = ()
+) -> tuple[pd.DataFrame, list[str], Config]:
+    """The frame, column order and config a table shows, fitted to a page's width: each 95%
+    interval (`X_lo`, `X_hi`) as one text column "low – high" in its columns' format, in
+    place of the two; the columns in `hide` left out (what a picker above the table already
+    fixes); every other missing value as MISSING ("—"), a numeric column with gaps as text
+    in its own format. The frame gains columns; none of its own changes."""
     cols, config = layout
-    st.dataframe(
-        scaled(df, config),
-        column_order=present(cols, list(df.columns)),
-        column_config=config,
-        hide_index=True,
-        **kwargs,
-    )
+    cols = [c for c in present(cols, list(df.columns)) if c not in hide]
+    config = dict(config)
+    out = scaled(df, config)
+    extra: dict[str, Any] = {}
+    order: list[str] = []
+    for c in cols:
+        if c.endswith("_hi") and c[:-3] + "_lo" in cols:
+            continue  # shown with its _lo
+        if c.endswith("_lo") and c[:-3] + "_hi" in cols:
+            hi = c[:-3] + "_hi"
+            fmt = _fmt(config.get(c))
+            name = c[:-3] + "_ci"
+            extra[name] = [
+                MISSING
+                if pd.isna(a) or pd.isna(b)
+                else f"{formatted(a, fmt)} – {formatted(b, fmt)}"
+                for a, b in zip(out[c], out[hi], strict=True)
+            ]
+            help_ = config.get(c, {}).get("help") if isinstance(config.get(c), dict) else None
+            config[name] = st.column_config.TextColumn("95% interval", help=help_ or CI_HELP)
+            order.append(name)
+            continue
+        column = out[c]
+        if column.isna().any():
+            fmt = _fmt(config.get(c))
+            if pd.api.types.is_numeric_dtype(column) and fmt:
+                name = c + "_text"
+                extra[name] = [formatted(v, fmt) for v in column]
+                cfg = config.get(c)
+                config[name] = st.column_config.TextColumn(
+                    _title(cfg, c), help=cfg.get("help") if isinstance(cfg, dict) else None
+                )
+                order.append(name)
+                continue
+            if not pd.api.types.is_numeric_dtype(column):
+                extra[c] = [
+                    MISSING if v is None or (isinstance(v, float) and v != v) else v for v in column
+                ]
+        order.append(c)
+    if extra:
+        out = out.assign(**extra)
+    return out, order, config
+
+
+def show(
+    df: pd.DataFrame, layout: tuple[list[str], Config], hide: Sequence[str] = (), **kwargs: Any
+) -> None:
+    """Draw a query result as a table with the columns, titles and formats of `layout`, fitted
+    to the page (`fitted`: intervals in one column each, no raw "None")."""
+    frame, order, config = fitted(df, layout, hide)
+    st.dataframe(frame, column_order=order, column_config=config, hide_index=True, **kwargs)
 
 
 def cell_results() -> tuple[list[str], Config]:

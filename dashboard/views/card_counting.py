@@ -44,4 +44,7 @@ st.markdown(
 )
 
 st.subheader("The numbers")
-tables.show(gains, tables.card_counting())
+st.markdown("**Points per round** (mean round score)")
+tables.show(gains, tables.card_counting("ppr"))
+st.markdown("**Win rate** (share of games won)")
+tables.show(gains, tables.card_counting("win"))

@@ -1,4 +1,5 @@
-"""Field size: win rate and points per round per policy as the table grows."""
+"""Field size: win index (the default: where policies cross) or win rate, and points per round,
+per policy as the table grows."""
 
 from __future__ import annotations
 
@@ -30,19 +31,24 @@ if sizes.empty:
 
 measure = st.segmented_control(
     "Win measure",
-    ["win rate", "win index"],
-    default="win rate",
+    ["win index", "win rate"],
+    default="win index",
     required=True,
     key="fs_measure",
     help="The win index divides wins by the wins an average seat expects (1/n per game), so "
-    "field sizes compare on one scale: 1 = average, 1.2 = 20% more wins than a fair share.",
+    "field sizes compare on one scale: 1 = average, 1.2 = 20% more wins than a fair share. "
+    "It is the default because it shows where one policy overtakes another as the table "
+    "grows; the win rate falls with 1/n for every policy, so its lines bunch together.",
 )
 left, right = st.columns(2)
 with left:
     if measure == "win index":
         st.subheader("Adjusted win index")
         st.altair_chart(charts.win_index_by_field_size(sizes), width="stretch")
-        st.caption("Bands: 95% intervals, clustered by game. Dashed: 1, an average seat.")
+        st.caption(
+            "Bands: 95% intervals, clustered by game. Dashed: 1, an average seat. Where two "
+            "lines cross, the better policy changes with the size of the table."
+        )
     else:
         st.subheader("Win rate")
         st.altair_chart(charts.win_rate_by_field_size(sizes), width="stretch")
@@ -75,4 +81,4 @@ with right:
     )
 
 st.subheader("The numbers")
-tables.show(sizes, tables.field_size())
+tables.show(sizes, tables.field_size(), hide=("lineup",))  # the picker above names it

@@ -43,9 +43,10 @@ if scope == ALL_SIZES:
     st.caption(
         "The adjusted win index pools every cell (line-up and field size) a policy played: its "
         "wins ÷ the wins an average seat expects (1/n per seat at an n-player table); 95% "
-        "intervals clustered by game. Each bar names the field sizes the policy was seen at."
+        "intervals clustered by game (the line through each dot). Dashed: 1, an average seat. "
+        "Each row names the field sizes the policy was seen at."
     )
-    tables.show(league, tables.league())
+    tables.show(league, tables.league(), hide=("lineups",))  # long: the per-size view names them
 else:
     n = int(str(scope).split()[0])
     cells = f.keep(data.field_size(f.root, f.run, f.policy_filter))
@@ -56,10 +57,10 @@ else:
     )
     st.altair_chart(charts.league_win_index(cells, "cell"), width="stretch")
     st.caption(
-        f"At {n} players only: one bar per policy and line-up (a cell), its win index (wins ÷ "
-        "the 1/n an average seat wins) with the 95% interval clustered by game."
+        f"At {n} players only: one dot per policy and line-up (a cell), its win index (wins ÷ "
+        "the 1/n an average seat wins) with the 95% interval clustered by game as a line."
     )
-    tables.show(cells, tables.field_size())
+    tables.show(cells, tables.field_size(), hide=("players",))
 
 sizes = [int(s) for s in f.info.get("field_sizes", [])] or [2]
 players = st.segmented_control(
@@ -106,4 +107,4 @@ with left:
     st.altair_chart(charts.round_rate(rates, "bust_rate", "bust rate"), width="stretch")
 with right:
     st.altair_chart(charts.round_rate(rates, "flip7_rate", "Flip 7 rate"), width="stretch")
-tables.show(rates, tables.rates())
+tables.show(rates, tables.rates(), hide=("lineup", "players", "games"))  # picked above

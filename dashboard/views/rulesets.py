@@ -81,5 +81,6 @@ st.caption(
 )
 
 st.subheader("The numbers")
-tables.show(df, tables.cell_results())
-tables.show(wins, tables.field_size())
+# The cell's line-up and field size are the pickers' above: not repeated per row.
+tables.show(df, tables.cell_results(), hide=("lineup", "players"))
+tables.show(wins, tables.field_size(), hide=("lineup", "players"))

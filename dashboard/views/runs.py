@@ -16,7 +16,21 @@ st.markdown(f"Lake: `{ROOT}` (every run in it; the sidebar picks the run the oth
 
 runs = data.runs(ROOT)
 st.altair_chart(charts.runs_games(runs), width="stretch")
-tables.show(runs, tables.runs())
+# What the run picked below shows in full (rows, versions, creation) is left out here.
+tables.show(
+    runs,
+    tables.runs(),
+    hide=(
+        "seed",
+        "planned_shards",
+        "rounds",
+        "events",
+        "created",
+        "package_version",
+        "rules_version",
+        "schema_version",
+    ),
+)
 
 f = filters.current()
 if f is not None:

@@ -157,4 +157,14 @@ st.altair_chart(charts.variant_round_scores(dist), width="stretch")
 st.caption("Share of rounds at each score for the chosen policies; busts are the rounds at 0.")
 
 st.subheader("The numbers")
-tables.show(df, tables.variant_comparison(), width="stretch")
+# Field size, ruleset, line-up and seating are the pickers' above: not repeated per row.
+tables.show(
+    df,
+    tables.variant_comparison(),
+    hide=("players", "ruleset", "lineup", "seating", "pooled_runs", "player_games", "rounds")
+    # shuffles: only when some cell replayed games (the warning above refers to the column)
+    + (("shuffles",) if (df["shuffles"] == df["games"]).all() else ())
+    # runs: only when some cell pools several (replications)
+    + (("runs",) if (df["runs"] == 1).all() else ()),
+    width="stretch",
+)

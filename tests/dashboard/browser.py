@@ -137,6 +137,7 @@ class PageCheck:
     foreign_hosts: list[str] = field(default_factory=list)  # requests to any other host
     not_found: list[str] = field(default_factory=list)  # URLs answered 404 (or any 4xx/5xx)
     overflow_px: int = 0  # how far the page is wider than the viewport (0: no sideways scroll)
+    table_overflow_px: int = 0  # how far the widest table is wider than its frame (cut off)
 
 
 @contextlib.contextmanager
@@ -221,6 +222,7 @@ def visit(
             "() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
             " - window.innerWidth"
         )
+        tables = page.evaluate(TABLE_OVERFLOW)
         if shot is not None:
             height = page.evaluate(
                 "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
@@ -241,6 +243,7 @@ def visit(
             sorted({urlsplit(u).hostname or u for u in foreign}),
             failed,
             max(0, int(overflow)),
+            max([0, *(int(t) for t in tables)]),
         )
     finally:
         page.close()
@@ -253,6 +256,13 @@ def _base_path_probe(url: str, path: str) -> bool:
     probe = urlsplit(url).path
     return bool(path) and probe in (f"/{path}/_stcore/health", f"/{path}/_stcore/host-config")
 
+
+#: Per table (st.dataframe, a canvas grid in a scrolling frame): how many px of its columns lie
+#: beyond the frame's right edge, i.e. are cut off until scrolled to.
+TABLE_OVERFLOW = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].map(e => {
+    const s = e.querySelector('.dvn-scroller') || e;
+    return s.scrollWidth - s.clientWidth;
+})"""
 
 _READY = """([title, n]) => {
     if (document.querySelector('[data-testid="stException"]')) return true;
@@ -320,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(
                 f"{name}: {check.charts} charts, {len(check.exceptions)} exceptions, "
+                f"tables {check.table_overflow_px} px too wide, "
                 f"{check.seconds:.1f} s -> {check.screenshot}"
             )
             if check.exceptions or check.dialogs or check.foreign_hosts or check.not_found:

@@ -70,8 +70,12 @@ def test_field_size_shows_win_rate_beside_points_with_sample_sizes(lake, monkeyp
     picker = at.selectbox(key="fs_lineup:field")
     assert picker.value == "field size"  # the line-up over most field sizes comes first
     assert set(picker.options) == {"field size", "ev", "evc", "bust", "bustc"}
+    # The win index is the default view: one scale over field sizes, so crossovers show.
+    assert at.segmented_control(key="fs_measure").value == "win index"
+    assert at.subheader[0].value == "Adjusted win index"
     (win_spec, win), (ppr_spec, ppr), (both_spec, both) = charts(at)
-    assert "win_rate" in y_fields(win_spec) and "points_per_round" in y_fields(ppr_spec)
+    win = win[win["policy"].notna()]  # less the dashed line's datum (y = 1)
+    assert "win_index" in y_fields(win_spec) and "points_per_round" in y_fields(ppr_spec)
     assert "win_index" in y_fields(both_spec) and both["points_per_round"].count() == len(win)
     assert set(win["policy"]) == {"ev", "bust:0.25"}
     assert set(win["players"]) == {2, 4} and len(win) == 4  # one point per cell and policy
@@ -80,19 +84,20 @@ def test_field_size_shows_win_rate_beside_points_with_sample_sizes(lake, monkeyp
     assert set(table["lineup"]) == {"field size"} and (table["games"] == 60).all()
     picker.select("evc").run()
     (_, win), _, _ = charts(at)
+    win = win[win["policy"].notna()]
     assert set(win["policy"]) == {"evc", "bust:0.25"} and set(win["players"]) == {3}
     assert set(at.dataframe[0].value["lineup"]) == {"evc"}
 
 
 def test_policy_filter_and_win_measure_change_the_charts(lake, monkeypatch):
-    """Picking one policy leaves only its lines; the win-index toggle switches the left chart."""
+    """Picking one policy leaves only its lines; the win-rate toggle switches the left chart."""
     at = open_app(lake, monkeypatch)
     at.sidebar.multiselect(key="f_policies:field").set_value(["ev"]).run()
     (_, win), (_, ppr), _ = charts(at)
-    assert set(win["policy"]) == {"ev"} and set(ppr["policy"]) == {"ev"}
-    at.segmented_control(key="fs_measure").set_value("win index").run()
-    assert at.subheader[0].value == "Adjusted win index"
-    assert "win_index" in y_fields(charts(at)[0][0])
+    assert set(win["policy"].dropna()) == {"ev"} and set(ppr["policy"]) == {"ev"}
+    at.segmented_control(key="fs_measure").set_value("win rate").run()
+    assert at.subheader[0].value == "Win rate"
+    assert "win_rate" in y_fields(charts(at)[0][0])
 
 
 def test_card_counting_shows_the_paired_gain_with_intervals(lake, monkeypatch):
@@ -395,3 +400,54 @@ def test_league_says_which_field_sizes_each_policy_was_seen_at(lake, monkeypatch
     (_, cells), *_ = charts(at)
     assert set(cells["players"].dropna()) == {3} and "evc · evc" in set(cells["cell"])
     assert set(at.dataframe[0].value["players"]) == {3}
+
+
+def test_unverified_runs_take_one_quiet_line_with_the_verify_command(lake, monkeypatch):
+    """The lake's three unverified runs: one caption naming them and the command that verifies
+    them (not a warning per run), on every page."""
+    at = open_app(lake, monkeypatch)
+    for page in (None, "views/policies.py"):
+        if page:
+            at.switch_page(page).run()
+        lines = [c.value for c in at.caption if "verif" in c.value]
+        assert lines == [
+            "3 runs not verified as they are now (field, other, venge): "
+            f"`flip7 warehouse verify --data {lake}` checks them."
+        ], lines
+        assert not [c for c in at.caption if ":warning:" in c.value]
+
+
+def test_progress_of_the_tables_shows_in_the_page_not_only_the_sidebar(lake, monkeypatch):
+    """While the other pages' tables are being prepared, the page itself says how far that got
+    (the sidebar is collapsed on a phone); once none is missing, the line goes."""
+    at = open_app(lake, monkeypatch)
+    assert not at.main.get("progress")  # nothing prepared in the background in tests: gone
+    monkeypatch.setattr(dashboard.data, "progress", lambda root: (7, 11))
+    at.run()
+    (bar,) = at.main.get("progress")
+    assert "7 of 11 tables ready" in bar.proto.text
+    assert [p.proto.text for p in at.sidebar.get("progress")] == [bar.proto.text]
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "views/field_size.py",
+        "views/card_counting.py",
+        "views/policies.py",
+        "views/variants.py",
+        "views/runs.py",
+    ],
+)
+def test_tables_show_no_raw_none_and_one_column_per_interval(lake, monkeypatch, page):
+    """No table cell a page shows is missing (Streamlit would print "None"), and no table
+    shows an interval as two "95% low/high" columns."""
+    at = open_app(lake, monkeypatch, page, run="" if page == "views/variants.py" else "field")
+    assert at.dataframe
+    for table in at.dataframe:
+        frame = table.value
+        order = list(table.proto.column_order) or list(frame.columns)
+        shown = frame[[c for c in order if c in frame.columns]]
+        gaps = {c: int(n) for c, n in shown.isna().sum().items() if n}
+        assert not gaps, f"{page}: missing values shown as None in {gaps}"
+        assert not [c for c in order if c.endswith(("_lo", "_hi"))], order

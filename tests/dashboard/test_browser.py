@@ -7,6 +7,7 @@ fail under CI (tests/conftest.py)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,10 @@ def test_page_renders_its_charts_without_exceptions(chromium, server, path, tmp_
     assert title in check.text
     assert check.charts >= charts
     assert shot.stat().st_size > 10_000  # a real picture, not a blank page
+    # Every table fits the page at 1400 px: no column cut off at the right.
+    assert check.table_overflow_px == 0, (
+        f"/{path}: a table is {check.table_overflow_px} px too wide"
+    )
 
 
 def test_next_card_steps_the_replay_in_the_browser(chromium, server):
@@ -67,8 +72,12 @@ def test_next_card_steps_the_replay_in_the_browser(chromium, server):
 
 def test_first_visit_to_a_page_of_a_fresh_server(chromium, lake):
     """A link straight to a non-default page works on a just-started server (no "Page not
-    found" dialog: Streamlit 1.67 shows one when the page files sit in a pages/ folder)."""
+    found" dialog: Streamlit 1.67 shows one when the page files sit in a pages/ folder), and so
+    does the default page at its own URL, /field-size (Streamlit serves a default page at /
+    only; the app registers it there too)."""
     with browser.serve(lake) as url:
+        own = browser.visit(chromium, url, "field-size", min_charts=3, title="Field size")
+        assert not own.dialogs and not own.exceptions and not own.not_found, own.dialogs
         check = browser.visit(chromium, url, "runs", min_charts=1, title="Runs")
         assert not check.dialogs and not check.exceptions and not check.not_found
         deep = browser.visit(
@@ -123,3 +132,73 @@ def test_a_link_to_a_missing_run_lists_the_runs_in_the_browser(chromium, server)
         assert not page.query_selector_all(browser.CHART)
     finally:
         page.close()
+
+
+#: Records, from the first paint on, every progress bar text the page shows (a bar can come
+#: and go between two polls of the test).
+_RECORD_PROGRESS = """
+window.__progress = [];
+new MutationObserver(() => {
+    for (const e of document.querySelectorAll('[data-testid="stMain"] [data-testid="stProgress"]')) {
+        const t = e.innerText.trim();
+        if (t && !window.__progress.includes(t)) window.__progress.push(t);
+    }
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def test_a_page_waiting_for_its_tables_says_so_in_the_page_on_a_phone(chromium, lake):
+    """A fresh server (nothing cached) opened at /policies on a phone: the page itself (not
+    only the collapsed sidebar) says how many tables are ready, above the page: while it
+    computes those it reads (when that takes long enough to be drawn) and then while the
+    other pages' are being prepared."""
+    with browser.serve(lake) as url:
+        page = chromium.new_page(viewport={"width": 390, "height": 844})
+        try:
+            page.add_init_script(_RECORD_PROGRESS)
+            page.goto(f"{url}/policies?run=field")
+            browser.wait_ready(page, 5, 90_000, "Policy comparison")
+            seen = page.evaluate("() => window.__progress")
+            assert not page.query_selector_all(browser.EXCEPTION)
+        finally:
+            page.close()
+    assert any(re.search(r"\d+ of \d+ tables ready", t) for t in seen), seen
+
+
+#: Per legend of each chart (Vega draws SVG: `.role-legend`): how far (px) Streamlit's chart
+#: toolbar (shown on hover, or a tap on a phone) reaches down over it, where they share columns.
+_TOOLBAR_OVER_LEGEND = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+  .flatMap(c => {
+    const host = c.closest('[data-testid="stElementContainer"]') || c.parentElement;
+    const bar = host.querySelector('[data-testid="stElementToolbar"]');
+    if (!bar) return [];
+    const b = bar.getBoundingClientRect();
+    return [...c.querySelectorAll('.role-legend')].map(l => {
+        const r = l.getBoundingClientRect();
+        const across = Math.min(b.right, r.right) - Math.max(b.left, r.left);
+        return across > 0 ? b.bottom - r.top : 0;
+    });
+})"""
+
+
+@pytest.mark.parametrize("path", ["", "card-counting", "policies"])
+def test_on_a_phone_the_toolbar_covers_no_legend_and_one_line_says_unverified(
+    chromium, server, path
+):
+    """At 390x844: each chart's toolbar lies over the room left free above the drawing (where
+    the legend would start), not over the legend; the unverified runs take one quiet line,
+    with the command; the field-size page opens on the win index."""
+    name, title, charts = browser.PAGES[path]
+    page = chromium.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.goto(f"{server}/{path}?run=field")
+        browser.wait_ready(page, charts, 60_000, title)
+        covered = page.evaluate(_TOOLBAR_OVER_LEGEND)
+        text = page.inner_text('[data-testid="stMain"]')
+        assert not page.query_selector_all(browser.EXCEPTION)
+    finally:
+        page.close()
+    assert covered and max(covered) <= 0, f"a toolbar covers a legend by {max(covered)} px"
+    assert text.count("not verified") == 1 and "flip7 warehouse verify --data" in text
+    if not path:
+        assert "Adjusted win index" in text

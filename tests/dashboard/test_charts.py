@@ -110,7 +110,7 @@ def test_counting_gain_per_measure():
         if "y" in layer.get("encoding", {})
     }
     assert {"ppr_gain", "ppr_gain_lo"} <= fields and "win_gain" not in fields
-    assert "gain in win rate (percentage points)" in _titles(charts.counting_gain(df, "win"))["y"]
+    assert "win rate gain (pp)" in _titles(charts.counting_gain(df, "win"))["y"]
     with pytest.raises(ValueError, match="'ppr' or 'win'"):
         charts.counting_gain(df, "wins")
 
@@ -281,3 +281,71 @@ def test_every_chart_titles_both_axes():
     ]:
         titles = _titles(chart)
         assert titles.get("x") and titles.get("y"), chart.to_dict().get("layer", chart.to_dict())
+
+
+def test_league_is_a_dot_plot_around_one_not_bars_from_zero():
+    """The league draws a dot per policy with its 95% interval as a line, and the dashed line at
+    1; the x axis spans the intervals and 1 (0.99-1.01 indexes differ there), not 0."""
+    league = pd.DataFrame(
+        {
+            "place": [1, 2],
+            "policy": ["ev", "bust:0.25"],
+            "win_index": [1.008, 0.992],
+            "win_index_lo": [0.998, 0.981],
+            "win_index_hi": [1.018, 1.003],
+            "player_games": [12_000, 12_000],
+        }
+    )
+    spec = charts.league_win_index(league).to_dict()
+    marks = [
+        (layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"])
+        for layer in _layers(spec)
+        if "mark" in layer
+    ]
+    assert "bar" not in marks and "point" in marks and marks.count("rule") == 2
+    (domain,) = {
+        tuple(enc["scale"]["domain"])
+        for layer in _layers(spec)
+        for ch, enc in layer.get("encoding", {}).items()
+        if ch == "x" and isinstance(enc, dict) and "domain" in enc.get("scale", {})
+    }
+    low, high = domain
+    assert 0.95 < low < 0.981 and 1.018 < high < 1.05  # around the intervals, far from 0
+
+
+def test_every_page_chart_leaves_room_for_the_toolbar_and_short_axis_titles():
+    """A page's chart keeps TOOLBAR_ROOM free above its drawing (Streamlit's toolbar covers
+    the top right corner, where the legend starts); the card-counting y titles fit the
+    height of a phone's chart (a cut title lost its end)."""
+    df = pd.DataFrame(
+        {
+            "players": [2],
+            "counting": ["evc"],
+            "base": ["ev"],
+            "method": ["paired"],
+            "ppr_gain": [0.1],
+            "ppr_gain_lo": [0.0],
+            "ppr_gain_hi": [0.2],
+            "win_gain": [0.01],
+            "win_gain_lo": [0.0],
+            "win_gain_hi": [0.02],
+            "n_counting": [10],
+            "n_base": [10],
+        }
+    )
+    for measure in ("ppr", "win"):
+        chart = charts.counting_gain(df, measure)
+        assert chart.to_dict()["padding"]["top"] >= charts.TOOLBAR_ROOM
+        (title,) = _titles(chart)["y"]
+        assert len(title) * 7 < charts.HEIGHT - 100, title  # ~7 px a character, less the x axis
+    wr = pd.DataFrame(
+        {
+            "players": [2, 4],
+            "policy": ["ev", "ev"],
+            "win_index": [1.0, 1.1],
+            "win_index_lo": [0.9, 1.0],
+            "win_index_hi": [1.1, 1.2],
+            "player_games": [10, 10],
+        }
+    )
+    assert charts.win_index_by_field_size(wr).to_dict()["padding"]["top"] >= charts.TOOLBAR_ROOM

@@ -60,3 +60,46 @@ def test_rates_show_as_percent_with_one_decimal_and_points_with_two():
     assert df["bust_rate"].tolist() == [0.3353]  # the cached frame is not changed in place
     _, fs = tables.field_size()
     assert fs["points_per_round"]["type_config"]["format"] == "%.2f"
+
+
+def test_expected_wins_show_as_a_whole_count_like_the_wins_beside_them():
+    """The league's expected wins (1/n per seat, so fractional) show rounded with thousands
+    separators, the format of the wins and seats beside them (not "12000.0")."""
+    import pandas as pd
+
+    cols, config = tables.league()
+    assert config["expected_wins"] == config["wins"] | {"label": "expected wins"} | {
+        "help": config["expected_wins"]["help"]
+    }
+    assert config["expected_wins"]["type_config"]["format"] == "localized"
+    out = tables.scaled(pd.DataFrame({"expected_wins": [11_999.6667], "wins": [11_875]}), config)
+    assert out["expected_wins"].tolist() == [12_000.0]
+
+
+def test_fitted_tables_show_intervals_in_one_column_and_no_raw_none():
+    """Each interval (X_lo, X_hi) becomes one "low – high" column in its format, in place of
+    the two; hidden columns go; a gap shows as an em dash, in numeric and text columns."""
+    import pandas as pd
+
+    df = pd.DataFrame(
+        {
+            "lineup": ["duel", "duel"],
+            "policy": ["ev", None],
+            "games": [1200, float("nan")],
+            "win_rate": [0.246, 0.25],
+            "win_rate_lo": [0.231, float("nan")],
+            "win_rate_hi": [0.26, 0.27],
+            "win_index": [1.0312, 0.99],
+            "win_index_lo": [0.9801, 0.95],
+            "win_index_hi": [1.0823, 1.03],
+        }
+    )
+    frame, order, config = tables.fitted(df, tables.field_size(), hide=("lineup",))
+    assert order == ["policy", "games_text", "win_rate", "win_rate_ci", "win_index", "win_index_ci"]
+    assert frame["win_rate_ci"].tolist() == ["23.1% – 26.0%", "—"]
+    assert frame["win_index_ci"].tolist() == ["0.980 – 1.082", "0.950 – 1.030"]
+    assert frame["games_text"].tolist() == ["1,200", "—"]
+    assert frame["policy"].tolist() == ["ev", "—"]
+    assert config["win_rate_ci"]["label"] == "95% interval"
+    assert config["games_text"]["label"] == "games"
+    assert pd.isna(df["policy"][1])  # the cached frame is not changed in place
