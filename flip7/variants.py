@@ -102,7 +102,9 @@ class Variant:
         from flip7.vengeance import VengeanceEngine
 
         if self.name == "vengeance":
-            return VengeanceEngine(ruleset, policies, seed, variant=self, **kwargs)
+            return VengeanceEngine(
+                ruleset, policies, seed, deck=self.deck, brutal=self.brutal, **kwargs
+            )
         return Engine(ruleset, policies, seed, deck=self.deck, **kwargs)
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from flip7.cards import FLIP7_CHOICE, Card, face_value
+from flip7.cards import FLIP7_CHOICE, Card, Deck, face_value
 from flip7.engine import END_FLIP7, Engine
 from flip7.events import DrawHow, EventKind
 from flip7.observation import ACTIVE, BUSTED, STAYED, VENGEANCE_RULES
@@ -46,7 +46,6 @@ from flip7.scoring import (
     vengeance_row_busts,
     vengeance_row_points,
 )
-from flip7.variants import Variant
 
 _MINUS = MINUS_VALUE
 _MODIFIERS = VENGEANCE_MODIFIERS
@@ -69,17 +68,17 @@ class VengeanceEngine(Engine):
         policies: Sequence[Policy],
         seed: int,
         *,
-        variant: Variant,
+        deck: Deck,
+        brutal: bool = False,
         **kwargs: object,
     ) -> None:
-        if variant.name != "vengeance":
-            raise ValueError(f"VengeanceEngine plays the vengeance variant, not {variant.name!r}")
-        super().__init__(ruleset, policies, seed, deck=variant.deck, **kwargs)  # type: ignore[arg-type]
-        self.variant = variant
-        self.brutal = variant.brutal
+        """`deck`: a Vengeance deck (flip7.variants checks it; `Variant.new_engine` builds this
+        engine from a variant), `brutal`: Brutal mode."""
+        super().__init__(ruleset, policies, seed, deck=deck, **kwargs)  # type: ignore[arg-type]
+        self.brutal = brutal
         for obs in self.obs:  # every seat's view (they share the lists, not these two fields)
             obs.variant = VENGEANCE_RULES
-            obs.brutal = variant.brutal
+            obs.brutal = brutal
         self.penalty = [0] * self.n
         self.declined = False
 

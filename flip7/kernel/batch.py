@@ -5,10 +5,13 @@ arrays) and returns a `Batch`: the event columns of every game back to back, one
 (round, seat), and per-game and per-(game, seat) arrays. Buffers start at an estimate and, when a
 game does not fit, grow and the kernel resumes at that game (games are independent), so no event
 ever becomes a Python object unless a caller asks for one (`Batch.events`, `Batch.result`).
+The kernels load here too (`kernel`, `win_kernel`, `vengeance_kernel`), each warmed up on a
+one-game batch so that its compile or cache load is measured (flip7.kernel.load reports it).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +24,14 @@ from flip7.events import HIT_SHIFT, restore_round_scores, unfold_codes, unpack
 from flip7.kernel import dp as dp_support
 from flip7.kernel import win as win_support
 from flip7.kernel.encode import deck_counts, policy_table, rule_params
-from flip7.kernel.load import call
+from flip7.kernel.jit import (
+    LoadInfo,
+    call,
+    measured,
+    numba_missing,
+    refresh_if_callees_changed,
+    write_stamp,
+)
 from flip7.policies.base import Policy
 from flip7.rng import GOLDEN, MASK64
 from flip7.rules import Ruleset
@@ -161,8 +171,6 @@ def play_batch(
     """Play len(seeds) games: game j seats policies[seat_policy[j, s]] at seat s. `capacity`
     overrides the first guess of event and round-row buffer sizes (they grow when short).
     A "With a Vengeance" `variant` plays its deck in flip7.kernel.vengeance (`deck` unused)."""
-    from flip7.kernel.load import kernel, vengeance_kernel
-
     seat_policy = np.ascontiguousarray(seat_policy, dtype=np.int64)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     k, n = seat_policy.shape
@@ -350,3 +358,94 @@ def warm_up_vengeance(play_games: Callable[..., Any]) -> None:
         True,
         vengeance=True,
     )
+
+
+# -- loading the kernels (each warmed up on a one-game batch, so its load is measured) --------
+
+_kernel: Callable[..., Any] | None = None
+_info: LoadInfo | None = None
+
+
+def kernel(warm: bool = True) -> Callable[..., Any]:
+    """`flip7.kernel.core.play_games`, compiled (or loaded from the cache) on first use,
+    without win's code (a batch with a win seat compiles that build when it first runs). With
+    `warm` False only imported, for a batch with a win seat: the build without win's code then
+    does not compile unless something else plays it."""
+    global _kernel, _info
+    if _kernel is not None and (_info is not None or not warm):
+        return _kernel
+    missing = numba_missing()
+    if missing:
+        raise ValueError(missing)
+    t0, c0 = time.perf_counter(), time.process_time()
+    from flip7.kernel import core  # here, for cost: importing it imports numba
+
+    if _kernel is None:
+        # drops stale cached code before anything compiles; recorded for the next process
+        write_stamp(refresh_if_callees_changed(core))
+        _kernel = core.play_games
+    if warm:
+        warm_up(core.play_games)
+        _info = measured(t0, c0, core.play_games)
+    return _kernel
+
+
+_win_info: LoadInfo | None = None
+
+
+def win_kernel() -> LoadInfo:
+    """Compile (or load) the classic kernel's build with win's code now, as the first batch
+    with a win seat would; how long it took."""
+    global _win_info
+    if _win_info is None:
+        play_games = kernel(warm=False)
+        t0, c0 = time.perf_counter(), time.process_time()
+        misses = len(play_games.stats.cache_misses)
+        warm_up(play_games, win=True)
+        info = measured(t0, c0, play_games)
+        _win_info = LoadInfo(
+            info.seconds,
+            info.cpu_seconds,
+            len(play_games.stats.cache_misses) > misses,
+            info.cache_dir,
+        )
+    return _win_info
+
+
+_vengeance: Callable[..., Any] | None = None
+_vengeance_info: LoadInfo | None = None
+
+
+def vengeance_kernel() -> Callable[..., Any]:
+    """`flip7.kernel.vengeance.play_games`, compiled (or loaded from the cache) on first use."""
+    global _vengeance, _vengeance_info
+    if _vengeance is not None:
+        return _vengeance
+    missing = numba_missing()
+    if missing:
+        raise ValueError(missing)
+    t0, c0 = time.perf_counter(), time.process_time()
+    from flip7.kernel import vengeance  # here, for cost: only a Vengeance game compiles it
+
+    warm_up_vengeance(vengeance.play_games)
+    _vengeance_info = measured(t0, c0, vengeance.play_games)
+    _vengeance = vengeance.play_games
+    return _vengeance
+
+
+def loaded(vengeance: bool = False) -> bool:
+    """Whether this process has loaded the kernel (with `vengeance`, the Vengeance kernel)."""
+    return (_vengeance if vengeance else _kernel) is not None
+
+
+def kernel_info(vengeance: bool = False) -> LoadInfo:
+    """How this process got the classic kernel (with `vengeance`, the Vengeance one), loading
+    it first if needed (flip7.kernel.load.load_info reports it)."""
+    if vengeance:
+        vengeance_kernel()
+        info = _vengeance_info
+    else:
+        kernel()
+        info = _info
+    assert info is not None
+    return info

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from flip7.kernel.batch import Batch, play_batch, rotation
-from flip7.kernel.load import call
+from flip7.kernel.jit import call
 from flip7.policies.base import Policy
 from flip7.rules import Ruleset
 from flip7.variants import Variant

@@ -28,6 +28,7 @@ import numpy as np
 
 from flip7.policies.base import Policy
 
+P_DP = 5  # flip7.kernel.core.P_DP: the policy kind of dp and race (flip7.kernel.encode)
 N_DP_META = 9  # flip7.kernel.core.N_DP_META
 N_MASKS = 8192  # flip7.kernel.core.N_MASKS: the table's rows, one per 13-bit number mask
 #: Tables kept encoded in this process (a race table takes about a second to encode).
@@ -60,8 +61,6 @@ def encode(policy: Policy) -> tuple[int, int, float, int] | None:
     """The dp or race policy's kernel row (kind, int, float, counting), or None when neither."""
     if not is_dp(policy):
         return None
-    from flip7.kernel.encode import P_DP
-
     return P_DP, 0, 0.0, 1 if policy.counting else 0
 
 

@@ -21,6 +21,10 @@ import numpy as np
 from flip7.cards import CLASSIC, N_CARD_IDS, PLUS_VALUE, Card, Deck
 from flip7.engine import END_FLIP7, END_NO_CARDS, END_NOBODY_ACTIVE, decks_for
 from flip7.events import CODE_OFFSETS, CODE_SHIFTS, HIT_SHIFT, DrawHow, EventKind
+from flip7.kernel import dp, win
+from flip7.kernel.dp import P_DP
+from flip7.kernel.jit import numba_missing
+from flip7.kernel.win import P_WIN
 from flip7.observation import ACTIVE, BUSTED, FROZEN, STAYED
 from flip7.policies import base as policy_base
 from flip7.policies.base import Policy
@@ -51,9 +55,9 @@ VENGEANCE_CARD_NAMES = (
 ).split()
 VENGEANCE_KINDS = "MODIFIER_GIVEN CARD_MOVED CARD_DISCARDED FORCED_STAY FLIP7_PENALTY".split()
 
-# Policy kinds, as in flip7.kernel.core (duplicated so that importing this needs no numba).
-P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP, P_DUP = 0, 1, 2, 3, 4, 5, 6
-P_WIN = 7
+# Policy kinds, as in flip7.kernel.core (duplicated so that importing this needs no numba);
+# P_DP and P_WIN belong to flip7.kernel.dp and flip7.kernel.win, which encode those policies.
+P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DUP = 0, 1, 2, 3, 4, 6
 
 
 def constant_mismatches() -> list[str]:
@@ -148,22 +152,12 @@ def encode_policy(policy: Policy) -> tuple[int, int, float, int] | str:
         and isinstance(policy.window, int)
     ):
         return P_ENDGAME, policy.window, float(policy.max_risk), counting
-    dp = _dp_encoding(policy)
-    if dp is not None:
-        return dp
-    from flip7.kernel import win
-
-    got = win.encode(policy)
+    got = dp.encode(policy)  # the solver's dp and race policies
+    if got is None:
+        got = win.encode(policy)
     if got is not None:
         return got
     return f"policy {getattr(policy, 'spec', kind.__name__)!r} is not one the kernel knows"
-
-
-def _dp_encoding(policy: Policy) -> tuple[int, int, float, int] | None:
-    """The solver's `dp` policy, when the solver exists (see flip7.kernel.dp)."""
-    from flip7.kernel import dp
-
-    return dp.encode(policy)
 
 
 def unsupported(
@@ -205,10 +199,6 @@ def unsupported(
             return "the kernel plays `win` in the classic game only, not With a Vengeance"
         if code[0] == P_WIN and len(policies) == 1:
             return "`win` alone at the table plays the race policy, which the kernel does not play"
-    try:
-        from flip7.kernel.load import numba_missing
-    except ImportError:  # pragma: no cover - load is part of this package
-        return "flip7.kernel.load is missing"
     missing = numba_missing()
     if missing:
         return missing

@@ -1,93 +1,54 @@
-"""Loading the compiled code: import numba lazily, compile each piece once, say so first.
+"""The kernels' loading, in one place: how this process got each piece, and which would compile.
 
-The pieces (PIECES) compile separately, each only when something uses it: the classic kernel
-(flip7.kernel.core), the same kernel built with the `win` policy's sweeps (the first batch with
-a win seat), the "With a Vengeance" kernel (flip7.kernel.vengeance), the pass that turns a
-batch into the stored tables' columns, the pipeline's rollup pass and the solver's sweeps.
-Before one compiles, one line on stderr says what, that it happens once, and about how long
-(COMPILE_CPU_SECONDS, measured as docs/kernel.md says); a cache load is silent.
-
-numba caches the machine code on disk (`cache=True`): by default in `__pycache__` next to the
-source, or a per-user directory when that is not writable (`cache_dir()` says which); set
-NUMBA_CACHE_DIR before the first import to put it elsewhere. Ray workers use the same cache (a
-local Ray's workers inherit the driver's environment), so a machine compiles each piece once.
+The pieces compile separately, each only when something uses it (flip7.kernel.jit: the
+announcement before a compile, numba's on-disk cache, COMPILE_CPU_SECONDS). `load_info` loads a
+kernel (or says how it was loaded), `rows_pass` the pipeline's table pass, `cold_pieces` lists
+what would compile. The kernels themselves load in flip7.kernel.batch (`kernel`,
+`vengeance_kernel`, `win_kernel`), beside the batch that warms them up; their names and jit's
+are re-exported here, where callers have always found them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-#: CPU seconds each piece took to compile on an empty cache, measured on the 2-core machine
-#: the project runs on (`python benchmarks/startup.py --pieces`; docs/kernel.md#compilation-and-the-cache).
-COMPILE_CPU_SECONDS = {
-    "classic": 32,
-    "win": 55,
-    "vengeance": 53,
-    "rows": 1,
-    "rollups": 5,
-    "solver": 6,
-}
+from flip7.kernel.batch import kernel, kernel_info, loaded, vengeance_kernel, win_kernel
+from flip7.kernel.jit import (
+    CALLEES,
+    COMPILE_CPU_SECONDS,
+    PIECES,
+    LoadInfo,
+    announce,
+    cache_dir,
+    call,
+    combined,
+    measured,
+    module_cold,
+    numba_missing,
+    will_compile,
+)
 
-#: What each piece is, for the line before it compiles.
-PIECES = {
-    "classic": "the simulation kernel",
-    "win": "the simulation kernel with the win policy's sweeps",
-    "vengeance": 'the "With a Vengeance" kernel',
-    "rows": "the event-table pass",
-    "rollups": "the shard rollup pass",  # pipeline.rollups
-    "solver": "the solver's sweeps",  # flip7.solver.kernels (solve, advice, odds)
-}
-
-
-def announce(piece: str, near: str | None = None, stream: Any = None) -> None:
-    """The line before `piece` (a PIECES key) compiles; `near`: a source file of its code (for
-    where its cache is; default this package's)."""
-    cost = COMPILE_CPU_SECONDS[piece]
-    print(
-        f"flip7: compiling {PIECES[piece]} (once; about {cost} CPU second{'s' * (cost != 1)}, "
-        "see docs/kernel.md); "
-        f"later runs load it from numba's cache in {cache_dir(near)}",
-        file=stream if stream is not None else sys.stderr,
-        flush=True,
-    )
-
-
-def will_compile(dispatcher: Any, args: Sequence[Any]) -> bool:
-    """Whether calling numba `dispatcher` on `args` compiles (True) rather than runs code this
-    process has or loads it from the on-disk cache. Reads numba's cache index; when that cannot
-    be read (another numba), True unless this process already has the code."""
-    try:
-        sig = tuple(dispatcher.typeof_pyval(a) for a in args)
-        if sig in dispatcher.overloads:
-            return False
-        cache = dispatcher._cache
-        key = cache._index_key(sig, dispatcher.targetctx.codegen())
-        return key not in cache._cache_file._load_index()
-    except Exception:  # numba's internals moved: say it may compile
-        return not dispatcher.overloads
-
-
-def module_cold(module: Any) -> bool:
-    """Whether none of `module`'s numba functions is in the on-disk cache (a first run, which
-    compiles them). Compiles nothing."""
-    found = False
-    for obj in vars(module).values():
-        cache = getattr(obj, "_cache", None)
-        if getattr(obj, "__module__", None) != module.__name__ or cache is None:
-            continue
-        try:
-            if cache._cache_file._load_index():
-                return False
-        except Exception:  # numba's internals moved: cannot tell
-            return False
-        found = True
-    return found
+__all__ = [
+    "CALLEES",
+    "COMPILE_CPU_SECONDS",
+    "PIECES",
+    "LoadInfo",
+    "announce",
+    "cache_dir",
+    "call",
+    "cold_pieces",
+    "combined",
+    "kernel",
+    "load_info",
+    "loaded",
+    "module_cold",
+    "numba_missing",
+    "rows_pass",
+    "vengeance_kernel",
+    "will_compile",
+    "win_kernel",
+]
 
 
 def cold_pieces() -> list[str]:
@@ -113,199 +74,6 @@ def cold_pieces() -> list[str]:
     return [name for name, cached in has.items() if not cached]
 
 
-#: The pieces this process has run (or loaded): no need to look at the cache again.
-_ready: set[str] = set()
-
-
-def call(piece: str, dispatcher: Any, *args: Any) -> Any:
-    """`dispatcher(*args)`, with the line first when it compiles (`piece`: a PIECES key)."""
-    if piece not in _ready:
-        if will_compile(dispatcher, args):
-            from flip7.format import waiting
-
-            announce(piece, dispatcher.py_func.__code__.co_filename)
-            with waiting(f"compiling {PIECES[piece]} ..."):  # a spinner, on a terminal
-                result = dispatcher(*args)
-        else:
-            result = dispatcher(*args)
-        _ready.add(piece)
-        return result
-    return dispatcher(*args)
-
-
-@dataclass(frozen=True)
-class LoadInfo:
-    """How this process got its kernel."""
-
-    seconds: float  # import + compile or cache load, wall clock
-    cpu_seconds: float
-    compiled: bool  # True: compiled now; False: loaded from the on-disk cache
-    cache_dir: str
-
-
-_kernel: Callable[..., Any] | None = None
-_info: LoadInfo | None = None
-
-
-def numba_missing() -> str | None:
-    """Why numba cannot be used here, or None."""
-    try:
-        import numba  # noqa: F401
-    except ImportError as exc:
-        return f"numba is not installed ({exc}); pip install numba"
-    return None
-
-
-def cache_dir(near: str | None = None) -> str:
-    """Where numba keeps the compiled code of the functions in source file `near` (default:
-    the kernels'): NUMBA_CACHE_DIR when set, else `__pycache__` next to the file, or numba's
-    per-user directory when that is not writable."""
-    configured = os.environ.get("NUMBA_CACHE_DIR")
-    if configured:
-        return configured
-    source = os.path.abspath(near or __file__)
-    here = os.path.join(os.path.dirname(source), "__pycache__")
-    writable = os.access(here if os.path.isdir(here) else os.path.dirname(here), os.W_OK)
-    if writable:
-        return here
-    try:
-        from numba.core.caching import _UserWideCacheLocator
-
-        located = _UserWideCacheLocator.from_function(_probe, source)
-        if located is not None:
-            return str(located.get_cache_path())
-    except Exception:  # numba's internals moved
-        pass
-    return here
-
-
-def _probe() -> None:
-    """A function of this file, for asking numba where it would cache it."""
-
-
-def kernel(warm: bool = True) -> Callable[..., Any]:
-    """`flip7.kernel.core.play_games`, compiled (or loaded from the cache) on first use,
-    without win's code (a batch with a win seat compiles that build when it first runs). With
-    `warm` False only imported, for a batch with a win seat: the build without win's code then
-    does not compile unless something else plays it."""
-    global _kernel, _info
-    if _kernel is not None and (_info is not None or not warm):
-        return _kernel
-    missing = numba_missing()
-    if missing:
-        raise ValueError(missing)
-    t0, c0 = time.perf_counter(), time.process_time()
-    from flip7.kernel import core
-    from flip7.kernel.batch import warm_up
-
-    if _kernel is None:
-        # drops stale cached code before anything compiles; recorded for the next process
-        _write_stamp(_refresh_if_callees_changed(core))
-        _kernel = core.play_games
-    if warm:
-        warm_up(core.play_games)
-        _info = _measured(t0, c0, core.play_games)
-    return _kernel
-
-
-def _measured(t0: float, c0: float, dispatcher: Any) -> LoadInfo:
-    return LoadInfo(
-        seconds=time.perf_counter() - t0,
-        cpu_seconds=time.process_time() - c0,
-        compiled=bool(dispatcher.stats.cache_misses),
-        cache_dir=cache_dir(),
-    )
-
-
-_win_info: LoadInfo | None = None
-
-
-def win_kernel() -> LoadInfo:
-    """Compile (or load) the classic kernel's build with win's code now, as the first batch
-    with a win seat would; how long it took."""
-    global _win_info
-    if _win_info is None:
-        from flip7.kernel.batch import warm_up
-
-        play_games = kernel(warm=False)
-        t0, c0 = time.perf_counter(), time.process_time()
-        misses = len(play_games.stats.cache_misses)
-        warm_up(play_games, win=True)
-        info = _measured(t0, c0, play_games)
-        _win_info = LoadInfo(
-            info.seconds,
-            info.cpu_seconds,
-            len(play_games.stats.cache_misses) > misses,
-            info.cache_dir,
-        )
-    return _win_info
-
-
-_vengeance: Callable[..., Any] | None = None
-_vengeance_info: LoadInfo | None = None
-
-
-def vengeance_kernel() -> Callable[..., Any]:
-    """`flip7.kernel.vengeance.play_games`, compiled (or loaded from the cache) on first use."""
-    global _vengeance, _vengeance_info
-    if _vengeance is not None:
-        return _vengeance
-    missing = numba_missing()
-    if missing:
-        raise ValueError(missing)
-    t0, c0 = time.perf_counter(), time.process_time()
-    from flip7.kernel import vengeance
-    from flip7.kernel.batch import warm_up_vengeance
-
-    warm_up_vengeance(vengeance.play_games)
-    _vengeance_info = _measured(t0, c0, vengeance.play_games)
-    _vengeance = vengeance.play_games
-    return _vengeance
-
-
-#: Modules whose compiled functions the classic kernel calls (win's sweeps and arithmetic,
-#: shared with the reference policy). numba's on-disk cache checks only the file of the
-#: function it caches, so an edit there alone would leave the kernel's cached copy stale.
-CALLEES = ("flip7.solver.win_kernel", "flip7.solver.race_kernel", "flip7.solver.kernels")
-
-
-def _refresh_if_callees_changed(module: Any) -> tuple[str, str] | None:
-    """When the CALLEES' sources differ from those the cached kernel was compiled with (a
-    digest kept next to the cache), drop the module's cached machine code so that this process
-    compiles it afresh. Returns (stamp path, digest) to record once compiled, or None."""
-    import importlib
-
-    digest = hashlib.sha256()
-    for name in CALLEES:
-        path = importlib.import_module(name).__file__
-        assert path is not None
-        with open(path, "rb") as fh:
-            digest.update(fh.read())
-    stamp = os.path.join(cache_dir(), f"{module.__name__}.callees")
-    try:
-        with open(stamp) as fh:
-            if fh.read() == digest.hexdigest():
-                return None
-    except OSError:
-        pass
-    for obj in vars(module).values():
-        cache = getattr(obj, "_cache", None)
-        if getattr(obj, "__module__", None) == module.__name__ and hasattr(cache, "flush"):
-            cache.flush()
-    return stamp, digest.hexdigest()
-
-
-def _write_stamp(stamp: tuple[str, str] | None) -> None:
-    if stamp is None:
-        return
-    try:
-        os.makedirs(os.path.dirname(stamp[0]), exist_ok=True)
-        with open(stamp[0], "w") as fh:
-            fh.write(stamp[1])
-    except OSError:  # a read-only cache directory: numba then caches elsewhere or not at all
-        pass
-
-
 _rows_info: LoadInfo | None = None
 
 
@@ -318,38 +86,15 @@ def rows_pass() -> LoadInfo:
 
         t0, c0 = time.perf_counter(), time.process_time()
         columns.warm()
-        _rows_info = _measured(t0, c0, columns.rows_dispatcher())
+        _rows_info = measured(t0, c0, columns.rows_dispatcher())
     return _rows_info
-
-
-def loaded(vengeance: bool = False) -> bool:
-    """Whether this process has loaded the kernel (with `vengeance`, the Vengeance kernel)."""
-    return (_vengeance if vengeance else _kernel) is not None
 
 
 def load_info(vengeance: bool = False, rows: bool = False, win: bool = False) -> LoadInfo:
     """How this process got the classic kernel, or with `vengeance` the "With a Vengeance"
     kernel, or with `win` the classic kernel's build with win's code (loading it if needed);
     with `rows`, the pipeline's table pass too (the figures then cover both)."""
-    if vengeance:
-        vengeance_kernel()
-        info = _vengeance_info
-    elif win:
-        info = win_kernel()
-    else:
-        kernel()
-        info = _info
-    assert info is not None
+    info = win_kernel() if win and not vengeance else kernel_info(vengeance)
     if not rows:
         return info
     return combined(info, rows_pass())
-
-
-def combined(a: LoadInfo, b: LoadInfo) -> LoadInfo:
-    """Two loads' figures added up."""
-    return LoadInfo(
-        seconds=a.seconds + b.seconds,
-        cpu_seconds=a.cpu_seconds + b.cpu_seconds,
-        compiled=a.compiled or b.compiled,
-        cache_dir=a.cache_dir,
-    )

@@ -16,7 +16,7 @@ import numpy as np
 from flip7.kernel.batch import Batch, derive_seeds, play_batch, rotation
 from flip7.policies.base import Policy
 from flip7.rules import Ruleset
-from flip7.simulate import PolicyStats, SimSummary
+from flip7.summary import PolicyStats, SimSummary
 from flip7.variants import Variant
 
 CHUNK = 20_000  # games per kernel call

@@ -35,6 +35,7 @@ import numpy as np
 
 from flip7.policies.base import Policy
 
+P_WIN = 7  # flip7.kernel.core.P_WIN: the policy kind of win (flip7.kernel.encode)
 N_WIN_META = 8  # flip7.kernel.core.N_WIN_META
 #: flip7.solver.kernels.HIST (round scores 0..HIST-1), as a literal so importing this needs no numba.
 HIST = 256
@@ -64,8 +65,6 @@ def encode(policy: Policy) -> tuple[int, int, float, int] | None:
     """The win policy's kernel row (kind, int, float, counting), or None when not win."""
     if not is_win(policy):
         return None
-    from flip7.kernel.encode import P_WIN
-
     return P_WIN, 0, 0.0, 1 if policy.counting else 0
 
 

@@ -17,14 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
 
-from flip7.policies.base import Policy
+from flip7.policies.base import Policy, PolicySpecError
 from flip7.policies.ev import EndgamePolicy, EVPolicy
 from flip7.policies.human import HumanPolicy
 from flip7.policies.thresholds import BustPolicy, CountPolicy, DupPolicy, SumPolicy
-
-
-class PolicySpecError(ValueError):
-    """A policy spec that names no policy or carries a bad argument."""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,11 @@ DANGER = 0.2
 SAFE = 0.2
 
 
+class PolicySpecError(ValueError):
+    """A policy spec that names no policy or carries a bad argument (here, below the registry in
+    flip7.policies, so that the policies it loads on first use can raise it without importing it)."""
+
+
 def points(obs: Observation, p: int) -> int:
     """What seat p banks by staying now (0 if busted, no Flip 7 bonus)."""
     if obs.variant:

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING
 
 from flip7.cards import Card
 from flip7.observation import Observation
-from flip7.policies import PolicySpecError
-from flip7.policies.base import Policy
+from flip7.policies.base import Policy, PolicySpecError
 from flip7.policies.ev import EVPolicy
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from flip7.observation import Observation
-from flip7.policies import PolicySpecError
+from flip7.policies.base import PolicySpecError
 from flip7.policies.dp import DPPolicy
 
 if TYPE_CHECKING:

@@ -40,8 +40,7 @@ import numpy as np
 
 from flip7.cards import Card
 from flip7.observation import ACTIVE, Observation
-from flip7.policies import PolicySpecError
-from flip7.policies.base import points
+from flip7.policies.base import PolicySpecError, points
 from flip7.policies.dp import _FLIP_THREE, _MOD_HI, _MOD_LO, DPPolicy
 
 if TYPE_CHECKING:

@@ -90,11 +90,13 @@ def vengeance_engine(
     from flip7.variants import parse_variant
     from flip7.vengeance import VengeanceEngine
 
+    v = parse_variant(variant)
     return VengeanceEngine(
         parse_ruleset(ruleset),
         policies,
         seed=1,
-        variant=parse_variant(variant),
+        deck=v.deck,
+        brutal=v.brutal,
         stacked=cards,
         first_dealer=len(policies) - 1,
     )

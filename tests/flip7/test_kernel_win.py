@@ -243,7 +243,7 @@ def test_an_edit_to_a_callee_module_drops_the_kernels_cached_code(tmp_path, monk
     differs (an edit there), the kernel module's cached code is dropped and compiled again."""
     import types
 
-    from flip7.kernel import load
+    from flip7.kernel import jit
 
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     flushed: list[str] = []
@@ -260,11 +260,11 @@ def test_an_edit_to_a_callee_module_drops_the_kernels_cached_code(tmp_path, monk
     imported = types.SimpleNamespace(__module__="elsewhere", _cache=Cache("theirs"))
     module.mine, module.theirs = jitted, imported  # type: ignore[attr-defined]
 
-    stamp = load._refresh_if_callees_changed(module)  # no digest yet: drop
+    stamp = jit.refresh_if_callees_changed(module)  # no digest yet: drop
     assert flushed == ["mine"] and stamp is not None
-    load._write_stamp(stamp)
-    assert load._refresh_if_callees_changed(module) is None  # in step: keep
+    jit.write_stamp(stamp)
+    assert jit.refresh_if_callees_changed(module) is None  # in step: keep
     assert flushed == ["mine"]
     (tmp_path / "fake_kernel.callees").write_text("an older digest")
-    assert load._refresh_if_callees_changed(module) is not None
+    assert jit.refresh_if_callees_changed(module) is not None
     assert flushed == ["mine", "mine"]

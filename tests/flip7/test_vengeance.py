@@ -294,7 +294,7 @@ def test_a_round_with_only_moves_nobody_can_make_left_stops():
         parse_ruleset("3.1"),
         [Scripted(hits=99)],
         seed=1,
-        variant=parse_variant("vengeance(deck=custom)", mine),
+        deck=parse_variant("vengeance(deck=custom)", mine).deck,
         stacked=[3, STEAL, SWAP],
         first_dealer=0,
     )
