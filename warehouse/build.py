@@ -20,6 +20,7 @@ import duckdb
 
 from warehouse import schema
 from warehouse.lake import SCHEMA_VERSION, TABLES, Snapshot, schema_problem
+from warehouse.twins import TwinMoments
 
 SQL_DIR = Path(__file__).with_name("sql")
 LAYERS = ("staging", "intermediate", "marts")
@@ -122,6 +123,8 @@ def build(
     lake) and a relation needs it.
     """
     empty = bind_files(con, snap)
+    # the card-counting mart's per-game products, computed on the first query that reads them
+    con.register("lake_twin_moments", TwinMoments(snap))
     for path in sorted((SQL_DIR / "macros").glob("*.sql")):
         con.execute(path.read_text())
     if lake_table is not None:
