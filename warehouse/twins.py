@@ -111,26 +111,38 @@ def products(yc: np.ndarray, nc: np.ndarray, yb: np.ndarray, nb: np.ndarray) -> 
 
 def read_lists(snap: Snapshot, path: str) -> list[Entry]:
     """The per-game lists of one rollups file (grouping 'policy', figures win and points)."""
-    t = pq.read_table(path, columns=COLUMNS, filesystem=snap.fs)
-    grouping = t["grouping"].to_pylist()
-    figure = t["figure"].to_pylist()
-    keep = [
-        i
-        for i, (g, f) in enumerate(zip(grouping, figure, strict=True))
-        if g == "policy" and f in FIGURES
-    ]
-    if not keep:
+    with snap.fs.open_input_file(path) as f:
+        t = pq.ParquetFile(f).read(columns=COLUMNS)
+    figure = _strings(t["figure"])
+    rows = np.flatnonzero((_strings(t["grouping"]) == "policy") & np.isin(figure, FIGURES))
+    if not len(rows):
         return []
-    cell = t["cell"].to_pylist()
-    first = t["first_game"].to_pylist()
-    policy = t["policy"].to_pylist()
+    cell = t["cell"].to_numpy()
+    first = t["first_game"].to_numpy()
+    policy = _strings(t["policy"])
+    lists = []
+    for name in ("game_y", "game_n"):
+        col = t[name].combine_chunks()
+        offsets = col.offsets.to_numpy()
+        values = col.values.to_numpy(zero_copy_only=False).astype(np.float64)
+        lists.append([values[offsets[i] : offsets[i + 1]] for i in rows])
+    return [
+        (int(cell[i]), str(policy[i]), str(figure[i]), int(first[i]), y, n)
+        for i, y, n in zip(rows, *lists, strict=True)
+    ]
+
+
+def _strings(column: pa.ChunkedArray) -> np.ndarray:
+    """A (dictionary-encoded) string column as a numpy array of str objects, decoded through
+    its few dictionary values."""
     out = []
-    ys, ns = t["game_y"].combine_chunks(), t["game_n"].combine_chunks()
-    for i in keep:
-        y = ys[i].values.to_numpy(zero_copy_only=False).astype(np.float64)
-        n = ns[i].values.to_numpy(zero_copy_only=False).astype(np.float64)
-        out.append((int(cell[i]), str(policy[i]), str(figure[i]), int(first[i]), y, n))
-    return out
+    for chunk in column.chunks:
+        if pa.types.is_dictionary(chunk.type):
+            names = np.array(chunk.dictionary.to_pylist(), dtype=object)
+            out.append(names[chunk.indices.to_numpy(zero_copy_only=False)])
+        else:
+            out.append(np.array(chunk.to_pylist(), dtype=object))
+    return np.concatenate(out) if out else np.zeros(0, object)
 
 
 def moments(snap: Snapshot) -> pa.Table:
