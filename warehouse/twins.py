@@ -13,7 +13,8 @@ other cells' shards of the same games) while only that group's lists are in memo
 
 `moments(snap)` gives one row per (run, cell_c, counting, cell_b, base, figure): every counting
 policy of a cell (a name like another plus 'c', the rule of marts/card_counting.sql) beside
-its twin in any cell of the same run (the same cell included), with g (the pairs of games) and
+its twin in the same cell or in a cell of the same CRN pair (as the manifest's line-ups say:
+the shards of other cells are not read), with g (the pairs of games) and
 the fifteen sums card_counting's interval is computed from. The mart keeps the comparisons it
 makes and joins them to these rows. As in the SQL it replaces, a shard is paired with the other
 side's shard of the same first game and length (`aligned`); a shard with none (cells split
@@ -112,7 +113,7 @@ def products(yc: np.ndarray, nc: np.ndarray, yb: np.ndarray, nb: np.ndarray) -> 
 def read_lists(snap: Snapshot, path: str) -> list[Entry]:
     """The per-game lists of one rollups file (grouping 'policy', figures win and points)."""
     with snap.fs.open_input_file(path) as f:
-        t = pq.ParquetFile(f).read(columns=COLUMNS)
+        t = pq.ParquetFile(f).read(columns=COLUMNS, use_threads=False)  # less CPU, a small file
     figure = _strings(t["figure"])
     rows = np.flatnonzero((_strings(t["grouping"]) == "policy") & np.isin(figure, FIGURES))
     if not len(rows):
@@ -149,9 +150,9 @@ def moments(snap: Snapshot) -> pa.Table:
     """Every counting policy beside its twin, per figure: g and the sums of SUMS (see the module
     docstring), over each run of the snapshot's rollups files."""
     runs: dict[tuple[str, int], list[tuple[str, int | None]]] = defaultdict(list)
-    for run, starts in _starts(snap).items():
+    for run, (starts, skip) in _hints(snap).items():
         for s in snap.shards:
-            if s.run == run and snap.exists(s.files["rollups"]):
+            if s.run == run and snap.exists(s.files["rollups"]) and s.shard not in skip:
                 runs[(run, s.players)].append((s.files["rollups"], starts.get(s.shard)))
     for s in snap.shards:  # runs without a manifest (a snapshot of some shards): no hint
         if s.run not in snap.manifests and snap.exists(s.files["rollups"]):
@@ -181,16 +182,32 @@ class _Misplaced(Exception):
     """A rollups file does not start at the game its manifest's shard record says."""
 
 
-def _starts(snap: Snapshot) -> dict[str, dict[int, int]]:
-    """{run: {shard: the cell's game it starts at}} from the manifests' shard records (what the
-    rollups' `first_game` holds); a manifest that cannot be read gives no hint."""
-    out: dict[str, dict[int, int]] = {}
+def _hints(snap: Snapshot) -> dict[str, tuple[dict[int, int], set[int]]]:
+    """{run: ({shard: the cell's game it starts at}, {shards not to read})} from the manifests:
+    the shard records' `start` (what the rollups' `first_game` holds) and, from the cells'
+    line-ups, the shards of cells where no counting policy meets its twin (in the cell, or in
+    a cell of the same CRN pair: the only comparisons card_counting pairs game by game). A
+    manifest that cannot be read gives no hint."""
+    out: dict[str, tuple[dict[int, int], set[int]]] = {}
     for run, path in snap.manifests.items():
         try:
-            shards = snap.read_json(path).get("shards", {})  # type: ignore[union-attr]
-            out[run] = {int(k): int(v["start"]) for k, v in shards.items()}
+            m = snap.read_json(path)
+            shards = m["shards"]  # type: ignore[index]
+            starts = {int(k): int(v["start"]) for k, v in shards.items()}
+            cells = {
+                int(c["cell"]): (int(c["players"]), int(c["pair"]), set(c["lineup"]))
+                for c in m["cells"]  # type: ignore[index]
+            }
+            wanted = set()
+            for a, (players, pair, lineup) in cells.items():
+                for b, (players_b, pair_b, lineup_b) in cells.items():
+                    if players == players_b and (a == b or pair == pair_b):
+                        if any(twin(p) != p and twin(p) in lineup_b for p in lineup):
+                            wanted |= {a, b}
+            skip = {int(k) for k, v in shards.items() if int(v["cell"]) not in wanted}
         except (OSError, ValueError, AttributeError, KeyError, TypeError):
-            out[run] = {}
+            starts, skip = {}, set()
+        out[run] = (starts, skip)
     return out
 
 
