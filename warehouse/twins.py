@@ -28,9 +28,11 @@ are computed on the first query that reads them and kept for the connection's sn
 
 from __future__ import annotations
 
+import os
 import re
-from collections import defaultdict
-from collections.abc import Iterable
+from collections import defaultdict, deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -72,6 +74,10 @@ SCHEMA = pa.schema(
         *(pa.field(name, pa.float64()) for name in SUMS),
     ]
 )
+#: Files read at once (pyarrow decodes without the GIL), and groups of shards read ahead of the
+#: one being paired.
+READ_THREADS = min(4, os.cpu_count() or 1)
+AHEAD = 2
 COLUMNS = ["cell", "first_game", "grouping", "figure", "policy", "game_y", "game_n"]
 
 
@@ -230,8 +236,11 @@ def _run_moments(
     # paired which first games.
     where: dict[tuple[int, str, str], list[tuple[int, str]]] = defaultdict(list)
     aligned: set[tuple[Key, int]] = set()
-    for first in sorted(set(groups) | set(odd)):
-        entries = [(e, p) for p in groups.get(first, []) for e in read_lists(snap, p)]
+    firsts = sorted(set(groups) | set(odd))
+    for first, read in zip(
+        firsts, _prefetch(snap, [groups.get(f, []) for f in firsts]), strict=True
+    ):
+        entries = [(e, p) for p, lists in read for e in lists]
         if any(e[3] != first for e, _ in entries):
             raise _Misplaced
         entries += odd.pop(first, [])
@@ -263,6 +272,18 @@ def _run_moments(
             lone_b = [x for x in b_lists if (key, x[0]) not in aligned]
             if lone_c and lone_b:
                 _unaligned(snap, key, lone_c, lone_b, acc)
+
+
+def _prefetch(snap: Snapshot, batches: list[list[str]]) -> Iterator[list[tuple[str, list[Entry]]]]:
+    """Each batch of files read (path, its lists), in order, by READ_THREADS threads that read
+    at most AHEAD batches ahead of the one handed out: memory holds a few groups' lists."""
+    with ThreadPoolExecutor(READ_THREADS) as pool:
+        pending: deque[list[tuple[str, Future[list[Entry]]]]] = deque()
+        for i in range(len(batches) + AHEAD):
+            if i < len(batches):
+                pending.append([(p, pool.submit(read_lists, snap, p)) for p in batches[i]])
+            if i >= AHEAD:
+                yield [(p, f.result()) for p, f in pending.popleft()]
 
 
 def _unaligned(
