@@ -28,11 +28,9 @@ are computed on the first query that reads them and kept for the connection's sn
 
 from __future__ import annotations
 
-import os
 import re
-from collections import defaultdict, deque
-from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -40,6 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from warehouse.lake import Snapshot
+from warehouse.rollups import prefetch
 
 #: A counting policy's name: its twin's with 'c' after the name's first word (evc -> ev,
 #: bustc:0.25 -> bust:0.25); the same pattern as marts/card_counting.sql (a test keeps them
@@ -74,10 +73,6 @@ SCHEMA = pa.schema(
         *(pa.field(name, pa.float64()) for name in SUMS),
     ]
 )
-#: Files read at once (pyarrow decodes without the GIL), and groups of shards read ahead of the
-#: one being paired.
-READ_THREADS = min(4, os.cpu_count() or 1)
-AHEAD = 2
 COLUMNS = ["cell", "first_game", "grouping", "figure", "policy", "game_y", "game_n"]
 
 
@@ -237,9 +232,12 @@ def _run_moments(
     where: dict[tuple[int, str, str], list[tuple[int, str]]] = defaultdict(list)
     aligned: set[tuple[Key, int]] = set()
     firsts = sorted(set(groups) | set(odd))
-    for first, read in zip(
-        firsts, _prefetch(snap, [groups.get(f, []) for f in firsts]), strict=True
-    ):
+
+    def group(paths: list[str]) -> list[tuple[str, list[Entry]]]:
+        return [(p, read_lists(snap, p)) for p in paths]
+
+    batches = prefetch(group, [groups.get(f, []) for f in firsts], ahead=2)
+    for first, read in zip(firsts, batches, strict=True):
         entries = [(e, p) for p, lists in read for e in lists]
         if any(e[3] != first for e, _ in entries):
             raise _Misplaced
@@ -272,18 +270,6 @@ def _run_moments(
             lone_b = [x for x in b_lists if (key, x[0]) not in aligned]
             if lone_c and lone_b:
                 _unaligned(snap, key, lone_c, lone_b, acc)
-
-
-def _prefetch(snap: Snapshot, batches: list[list[str]]) -> Iterator[list[tuple[str, list[Entry]]]]:
-    """Each batch of files read (path, its lists), in order, by READ_THREADS threads that read
-    at most AHEAD batches ahead of the one handed out: memory holds a few groups' lists."""
-    with ThreadPoolExecutor(READ_THREADS) as pool:
-        pending: deque[list[tuple[str, Future[list[Entry]]]]] = deque()
-        for i in range(len(batches) + AHEAD):
-            if i < len(batches):
-                pending.append([(p, pool.submit(read_lists, snap, p)) for p in batches[i]])
-            if i >= AHEAD:
-                yield [(p, f.result()) for p, f in pending.popleft()]
 
 
 def _unaligned(
