@@ -6,10 +6,19 @@ Each lake is `benchmarks/warehouse.py`'s (four-player games in four cells, three
 common-random-number group differing by one counting swap, 5,000-game shards), built once per
 size under --root and reused. Every command runs in a fresh process (its peak RSS is its own,
 read with wait4), alternating sizes in each round so that the machine's drift spreads over all
-of them; medians over --rounds. The dashboard's first page over the same lakes is
+of them; medians over --rounds, with the CPU seconds each used (user + system: steadier than
+wall time on a loaded machine). The dashboard's first page over the same lakes is
 `python benchmarks/dashboard_first_page.py --data ROOT/SIZE` (it needs chromium). `compare`
-compares run `bench` with `bench2`, the same files linked under another run's name. Run:
-`python benchmarks/warehouse_scale.py [--sizes 200000,2000000,10000000] [--rounds 3]`.
+compares run `bench` with `bench2`, the same files linked under another run's name.
+
+`--simulate N` adds a lake of N games made from the rollups alone: the largest lake's shards
+registered N / (its games) times under new shard numbers in ROOT/sim-N (the games, rounds and
+events files hard links, so every footer reads; each rollups file rewritten with its
+`first_game` moved on by the copy's games, so that the copies are later games of the same cells;
+a manifest recording them). Only what reads rollups and footers answers there: `report` and
+`compare` (the card SQL reads events, and the copies' events repeat the game numbers). Run:
+`python benchmarks/warehouse_scale.py [--sizes 200000,2000000,10000000] [--rounds 3]
+[--simulate 100000000] [--only report,compare,card SQL]`.
 """
 
 from __future__ import annotations
@@ -61,8 +70,57 @@ def twin(root: Path) -> None:
     (root / "runs" / "bench2" / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
-def measure(cmd: list[str]) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB, exit status) of one fresh process running cmd."""
+def simulate(source: Path, target: Path, games: int) -> None:
+    """Run `bench` (and its twin `bench2`) of `games` games in `target`, made of the shards of
+    run `bench` in `source` registered games / (its games) times (see the module docstring)."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    manifest = json.loads((source / "runs" / "bench" / "manifest.json").read_text())
+    if (target / "runs" / "bench" / "manifest.json").exists():
+        return
+    base = sum(c["games"] for c in manifest["cells"])
+    copies = games // base
+    shards = {int(k): v for k, v in manifest["shards"].items()}
+    step = max(shards) + 1
+    per_cell = {c["cell"]: c["games"] for c in manifest["cells"]}
+    records = {}
+    for k in range(copies):
+        for number, rec in sorted(shards.items()):
+            new = k * step + number
+            name = f"shard-{number:05d}.parquet"
+            for table in ("events", "rounds", "games", "rollups"):
+                (path,) = (source / table / "run=bench").glob(f"players=*/{name}")
+                out = target / table / "run=bench" / path.parent.name / f"shard-{new:05d}.parquet"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                if table != "rollups":
+                    os.link(path, out)
+                    continue
+                t = pq.read_table(path)
+                moved = pc.add(t["first_game"], pa.scalar(k * per_cell[rec["cell"]], pa.int32()))
+                t = t.set_column(t.schema.get_field_index("first_game"), "first_game", moved)
+                pq.write_table(t, out, compression="lz4")
+            shift = k * per_cell[rec["cell"]]
+            records[str(new)] = {**rec, "start": rec["start"] + shift, "stop": rec["stop"] + shift}
+    manifest["shards"] = records
+    for c in manifest["cells"]:
+        c["games"] *= copies
+    offset = 0
+    for c in manifest["cells"]:
+        c["game_offset"], offset = offset, offset + c["games"]
+    manifest["planned_games"] = base * copies
+    manifest["planned_shards"] = len(records)
+    (target / "runs" / "bench").mkdir(parents=True, exist_ok=True)
+    (target / "runs" / "bench" / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    twin(target)
+
+
+def measure(cmd: list[str]) -> tuple[float, float, int, float]:
+    """(wall seconds, peak RSS in MB, exit status, CPU seconds) of one fresh process running
+    cmd."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -71,7 +129,7 @@ def measure(cmd: list[str]) -> tuple[float, float, int]:
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         print(f"  exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}", flush=True)
-    return wall, usage.ru_maxrss / 1024, code
+    return wall, usage.ru_maxrss / 1024, code, usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -80,6 +138,9 @@ def main() -> int:
     parser.add_argument("--root", type=Path, default=Path("/tmp/flip7-bench/scale"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="", help="comma-separated commands (default: all)")
+    parser.add_argument(
+        "--simulate", type=int, default=0, help="games of a lake made from the rollups alone"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     for n in sizes:
@@ -89,33 +150,48 @@ def main() -> int:
             check=True,
         )
         twin(args.root / str(n))
+    lakes = {n: args.root / str(n) for n in sizes}
+    if args.simulate:
+        lakes[args.simulate] = args.root / f"sim-{args.simulate}"
+        simulate(args.root / str(max(sizes)), lakes[args.simulate], args.simulate)
     names = list(commands(args.root))
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
-    runs: dict[tuple[str, int], list[tuple[float, float, int]]] = {}
+    runs: dict[tuple[str, int], list[tuple[float, float, int, float]]] = {}
     for r in range(args.rounds):
         for name in names:
-            for n in sizes:
-                one = measure(commands(args.root / str(n))[name])
+            for n, root in lakes.items():
+                if name == "card SQL" and n == args.simulate:
+                    continue
+                one = measure(commands(root)[name])
                 runs.setdefault((name, n), []).append(one)
                 print(
-                    f"round {r + 1} {name} {n:,} games: {one[0]:.1f} s, {one[1]:.0f} MB", flush=True
+                    f"round {r + 1} {name} {n:,} games: {one[0]:.1f} s, {one[1]:.0f} MB, "
+                    f"{one[3]:.1f} CPU s",
+                    flush=True,
                 )
     one, five, _ = os.getloadavg()
     print(f"\nmedians over {args.rounds} rounds; load average {one:.1f} / {five:.1f}")
-    print(f"{'command':<10} {'games':>12} {'wall s':>8} {'x base':>7} {'peak MB':>8} {'x base':>7}")
+    print(
+        f"{'command':<10} {'games':>12} {'wall s':>8} {'x base':>7} {'CPU s':>7} {'x base':>7} "
+        f"{'peak MB':>8} {'x base':>7}"
+    )
     for name in names:
         base = None
-        for n in sizes:
-            got = runs[(name, n)]
+        for n in lakes:
+            got = runs.get((name, n))
+            if not got:
+                continue
             wall = statistics.median(x[0] for x in got)
             rss = statistics.median(x[1] for x in got)
+            cpu = statistics.median(x[3] for x in got)
             failed = sum(x[2] != 0 for x in got)
-            base = base or (wall, rss)
+            base = base or (wall, rss, cpu)
             note = f"  ({failed} failed)" if failed else ""
+            label = f"{n:,}" + (" (sim)" if n == args.simulate else "")
             print(
-                f"{name:<10} {n:>12,} {wall:>8.1f} {wall / base[0]:>7.2f} {rss:>8.0f} "
-                f"{rss / base[1]:>7.2f}{note}"
+                f"{name:<10} {label:>12} {wall:>8.1f} {wall / base[0]:>7.2f} {cpu:>7.1f} "
+                f"{cpu / base[2]:>7.2f} {rss:>8.0f} {rss / base[1]:>7.2f}{note}"
             )
     return 0
 

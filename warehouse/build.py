@@ -20,6 +20,7 @@ import duckdb
 
 from warehouse import ratings, schema
 from warehouse.lake import SCHEMA_VERSION, TABLES, Snapshot, schema_problem
+from warehouse.twins import TwinMoments
 
 SQL_DIR = Path(__file__).with_name("sql")
 LAYERS = ("staging", "intermediate", "marts")
@@ -69,7 +70,9 @@ def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def bind_files(con: duckdb.DuckDBPyConnection, snap: Snapshot) -> set[str]:
+def bind_files(
+    con: duckdb.DuckDBPyConnection, snap: Snapshot, first_only: bool = False
+) -> set[str]:
     """Point the staging views at a snapshot's files.
 
     The file lists and the manifests' text become constant macros (`events_files()`,
@@ -77,11 +80,15 @@ def bind_files(con: duckdb.DuckDBPyConnection, snap: Snapshot) -> set[str]:
     cursor of the connection sees them, and views read them at each query, so redefining them
     re-points the views (verify does, shard by shard). Returns the tables with no file at all:
     their staging views cannot be created (DuckDB needs a file to type them), which happens only
-    on a damaged lake (see `Snapshot.missing`).
+    on a damaged lake (see `Snapshot.missing`). With `first_only` (a warehouse that reads the
+    files through pyarrow, whose lake macros read only a list's first path to name its table),
+    each list holds its first path alone: 80,000 paths at 20,000 shards cost 200 MB as SQL.
     """
     files = {t: snap.files(t) for t in TABLES}
     files_all = [p for paths in files.values() for p in paths]
-    for name, paths in (*((f"{t}_files", p) for t, p in files.items()), ("all_files", files_all)):
+    lists = [*((f"{t}_files", p) for t, p in files.items()), ("all_files", files_all)]
+    for name, paths in lists:
+        paths = paths[:1] if first_only else paths
         items = ", ".join(_literal(p) for p in paths)
         con.execute(f"CREATE OR REPLACE MACRO {name}() AS [{items}]::VARCHAR[]")
     manifests = []
@@ -121,7 +128,9 @@ def build(
     tables whatever their layer. Raises ValueError when a table has no file at all (a damaged
     lake) and a relation needs it.
     """
-    empty = bind_files(con, snap)
+    empty = bind_files(con, snap, first_only=lake_table is not None)
+    # the card-counting mart's per-game products, computed on the first query that reads them
+    con.register("lake_twin_moments", TwinMoments(snap))
     for path in sorted((SQL_DIR / "macros").glob("*.sql")):
         con.execute(path.read_text())
     if lake_table is not None:

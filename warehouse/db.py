@@ -63,6 +63,7 @@ from warehouse.lake import (
     snapshot,
     store_error,
 )
+from warehouse.rollups import RollupRows
 
 #: The default memory limit of a connection that cannot spill (`flip7 sql` without --write),
 #: where a query over it fails: DuckDB's own default is 80% of the machine; half leaves room
@@ -103,6 +104,11 @@ create or replace macro lake_table(files) as table
     select * from query_table(
         'lake_' || regexp_extract(files[1], '([a-z]+)/run=[^/]+/players=\d+/shard-\d+\.parquet$', 1)
     )
+"""
+#: Replaces macros/lake.sql's `rollup_rows`: the rollups rows streamed file by file
+#: (warehouse.rollups.RollupRows, `lake_rollup_rows`), without a dataset's cached footers.
+ARROW_ROLLUP_ROWS = """
+create or replace macro rollup_rows(files) as table select * from lake_rollup_rows
 """
 #: Replaces macros/lake.sql's `parquet_footers`: the row counts pyarrow read from the footers.
 ARROW_FOOTERS = """
@@ -191,10 +197,14 @@ def attach(
         data = arrow_table(snap, table) if load else arrow_dataset(snap, table)
         if data is not None:
             con.register(f"lake_{table}", data)
+    macros = ARROW_LAKE_TABLE + ";\n"
+    if not load:
+        con.register("lake_rollup_rows", RollupRows(snap))
+        macros += ARROW_ROLLUP_ROWS + ";\n"
     if not footers:  # verify's shard batches: their tests read no footer
-        return ARROW_LAKE_TABLE + ";\n" + NO_FOOTERS
+        return macros + NO_FOOTERS
     con.register("lake_footers", footer_table(snap))
-    return ARROW_LAKE_TABLE + ";\n" + ARROW_FOOTERS
+    return macros + ARROW_FOOTERS
 
 
 def problems(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None) -> list[str]:

@@ -4,7 +4,7 @@
 -- every shard's rollups file: a reader's connection keeps the result in memory (a few rows per
 -- cell), and int_cells and int_cell_rollups read it.
 with rollups as (
-    select * from stg_rollups
+    select * from stg_rollup_rows
 ),
 
 final as (

@@ -3,7 +3,7 @@
 -- cell, find their cell through a join with a table of a few rows, not one row per game.
 with shards as (
     select run, shard, any_value(cell) as cell
-    from stg_rollups
+    from stg_rollup_rows
     where grouping = 'cell' and figure = 'rounds'
     group by run, shard
 ),

@@ -16,6 +16,12 @@ create or replace macro lake_table(files) as table
         filename = true
     );
 
+-- The rollups rows without their per-game lists (game_y, game_n: only card_counting needs them,
+-- and warehouse/twins.py reads them itself): what int_cell_sums sums in its one pass. A
+-- read-only warehouse replaces it with a stream read file by file (warehouse/rollups.py).
+create or replace macro rollup_rows(files) as table
+    select * exclude (game_y, game_n) from lake_table(files);
+
 -- The row count of each file from its Parquet footer (no scan). A read-only warehouse replaces
 -- it with the footers pyarrow read (warehouse/db.py): there DuckDB opens no file itself.
 create or replace macro parquet_footers(files) as table

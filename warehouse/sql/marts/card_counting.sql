@@ -26,8 +26,9 @@
 -- Cost: everything comes from the manifests and the shards' rollups. The paired and same-cell
 -- intervals need products of two per-game figures, which the rollups' per-game lists (game_y,
 -- game_n of the two policies' win and points) give shard by shard: each pair of shards holding
--- the same games adds its sums and second moments, and the variance is computed from their
--- totals in closed form, so the mart costs shards, not games.
+-- the same games adds its sums and second moments (int_twin_moments: the shards read a group of
+-- the same first game at a time, so memory holds one group's lists, not the run's), and the
+-- variance is computed from their totals in closed form.
 with cells as (
     select * from int_cells
 ),
@@ -150,173 +151,36 @@ shared as (
     from same_cell
 ),
 
-wanted as (
-    select run, cell_c as cell, counting as policy from shared
-    union
-    select run, cell_b as cell, base as policy from shared
-),
-
--- Each shard's per-game lists of the two policies' (y, n): wins over seats and points over
--- seat-rounds of the policy's seats in each game, in game order, as the rollups store them for
--- every shard (game i of a list is the cell's game first_game + i: every policy of a cell sits
--- in every game of it). Only these rows' lists are read.
-game_lists as (
-    select
-        r.run,
-        r.cell,
-        r.policy,
-        r.figure,
-        r.first_game,
-        cast(r.game_y as double []) as ys,
-        cast(r.game_n as double []) as ns
-    from stg_rollups as r
-    semi join wanted as w on r.run = w.run and r.cell = w.cell and r.policy = w.policy
-    where r.grouping = 'policy' and r.figure in ('win', 'points')
-),
-
-sided as (
-    select
-        k.*,
-        c.figure,
-        c.first_game,
-        c.ys as yc,
-        c.ns as nc
-    from shared as k
-    inner join game_lists as c
-        on k.run = c.run and k.cell_c = c.cell and k.counting = c.policy
-),
-
--- A shard of the counting side beside the shard of the base side that holds the same games
--- (same first game and length: the shards of two cells of one run are split alike), so that
--- game i of one list pairs with game i of the other.
-aligned as (
-    select
-        s.*,
-        b.ys as yb,
-        b.ns as nb
-    from sided as s
-    inner join game_lists as b
-        on
-            s.run = b.run
-            and s.cell_b = b.cell
-            and s.base = b.policy
-            and s.figure = b.figure
-            and s.first_game = b.first_game
-            and len(s.yc) = len(b.ys)
-),
-
--- Each aligned pair of shards' sums and second moments over its pairs of games: they add
--- across pairs of shards, so the interval below costs pairs of shards, not games.
-aligned_moments as (
-    select
-        run, variant, ruleset, players, lineup, base_lineup, counting, base, method, figure,
-        len(yc) as g,
-        list_sum(yc) as syc,
-        list_sum(nc) as snc,
-        list_sum(yb) as syb,
-        list_sum(nb) as snb,
-        list_dot_product(yc, yc) as ycyc,
-        list_dot_product(nc, nc) as ncnc,
-        list_dot_product(yc, nc) as ycnc,
-        list_dot_product(yb, yb) as ybyb,
-        list_dot_product(nb, nb) as nbnb,
-        list_dot_product(yb, nb) as ybnb,
-        list_dot_product(yc, yb) as ycyb,
-        list_dot_product(yc, nb) as ycnb,
-        list_dot_product(nc, yb) as ncyb,
-        list_dot_product(nc, nb) as ncnb
-    from aligned
-),
-
--- Shards that align with none of the other side's (cells split otherwise): their lists
--- unnested, one row per game of the cell, and paired on the cell's game.
-unaligned_games as (
-    select
-        run, variant, ruleset, players, lineup, base_lineup, counting, base, method, figure,
-        cell_c, cell_b, 'c' as side,
-        first_game + generate_subscripts(yc, 1) - 1 as cell_game,
-        unnest(yc) as y,
-        unnest(nc) as n
-    from sided as s
-    where not exists (
-        select 1 from aligned as a
-        where
-            a.run = s.run and a.cell_c = s.cell_c and a.cell_b = s.cell_b
-            and a.counting = s.counting and a.base = s.base and a.figure = s.figure
-            and a.first_game = s.first_game
-    )
-    union all
-    select
-        k.run, k.variant, k.ruleset, k.players, k.lineup, k.base_lineup, k.counting, k.base,
-        k.method, b.figure, k.cell_c, k.cell_b, 'b' as side,
-        b.first_game + generate_subscripts(b.ys, 1) - 1 as cell_game,
-        unnest(b.ys) as y,
-        unnest(b.ns) as n
-    from shared as k
-    inner join game_lists as b
-        on k.run = b.run and k.cell_b = b.cell and k.base = b.policy
-    where not exists (
-        select 1 from aligned as a
-        where
-            a.run = k.run and a.cell_c = k.cell_c and a.cell_b = k.cell_b
-            and a.counting = k.counting and a.base = k.base and a.figure = b.figure
-            and a.first_game = b.first_game
-    )
-),
-
-unaligned_moments as (
-    select
-        c.run, c.variant, c.ruleset, c.players, c.lineup, c.base_lineup, c.counting, c.base,
-        c.method, c.figure,
-        count(*) as g,
-        sum(c.y) as syc,
-        sum(c.n) as snc,
-        sum(b.y) as syb,
-        sum(b.n) as snb,
-        sum(c.y * c.y) as ycyc,
-        sum(c.n * c.n) as ncnc,
-        sum(c.y * c.n) as ycnc,
-        sum(b.y * b.y) as ybyb,
-        sum(b.n * b.n) as nbnb,
-        sum(b.y * b.n) as ybnb,
-        sum(c.y * b.y) as ycyb,
-        sum(c.y * b.n) as ycnb,
-        sum(c.n * b.y) as ncyb,
-        sum(c.n * b.n) as ncnb
-    from unaligned_games as c
-    inner join unaligned_games as b
-        on
-            c.run = b.run and c.cell_c = b.cell_c and c.cell_b = b.cell_b
-            and c.counting = b.counting and c.base = b.base and c.figure = b.figure
-            and c.cell_game = b.cell_game
-    where c.side = 'c' and b.side = 'b'
-    group by all
-),
-
--- Each comparison's sums and moments over all its clusters, per figure.
+-- Each comparison's sums and second moments over all its clusters, per figure: g and the sums
+-- of y, n of each side and of their products over the pairs of games (int_twin_moments, read
+-- from the rollups' per-game lists group of shards by group, warehouse/twins.py).
 moments as (
     select
-        run, variant, ruleset, players, lineup, base_lineup, counting, base, method, figure,
-        sum(g) as g,
-        sum(syc) as syc,
-        sum(snc) as snc,
-        sum(syb) as syb,
-        sum(snb) as snb,
-        sum(ycyc) as ycyc,
-        sum(ncnc) as ncnc,
-        sum(ycnc) as ycnc,
-        sum(ybyb) as ybyb,
-        sum(nbnb) as nbnb,
-        sum(ybnb) as ybnb,
-        sum(ycyb) as ycyb,
-        sum(ycnb) as ycnb,
-        sum(ncyb) as ncyb,
-        sum(ncnb) as ncnb
-    from (
-        select * from aligned_moments
-        union all by name
-        select * from unaligned_moments
-    )
+        k.run, k.variant, k.ruleset, k.players, k.lineup, k.base_lineup, k.counting, k.base,
+        k.method, m.figure,
+        sum(m.g) as g,
+        sum(m.syc) as syc,
+        sum(m.snc) as snc,
+        sum(m.syb) as syb,
+        sum(m.snb) as snb,
+        sum(m.ycyc) as ycyc,
+        sum(m.ncnc) as ncnc,
+        sum(m.ycnc) as ycnc,
+        sum(m.ybyb) as ybyb,
+        sum(m.nbnb) as nbnb,
+        sum(m.ybnb) as ybnb,
+        sum(m.ycyb) as ycyb,
+        sum(m.ycnb) as ycnb,
+        sum(m.ncyb) as ncyb,
+        sum(m.ncnb) as ncnb
+    from shared as k
+    inner join int_twin_moments as m
+        on
+            k.run = m.run
+            and k.cell_c = m.cell_c
+            and k.counting = m.counting
+            and k.cell_b = m.cell_b
+            and k.base = m.base
     group by all
 ),
 
