@@ -38,8 +38,9 @@ from dataclasses import dataclass, field
 import duckdb
 
 from warehouse import record as records
+from warehouse import shardcheck
 from warehouse.bind import SAMPLE, Replayer, bind, find_replayer
-from warehouse.build import bind_files, build, is_view_only, ordered, scope, sql_files
+from warehouse.build import bind_files, build, is_view_only, ordered, reads, scope, sql_files
 from warehouse.db import attach, scratch
 from warehouse.lake import EmptyLakeError, Shard, Snapshot, data_root, screen, snapshot
 
@@ -56,6 +57,8 @@ VENGEANCE_ROUNDS = "int_vengeance_rounds"
 #: Views that int_vengeance_rounds reads too: tables in batches with Vengeance games.
 READ_BY_VENGEANCE = frozenset({"int_event_groups"})
 EMPTY = "\nWITH NO DATA"
+#: The test the compiled pass clears only where it could recompute the rollup.
+ROLLUPS_TEST = "assert_rollups_match_tables"
 
 
 @dataclass
@@ -153,17 +156,31 @@ def _made_as(name: str, sql: str, vengeance: bool) -> str:
     return "table"
 
 
+def _needed(files: dict[str, str], shard_tests: dict[str, str]) -> set[str]:
+    """The intermediate relations the tests read, directly or through one another."""
+    todo = [n for sql in shard_tests.values() for n in reads(sql) if n in files]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += [n for n in reads(files[name]) if n in files]
+    return seen
+
+
 def _shard_worker(
     lake: Snapshot | str, shard_tests: dict[str, str]
 ) -> Callable[[list[Shard]], dict[str, list[dict[str, object]]]]:
     """A function checking a batch of shards of `lake` (a snapshot, or a root to list), with
     one DuckDB connection per thread. A local lake's files are read by DuckDB itself; a lake
-    on another filesystem (S3, ...) through pyarrow datasets attached batch by batch."""
+    on another filesystem (S3, ...) through pyarrow datasets attached batch by batch. Only
+    the intermediate relations the tests read are made."""
     whole = lake if isinstance(lake, Snapshot) else snapshot(lake)
     local = threading.local()
     files = sql_files("intermediate")
+    needed = _needed(files, shard_tests)
     names = sorted(ordered(files), key=lambda name: name != TABLES_SUMMARY)  # stable
-    intermediate = {name: files[name] for name in names}
+    intermediate = {name: files[name] for name in names if name in needed}
 
     def check(shards: list[Shard]) -> dict[str, list[dict[str, object]]]:
         con = getattr(local, "con", None)
@@ -220,6 +237,41 @@ def _shard_worker(
     return check
 
 
+def _batches(shards: list[Shard], batch: int) -> list[list[Shard]]:
+    return [shards[i : i + batch] for i in range(0, len(shards), batch)]
+
+
+def _compiled_pass(
+    snap: Snapshot,
+    shards: list[Shard],
+    replayer: Replayer | None,
+    workers: int,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[list[Shard], list[Shard]]:
+    """Run warehouse.shardcheck over every shard, `workers` threads at a time (the pass and
+    pyarrow's reads release the GIL); the shards that need every SQL test (not cleared) and
+    those that need the rollups test alone (cleared, but no compiled rollup to compare)."""
+    rollups = shardcheck.rollup_pass(replayer)
+
+    def one(shard: Shard) -> shardcheck.Outcome:
+        try:
+            tables = shardcheck.read(snap.fs, shard.files)
+        except (OSError, ValueError) as exc:
+            return shardcheck.Outcome(False, f"not read: {exc}")
+        return shardcheck.check(tables, shard.players, rollups)
+
+    sql_all, sql_rollups = [], []
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for done, (shard, outcome) in enumerate(zip(shards, pool.map(one, shards), strict=True), 1):
+            if not outcome.clear:
+                sql_all.append(shard)
+            elif outcome.rollups is None:
+                sql_rollups.append(shard)
+            if progress is not None:
+                progress(done, len(shards))
+    return sql_all, sql_rollups
+
+
 def _recorded_shards(snap: Snapshot) -> dict[str, int]:
     """How many finished shards each manifest records."""
     return {
@@ -239,12 +291,15 @@ def verify(
     replayer: Replayer | None = None,
     discover: bool = True,
     keep_record: bool = False,
+    compiled: bool = True,
 ) -> Verification:
     """Check every committed shard of the lake (or of one run); see the module docstring.
 
     `replay` is the share of each shard's games re-simulated (1 for all); `replayer` the
     replayer to use, else (with `discover`) the one installed under the entry point group.
     With `keep_record`, a pass is recorded beside each manifest and a failure clears it.
+    `compiled=False` leaves the shard tests to SQL alone (every shard, as before the compiled
+    pass: what the tests of that pass compare it with).
     """
     root = data_root(data_dir)
     whole_snap = snapshot(root, [run] if run else None)
@@ -313,15 +368,29 @@ def verify(
     for name, sql in shard_tests.items():
         checks.setdefault(name, Check(name, about(sql)))
     whole = [s for s in snap.shards if all(snap.exists(p) for p in s.files.values())]
-    batches = [whole[i : i + batch] for i in range(0, len(whole), batch)]
-    check = _shard_worker(snap, shard_tests)
-    done = 0
+    # The compiled pass first, shard by shard (each shard's files read once, in bounded
+    # memory, `workers` at a time); the SQL tests then check what it did not clear.
+    if compiled:
+        sql_all, sql_rollups = _compiled_pass(snap, whole, replayer, workers, progress)
+    else:
+        sql_all, sql_rollups = whole, []
+    rollups_only = {ROLLUPS_TEST: shard_tests[ROLLUPS_TEST]}
+    work = [(shard_tests, b) for b in _batches(sql_all, batch)]
+    work += [(rollups_only, b) for b in _batches(sql_rollups, batch)]
+    workers_of = {ROLLUPS_TEST: _shard_worker(snap, rollups_only)}
+    full = _shard_worker(snap, shard_tests)
+    done = len(whole) - len(sql_all) - len(sql_rollups)
+
+    def run_sql(item: tuple[dict[str, str], list[Shard]]) -> dict[str, list[dict[str, object]]]:
+        which, shards = item
+        return (full if which is shard_tests else workers_of[ROLLUPS_TEST])(shards)
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for shards, result in zip(batches, pool.map(check, batches), strict=True):
+        for (_, shards), result in zip(work, pool.map(run_sql, work), strict=True):
             for name, rows in result.items():
                 record(name, shard_tests[name], rows)
             done += len(shards)
-            if progress is not None:
+            if progress is not None and not compiled:
                 progress(done, len(whole))
     result = Verification(
         str(root),
