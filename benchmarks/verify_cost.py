@@ -52,7 +52,7 @@ for i, key in enumerate(picked):
     if i:
         per_game.append((time.process_time() - c0) / s["games"])
 games = sum(s["games"] for s in m["shards"].values())
-print(json.dumps({"per_game": statistics.median(per_game), "games": games,
+print("RESULT", json.dumps({"per_game": statistics.median(per_game), "games": games,
                   "shards": len(keys), "manifest_seconds": sum(s["seconds"] for s in m["shards"].values())}))
 """
 
@@ -60,7 +60,7 @@ VERIFY = r"""
 import json, sys
 from warehouse import verify
 v = verify(sys.argv[1], sys.argv[2])
-print(json.dumps({"ok": v.ok, "games": v.games, "replayed": v.replayed,
+print("RESULT", json.dumps({"ok": v.ok, "games": v.games, "replayed": v.replayed,
                   "failed": {c.name: c.failed for c in v.checks if c.failed}}))
 """
 
@@ -85,7 +85,9 @@ def measured(code: str, *args: str) -> tuple[dict[str, object], float, float, fl
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"{args}: exit {os.waitstatus_to_exitcode(status)}")
     cpu = usage.ru_utime + usage.ru_stime
-    return json.loads(out.decode().strip().splitlines()[-1]), cpu, wall, usage.ru_maxrss / 1024
+    # the last line after RESULT (DuckDB's progress bars share stdout, without newlines)
+    line = out.decode().rsplit("RESULT ", 1)[-1].splitlines()[0]
+    return json.loads(line), cpu, wall, usage.ru_maxrss / 1024
 
 
 def main() -> int:

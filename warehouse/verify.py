@@ -5,9 +5,19 @@ It runs the data tests in sql/tests (each returns failing rows, none when all is
 - `-- scope: lake` tests once over the whole snapshot: the manifests' row counts equal the
   Parquet footers, complete runs hold every planned game once, each cell plays the ruleset its
   manifest names;
-- `-- scope: shard` tests a few shards at a time (a game never spans shards): every round and
-  every game rebuilt from the event log alone equals the compact tables, every game is whole.
-  Per batch, the intermediate relations are computed once into small tables (one row per game
+- `-- scope: shard` tests (a game never spans shards): every round and every game rebuilt from
+  the event log alone equals the compact tables, every game is whole, every rollup equals the
+  one recomputed from its shard's tables. First a compiled pass (warehouse.shardcheck) reads
+  each shard's files once, `workers` shards at a time (threads: the pass and pyarrow's reads
+  release the GIL; one shard's tables in memory per thread), and clears a shard when every
+  condition of these tests holds there, compared row by row (stricter than the tests); the
+  SQL tests then run on the shards it did not clear (damaged, Vengeance, unreadable as
+  written), so the account, failing rows and all, is the SQL's. On a clean classic lake that
+  is no shard: the cost is a few microseconds a game (docs/warehouse.md, "What verify costs").
+  Where no compiled rollup is at hand (no replayer offering `shard_rollups`), the rollups test
+  runs in SQL on every shard.
+  The SQL, per shard batch (a few shards at a time):
+  the intermediate relations are computed once into small tables (one row per game
   from each side, compared in int_games_compared; the events grouped per player per round
   stream into the events' side without being stored) and the tests read those; batches are spread over worker threads, each with its own single-threaded DuckDB
   connection (small hash tables stay in cache; measured faster than one big query). A test
