@@ -78,8 +78,9 @@ class Outcome:
     rollups: bool | None = None
 
 
-def _numpy(col: pa.ChunkedArray | pa.Array, dtype: type = np.int64) -> np.ndarray:
-    """A non-null numeric or boolean column as a numpy array of dtype."""
+def _numpy(col: pa.ChunkedArray | pa.Array, dtype: type | None = np.int64) -> np.ndarray:
+    """A non-null numeric or boolean column as a numpy array of dtype (None: as stored, no
+    copy where Arrow allows; the pass takes each column in its stored type)."""
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     if arr.null_count:
         raise ValueError("nulls")
@@ -136,31 +137,31 @@ def check(
         why = _pass()(
             int(players),
             _numpy(games["game"]),
-            _numpy(games["seat"]),
+            _numpy(games["seat"], None),
             g_pol,
-            _numpy(games["rounds"]),
-            _numpy(games["total"]),
-            _numpy(games["rank"]),
-            _numpy(games["winner"]),
-            _numpy(games["capped"]),
-            _numpy(games["events"]),
+            _numpy(games["rounds"], None),
+            _numpy(games["total"], None),
+            _numpy(games["rank"], None),
+            _numpy(games["winner"], None),
+            _numpy(games["capped"], None),
+            _numpy(games["events"], None),
             _numpy(rounds["game"]),
-            _numpy(rounds["round"]),
-            _numpy(rounds["seat"]),
+            _numpy(rounds["round"], None),
+            _numpy(rounds["seat"], None),
             r_pol,
-            _numpy(rounds["dealer"]),
-            _numpy(rounds["score"]),
-            _numpy(rounds["total"]),
-            _numpy(rounds["busted"]),
-            _numpy(rounds["flip7"]),
-            _numpy(rounds["status"]),
+            _numpy(rounds["dealer"], None),
+            _numpy(rounds["score"], None),
+            _numpy(rounds["total"], None),
+            _numpy(rounds["busted"], None),
+            _numpy(rounds["flip7"], None),
+            _numpy(rounds["status"], None),
             _numpy(events["game"]),
             r_off,
             r_len,
             c_off,
             codes,
         )
-    except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
+    except Exception as exc:  # noqa: BLE001 (columns not as written, of another type: SQL's to judge)
         return Outcome(False, f"not read as written: {exc}")
     if why:
         return Outcome(False, REASONS.get(why, str(why)))
@@ -171,6 +172,46 @@ def check(
     except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
         return Outcome(False, f"rollup not recomputed: {exc}", rollups=False)
     return Outcome(same, "" if same else "the rollup differs from the recomputed one", same)
+
+
+def sample_games(
+    tables: dict[str, pa.Table], first: int, last: int
+) -> dict[int, tuple[np.ndarray, tuple[str, ...], int]]:
+    """The games first..last of a shard as verify's replay reads them (warehouse.bind, whose
+    SQL reads the same from the lake): game -> (its packed codes as stored, HITs unfolded as
+    the macro event_codes unfolds them; its seats' policies in seat order; its cell)."""
+    games, events = tables["games"], tables["events"]
+    g_game = _numpy(games["game"])
+    rows = np.flatnonzero((g_game >= first) & (g_game <= last))
+    names, pol = _codes(games["policy"])
+    seat, cell = _numpy(games["seat"]), _numpy(games["cell"])
+    seats: dict[int, list[tuple[int, str]]] = {}
+    cells: dict[int, int] = {}
+    for i in rows.tolist():
+        g = int(g_game[i])
+        seats.setdefault(g, []).append((int(seat[i]), names[pol[i]]))
+        cells.setdefault(g, int(cell[i]))
+    e_game = _numpy(events["game"])
+    c_off, codes = _list(events["codes"], np.int64)
+    logged: dict[int, list[np.ndarray]] = {}
+    hit = np.int64(1) << HIT_SHIFT
+    for i in np.flatnonzero((e_game >= first) & (e_game <= last)).tolist():
+        v = codes[c_off[i] : c_off[i + 1]]
+        folded = v >= hit
+        at = np.arange(len(v)) + np.cumsum(folded)  # each event's place, its HIT before it
+        out = np.empty(len(v) + int(folded.sum()), np.int64)
+        out[at] = np.where(folded, v & (hit - 1), v)
+        f = v[folded]
+        out[at[folded] - 1] = 2 | (f & 2016) | (((f >> HIT_SHIFT) - 1) << 23)
+        logged.setdefault(int(e_game[i]), []).append(out)
+    return {
+        g: (
+            np.concatenate(logged[g]) if g in logged else np.zeros(0, np.int64),
+            tuple(p for _, p in sorted(seats[g])),
+            cells[g],
+        )
+        for g in seats
+    }
 
 
 def _canonical(t: pa.Table) -> pa.Table:

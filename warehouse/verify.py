@@ -46,10 +46,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import duckdb
+import pyarrow as pa
 
 from warehouse import record as records
 from warehouse import shardcheck
-from warehouse.bind import SAMPLE, Replayer, bind, find_replayer
+from warehouse.bind import SAMPLE, Replayer, Stored, find_replayer, pick
+from warehouse.bind import replay as replay_picked
 from warehouse.build import bind_files, build, is_view_only, ordered, reads, scope, sql_files
 from warehouse.db import attach, scratch
 from warehouse.lake import EmptyLakeError, Shard, Snapshot, data_root, screen, snapshot
@@ -257,10 +259,13 @@ def _compiled_pass(
     replayer: Replayer | None,
     workers: int,
     progress: Callable[[int, int], None] | None,
+    sampled: dict[tuple[str, int], tuple[int, int]],
+    stored: Stored,
 ) -> tuple[list[Shard], list[Shard]]:
     """Run warehouse.shardcheck over every shard, `workers` threads at a time (the pass and
     pyarrow's reads release the GIL); the shards that need every SQL test (not cleared) and
-    those that need the rollups test alone (cleared, but no compiled rollup to compare)."""
+    those that need the rollups test alone (cleared, but no compiled rollup to compare).
+    The games of each shard's block in `sampled` (the replay's sample) go into `stored`."""
     rollups = shardcheck.rollup_pass(replayer)
 
     def one(shard: Shard) -> shardcheck.Outcome:
@@ -268,7 +273,17 @@ def _compiled_pass(
             tables = shardcheck.read(snap.fs, shard.files)
         except (OSError, ValueError) as exc:
             return shardcheck.Outcome(False, f"not read: {exc}")
+        block = sampled.get((shard.run, shard.shard))
+        if block is not None:
+            try:
+                games = shardcheck.sample_games(tables, *block)
+            except (KeyError, ValueError, TypeError, pa.ArrowException):
+                games = {}  # the replay reads them through SQL
+            with lock:
+                stored.setdefault(shard.run, {}).update(games)
         return shardcheck.check(tables, shard.players, rollups)
+
+    lock = threading.Lock()
 
     sql_all, sql_rollups = [], []
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -352,7 +367,21 @@ def verify(
             ][0]
         )
         manifests = {r: json.loads(snap.read_text(p)) for r, p in snap.manifests.items()}
-        binding = bind(con, manifests, replayer, replay)
+        # The seeds checked and the replay's sample picked; the compiled pass (below) reads
+        # the sampled games' events with the rest of their shards, and the replay follows.
+        picked = pick(con, manifests, replayer, replay)
+    whole = [s for s in snap.shards if all(snap.exists(p) for p in s.files.values())]
+    stored: Stored = {}
+    # The compiled pass first, shard by shard (each shard's files read once, in bounded
+    # memory, `workers` at a time); the SQL tests then check what it did not clear.
+    if compiled and whole:
+        sql_all, sql_rollups = _compiled_pass(
+            snap, whole, replayer, workers, progress, picked.ranges(), stored
+        )
+    else:
+        sql_all, sql_rollups = whole, []
+    if snap.shards:
+        binding = replay_picked(con, manifests, picked, replayer, stored)
         con.close()
         record(
             "seeds_match_manifest",
@@ -377,13 +406,6 @@ def verify(
     shard_tests = tests("shard")
     for name, sql in shard_tests.items():
         checks.setdefault(name, Check(name, about(sql)))
-    whole = [s for s in snap.shards if all(snap.exists(p) for p in s.files.values())]
-    # The compiled pass first, shard by shard (each shard's files read once, in bounded
-    # memory, `workers` at a time); the SQL tests then check what it did not clear.
-    if compiled:
-        sql_all, sql_rollups = _compiled_pass(snap, whole, replayer, workers, progress)
-    else:
-        sql_all, sql_rollups = whole, []
     rollups_only = {ROLLUPS_TEST: shard_tests[ROLLUPS_TEST]}
     work = [(shard_tests, b) for b in _batches(sql_all, batch)]
     work += [(rollups_only, b) for b in _batches(sql_rollups, batch)]

@@ -107,3 +107,36 @@ def test_a_tampered_rollup_without_a_compiled_rollup(lake_copy: Lake) -> None:
     edit(shard_path(lake_copy.root, "rollups", task), "y", 0, 1)
     v = verify(lake_copy.root, discover=False)
     assert failed(v).keys() == {"assert_rollups_match_tables"}
+
+
+def test_the_sampled_games_read_as_the_sql_reads_them(lake: Lake) -> None:
+    """The replay's games as the compiled pass reads them from a shard (codes with HITs
+    unfolded, seats, cell) equal those bind's SQL reads from the lake."""
+    import numpy as np
+
+    from warehouse.bind import _read_logged
+    from warehouse.build import build
+    from warehouse.db import scratch
+
+    snap = snapshot(lake.root)
+    con = scratch()
+    build(con, snap, layers=("staging",))
+    compared = 0
+    for shard in snap.shards[:6]:
+        tables = shardcheck.read(snap.fs, shard.files)
+        games = tables["games"]["game"].to_numpy()
+        first, last = int(games.min()), int(games.min()) + 3
+        ours = shardcheck.sample_games(tables, first, last)
+        ids = np.arange(first, last + 1, dtype=np.int64)
+        col = {"game": ids, "shard": np.full(len(ids), shard.shard, np.int64)}
+        seats: dict[int, tuple[str, ...]] = {}
+        cells: dict[int, int] = {}
+        logged: dict[int, np.ndarray] = {}
+        _read_logged(con, shard.run, col, np.arange(len(ids)), False, seats, cells, logged)
+        assert sorted(ours) == sorted(seats) == ids.tolist()
+        for g, (codes, policies, cell) in ours.items():
+            assert (policies, cell) == (seats[g], cells[g])
+            assert np.array_equal(codes, logged[g])
+            compared += int(((codes & 31) == EventKind.HIT).sum())
+    con.close()
+    assert compared  # HITs were unfolded on both sides
