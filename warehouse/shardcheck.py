@@ -45,6 +45,9 @@ HIT_SHIFT = 55
 #: The rollups' key columns (one row per shard and key) and the columns compared.
 ROLLUP_KEYS = ("grouping", "figure", "policy", "opponent", "key")
 
+#: The sum of the numbers 0..13 whose bits are set, for every set of them (a round's numbers).
+NUMBER_SUMS = sum(((np.arange(1 << 14) >> v) & 1) * v for v in range(14)).astype(np.int64)
+
 #: What the pass found, by the reason code it returns (0: all clear).
 REASONS = {
     0: "all clear",
@@ -160,6 +163,7 @@ def check(
             r_len,
             c_off,
             codes,
+            NUMBER_SUMS,
         )
     except Exception as exc:  # noqa: BLE001 (columns not as written, of another type: SQL's to judge)
         return Outcome(False, f"not read as written: {exc}")
@@ -194,16 +198,17 @@ def sample_games(
     e_game = _numpy(events["game"])
     c_off, codes = _list(events["codes"], np.int64)
     logged: dict[int, list[np.ndarray]] = {}
-    hit = np.int64(1) << HIT_SHIFT
-    for i in np.flatnonzero((e_game >= first) & (e_game <= last)).tolist():
-        v = codes[c_off[i] : c_off[i + 1]]
-        folded = v >= hit
-        at = np.arange(len(v)) + np.cumsum(folded)  # each event's place, its HIT before it
-        out = np.empty(len(v) + int(folded.sum()), np.int64)
-        out[at] = np.where(folded, v & (hit - 1), v)
-        f = v[folded]
-        out[at[folded] - 1] = 2 | (f & 2016) | (((f >> HIT_SHIFT) - 1) << 23)
-        logged.setdefault(int(e_game[i]), []).append(out)
+    rows_e = np.flatnonzero((e_game >= first) & (e_game <= last))
+    if len(rows_e):
+        # the rows' codes unfolded in one go (rows of a shard's block are adjacent as written;
+        # else one row at a time), then cut back into rows
+        runs = [rows_e] if rows_e[-1] - rows_e[0] == len(rows_e) - 1 else [[i] for i in rows_e]
+        for run in runs:
+            a, b = int(run[0]), int(run[-1]) + 1
+            out, lengths = _unfold(codes[c_off[a] : c_off[b]], np.diff(c_off[a : b + 1]))
+            cuts = np.cumsum(lengths)[:-1]
+            for i, part in zip(range(a, b), np.split(out, cuts), strict=True):
+                logged.setdefault(int(e_game[i]), []).append(part)
     return {
         g: (
             np.concatenate(logged[g]) if g in logged else np.zeros(0, np.int64),
@@ -212,6 +217,22 @@ def sample_games(
         )
         for g in seats
     }
+
+
+def _unfold(v: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Stored codes with each folded HIT put back before its event (the macro event_codes),
+    and the new length of each part of `lengths` codes."""
+    hit = np.int64(1) << HIT_SHIFT
+    folded = v >= hit
+    at = np.arange(len(v)) + np.cumsum(folded)  # each event's place, its HIT before it
+    out = np.empty(len(v) + int(folded.sum()), np.int64)
+    out[at] = np.where(folded, v & (hit - 1), v)
+    f = v[folded]
+    out[at[folded] - 1] = 2 | (f & 2016) | (((f >> HIT_SHIFT) - 1) << 23)
+    ends = np.cumsum(lengths).astype(np.int64)
+    seen = np.r_[0, np.cumsum(folded)]  # HITs folded before each place
+    per_part = seen[ends] - seen[ends - lengths]
+    return out, lengths + per_part
 
 
 def _canonical(t: pa.Table) -> pa.Table:
@@ -282,6 +303,7 @@ def _shard_pass(  # type: ignore[no-untyped-def]  # noqa: C901
     r_len,
     c_off,
     codes,
+    number_sums,
 ):
     """0 if every condition of the module docstring holds for the shard, else a REASONS code."""
     rows = len(g_game)
@@ -419,10 +441,7 @@ def _shard_pass(  # type: ignore[no-untyped-def]  # noqa: C901
                         score = 0
                         status = 3
                     else:
-                        numbers = 0
-                        for v in range(14):
-                            if cards & (np.int64(1) << v) != 0:
-                                numbers += v
+                        numbers = number_sums[cards & 16383]
                         if cards & (np.int64(1) << 19) != 0:
                             numbers *= 2
                         score = numbers + extra[p]
