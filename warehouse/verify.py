@@ -52,7 +52,7 @@ from warehouse import shardcheck
 from warehouse.bind import SAMPLE, Replayer, Stored, find_replayer, pick
 from warehouse.bind import replay as replay_picked
 from warehouse.build import bind_files, build, is_view_only, ordered, reads, scope, sql_files
-from warehouse.db import attach, scratch
+from warehouse.db import MEMORY_LIMIT_ENV, attach, scratch
 from warehouse.lake import EmptyLakeError, Shard, Snapshot, data_root, screen, snapshot
 
 EXAMPLES = 5
@@ -68,6 +68,10 @@ VENGEANCE_ROUNDS = "int_vengeance_rounds"
 #: Views that int_vengeance_rounds reads too: tables in batches with Vengeance games.
 READ_BY_VENGEANCE = frozenset({"int_event_groups"})
 EMPTY = "\nWITH NO DATA"
+#: DuckDB's buffers for the lake-wide tests and the seeds, unless $FLIP7_MEMORY_LIMIT says
+#: otherwise: past it they spill, so that verify's peak stays under 1 GB at 10M games (the
+#: readers' default, 4 GB, let it grow past 1.2 GB there).
+LAKE_MEMORY = "512MB"
 #: The test the compiled pass clears only where it could recompute the rollup.
 ROLLUPS_TEST = "assert_rollups_match_tables"
 
@@ -248,6 +252,14 @@ def _shard_worker(
     return check
 
 
+def _lake_connection(snap: Snapshot) -> duckdb.DuckDBPyConnection:
+    """A connection with the staging views over the whole snapshot, holding at most
+    $FLIP7_MEMORY_LIMIT, else LAKE_MEMORY, in DuckDB's buffers (spilling past it)."""
+    con = scratch(None if os.environ.get(MEMORY_LIMIT_ENV) else LAKE_MEMORY)
+    build(con, snap, layers=("staging",), lake_table=None if snap.local else attach(con, snap))
+    return con
+
+
 def _batches(shards: list[Shard], batch: int) -> list[list[Shard]]:
     return [shards[i : i + batch] for i in range(0, len(shards), batch)]
 
@@ -354,8 +366,7 @@ def verify(
     events = 0
     binding = None
     if snap.shards:
-        con = scratch()
-        build(con, snap, layers=("staging",), lake_table=None if snap.local else attach(con, snap))
+        con = _lake_connection(snap)
         for name, sql in tests("lake").items():
             record(name, sql, failing_rows(con, sql))
         # Events as the games table counts them (the events files hold a row per game, without
@@ -369,6 +380,7 @@ def verify(
         # The seeds checked and the replay's sample picked; the compiled pass (below) reads
         # the sampled games' events with the rest of their shards, and the replay follows.
         picked = pick(con, manifests, replayer, replay)
+        con.close()  # its buffers go back before the shards are read
     whole = [s for s in snap.shards if all(snap.exists(p) for p in s.files.values())]
     stored: Stored = {}
     # The compiled pass first, shard by shard (each shard's files read once, in bounded
@@ -380,6 +392,12 @@ def verify(
     else:
         sql_all, sql_rollups = whole, []
     if snap.shards:
+        # a connection to the lake again only where a sampled game was not read above
+        unread = any(
+            not set(col["game"].tolist()) <= set(stored.get(run, {}))
+            for run, col in picked.games.items()
+        )
+        con = _lake_connection(snap) if unread else scratch(spill=False)
         binding = replay_picked(con, manifests, picked, replayer, stored)
         con.close()
         record(
