@@ -205,7 +205,7 @@ def _register_ratings(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="every policy of a run on one scale: Plackett-Luce ratings with 95%% intervals",
         description="Plackett-Luce ratings fitted to every game's final ranking (ties share a "
         "rank): rating(A) - rating(B) is the log-odds that A finishes ahead of B at a table "
-        "where both sit; ev is 0 when it played. Intervals are 95%%, clustered by game "
+        "where both sit; ev is 0 when it played. Intervals are 95%, clustered by game "
         "(sandwich variance). Pooled over every field size unless --players. Same rows as "
         '`flip7 sql "FROM ratings"` (docs/warehouse.md).',
     )

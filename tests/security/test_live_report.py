@@ -43,16 +43,16 @@ def test_a_shard_committed_but_not_yet_recorded_is_still_being_written(
     lease = take(lake, "t")  # the live driver's lease
     try:
         assert main(["report", "t", "--data", str(tmp_path), "--no-file"]) == 0
-        out = capsys.readouterr().out
-        assert "copied or stray" not in out, out
-        assert "still being written: 1 committed shard(s) not recorded in its manifest yet" in out
+        notes = capsys.readouterr().err  # a report's notes go to stderr, its tables to stdout
+        assert "copied or stray" not in notes, notes
+        assert "still being written: 1 committed shard(s) not recorded in its manifest yet" in notes
         assert main(["tournament", "status", "t", "--data", str(tmp_path)]) == 0
         assert f"lease: pid {os.getpid()} on " in capsys.readouterr().out  # ...; live
     finally:
         lease.release()
     # No driver holds it any more: a shard nobody recorded is named as before.
     assert main(["report", "t", "--data", str(tmp_path), "--no-file"]) == 0
-    assert "1 committed shard(s) not in its manifest" in capsys.readouterr().out
+    assert "1 committed shard(s) not in its manifest" in capsys.readouterr().err
 
 
 def test_a_shard_recorded_after_the_listing_is_not_lost(tmp_path: Path) -> None:
