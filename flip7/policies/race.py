@@ -49,7 +49,16 @@ class RacePolicy(DPPolicy):
         self.model = model
         self.cache_dir = cache_dir
         self._tables: dict[int, object] = {}
-        self._use(self.table_for(target))
+        #: The table is loaded (or solved) on first use, as `win`'s: parsing a `race` spec, or
+        #: naming it in a line-up that is checked, solves nothing.
+        self._target = target
+
+    def __getattr__(self, name: str) -> object:
+        """The dp policy's table and its fields (`table`, ...), on first use (see _target)."""
+        if name.startswith("__") or "table" in self.__dict__ or "_target" not in self.__dict__:
+            raise AttributeError(name)
+        self._use(self.table_for(self._target))
+        return object.__getattribute__(self, name)
 
     def table_for(self, target: int):  # type: ignore[no-untyped-def]
         """The race table for `target` (loaded, or solved and cached, on first use)."""

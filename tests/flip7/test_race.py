@@ -159,6 +159,15 @@ def test_race_is_no_slower_than_the_per_round_optimum():
     assert np.all(race.values <= dp.rounds + 1e-12)
 
 
+def test_a_race_policy_solves_its_table_when_it_first_decides(tmp_path):
+    """Building a `race` policy (parsing a spec, checking a line-up) solves nothing; its table
+    is loaded or solved on first use, as `win`'s."""
+    pol = RacePolicy(tiny(False), str(tmp_path), target=30)
+    assert list(tmp_path.iterdir()) == []
+    assert pol.table.target == 30
+    assert list(tmp_path.iterdir())  # solved now, and cached
+
+
 def test_race_policy_plays_the_solved_table(tmp_path):
     """RacePolicy looks up its own banked score's table: the same bit as the solution's
     choice, at several scores and hands."""
