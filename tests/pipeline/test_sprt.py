@@ -183,3 +183,49 @@ def test_bad_stop_section_is_refused_by_name(edit: tuple[str, str], message: str
     with pytest.raises(ValueError) as exc:
         parse_spec(text)
     assert message in str(exc.value)
+
+
+def _fixed_manifest(wins: int, losses: int, ties: int, h1: float) -> dict:
+    """A fixed-size run's manifest with one shard's paired win sums: `wins` games with
+    d = A's win rate - B's = +1, `losses` with -1, `ties` with 0 (n = 1 each)."""
+    games = wins + losses + ties
+    y = float(wins - losses)
+    win = [games, y, float(games), float(wins + losses), float(games), y]
+    stop = {
+        "test": "fixed",
+        "compare": ["a", "b"],
+        "metric": "win",
+        "h0": 0.0,
+        "h1": h1,
+        "alpha": 0.05,
+        "beta": 0.05,
+    }
+    return {"stop": stop, "shards": {"0": {"compare": {"win": win, "points": win}}}}
+
+
+@pytest.mark.parametrize(
+    ("wins", "losses", "h1", "verdict"),
+    [
+        (60, 30, 0.03, "H1"),  # A ahead by 30 points, the test asks whether A is ahead
+        (30, 60, 0.03, "H0"),  # A behind: not evidence that A is ahead, however large
+        (48, 42, 0.03, "H0"),  # A ahead by 6 points, 0.6 standard errors: not enough
+        (30, 60, -0.03, "H1"),  # A behind, the test asks whether A is behind
+        (60, 30, -0.03, "H0"),
+    ],
+)
+def test_the_fixed_size_test_decides_in_the_direction_of_h1(
+    wins: int, losses: int, h1: float, verdict: str
+) -> None:
+    """The fixed-size test is one-sided toward h1: H1 only when the estimate lies at least
+    z_{1-alpha} standard errors beyond h0 on h1's side; a difference as large the other way
+    is H0 (a flipped direction would accept 'A beats B' when A loses)."""
+    from pipeline.sequential import fixed_line
+
+    manifest = _fixed_manifest(wins, losses, 10, h1)
+    total = RatioSums(*manifest["shards"]["0"]["compare"]["win"])
+    z = (total.sum_y / total.sum_n) / (total.estimate().half_width / 1.959963984540054)
+    assert abs(z) > 1.645 or verdict == "H0"
+    line = fixed_line(None, manifest)  # type: ignore[arg-type]  # sums recorded: no lake read
+    assert line.startswith(
+        f"{verdict} accepted after 100 games (fixed size, one-sided at alpha "
+    ), line
