@@ -149,17 +149,49 @@ def race_within() -> list[str]:
     ]
 
 
-def full_dp_race() -> list[str]:
-    """`dp:full` (the per-round optimum of the full model: 94 cards, Freeze and Flip Three
-    played on yourself) played every round of the race to 200: its expected rounds. The full
-    model's solve takes about 20 s and 4-5 GB."""
+@functools.cache
+def _full():  # type: ignore[no-untyped-def]
+    """The full model's optimum and dp:full's race to 200 (about 20 s and 4-5 GB)."""
     from flip7.solver.model import get_model
     from flip7.solver.race import chain
     from flip7.solver.solve import occupancy, solve
 
     sol = solve(get_model("full"))
-    hist = occupancy(sol.space, sol.hit).hist
-    return [f"`full` model gives {chain(hist, 200).expected:.4f} expected rounds"]
+    return sol.moments, chain(occupancy(sol.space, sol.hit).hist, 200)
+
+
+def full_dp_race() -> list[str]:
+    """`dp:full` (the per-round optimum of the full model: 94 cards, Freeze and Flip Three
+    played on yourself) played every round of the race to 200: its expected rounds."""
+    return [f"`dp:full`, played every round, needs {_full()[1].expected:.4f} expected rounds"]
+
+
+@functools.cache
+def _solution(model: str):  # type: ignore[no-untyped-def]
+    from flip7.solver.model import get_model
+    from flip7.solver.solve import solve
+
+    return solve(get_model(model))
+
+
+def readme_solver() -> list[str]:
+    """`flip7 solve` (model basic): the optimum's moments and its reachable states; the
+    `real` model's EV; `flip7 solve --all`'s bust:0.25, dup:0.25 and sum:25."""
+    from flip7.solver.families import policy_rows
+    from flip7.solver.solve import reachable
+
+    opt = _solution("basic")
+    m, reach = opt.moments, reachable(opt.space)
+    grids = {"sum": (25.0,), "bust": (0.25,), "dup": (0.25,)}
+    ev = {r.label: r.moments.ev for r in policy_rows(opt, grids)}
+    return [
+        f"EV {m.ev:.3f}, sd {m.sd:.2f}, bust {m.bust:.1%}, Flip 7 {m.flip7:.2%}, "
+        f"{reach.decision / 1e6:.2f}M reachable states ({reach.decision:,} exactly)",
+        f"discards the saved duplicate (EV {_solution('real').moments.ev:.3f})",
+        f"is worth {ev['bust:0.25']:.3f}, only {m.ev - ev['bust:0.25']:.3f} below the optimum",
+        f"is worth {ev['dup:0.25']:.3f} ({ev['dup:0.25'] - m.ev:+.3f}), about as much as "
+        f"standing on 25 ({ev['sum:25']:.3f})",
+    ]
 
 
 @functools.cache
@@ -264,6 +296,14 @@ FIGURES = [
         heads_up_rows,
         False,
     ),
+    Figure("README.md", "The solver", "flip7 solve [--model real] [--all]", readme_solver, True),
+    Figure(
+        "README.md",
+        "The solver",
+        "flip7 solve --model full",
+        lambda: [f"cards with Freeze and Flip Three on yourself (EV {_full()[0].ev:.3f})"],
+        False,
+    ),
     Figure(
         "README.md",
         "Playing to win",
@@ -287,6 +327,16 @@ FIGURES = [
         "Playing to win",
         "flip7 sim -p win,ev -n 40000 --players 2",
         lambda: [f"Heads-up it beats `ev` {_win_rate('win,ev', 'win')}"],
+        False,
+    ),
+    Figure(
+        "README.md",
+        "Speed",
+        "flip7 sim -p win:fast,ev -n 40000 --players 2",
+        lambda: [
+            f"{_win_rate('win:fast,ev', 'win:fast')} of the games (`win`: "
+            f"{_win_rate('win,ev', 'win')})"
+        ],
         False,
     ),
 ]
