@@ -207,6 +207,21 @@ def sim(*argv: str) -> dict:  # type: ignore[type-arg]
         return json.loads(out.read_text())
 
 
+def printed(*argv: str) -> list[str]:
+    """What `flip7 ARGV` prints (run in this process), one line each."""
+    import contextlib
+    import io
+
+    from flip7.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(argv))
+    if code != 0:
+        raise RuntimeError(f"flip7 {' '.join(argv)} exited {code}")
+    return [line for line in out.getvalue().splitlines() if line.strip()]
+
+
 def _solo(policy: str) -> dict:  # type: ignore[type-arg]
     return sim("--players", "1", "-p", policy, "-n", "100000")
 
@@ -295,6 +310,13 @@ FIGURES = [
         "flip7 sim -p win,ev -n 40000 --players 2",
         heads_up_rows,
         False,
+    ),
+    Figure(
+        "docs/sequential.md",
+        "Planning a test",
+        "flip7 plan-games --difference 0.01",
+        lambda: printed("plan-games", "--difference", "0.01"),
+        True,
     ),
     Figure("README.md", "The solver", "flip7 solve [--model real] [--all]", readme_solver, True),
     Figure(
