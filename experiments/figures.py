@@ -157,7 +157,7 @@ def _full():  # type: ignore[no-untyped-def]
     from flip7.solver.solve import occupancy, solve
 
     sol = solve(get_model("full"))
-    return sol.moments, chain(occupancy(sol.space, sol.hit).hist, 200)
+    return sol.moments, chain(occupancy(sol.space, sol.hit).dist, 200)
 
 
 def full_dp_race() -> list[str]:
@@ -380,11 +380,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pages", nargs="*", help="only these pages (e.g. docs/play-to-win.md)")
     parser.add_argument("--cheap", action="store_true", help="only the exact, cheap figures")
     parser.add_argument("--check", action="store_true", help="exit 1 if a page lacks a figure")
+    parser.add_argument(
+        "--command", metavar="TEXT", help="only the figures whose command contains TEXT"
+    )
     args = parser.parse_args(argv)
     stale = 0
     page = section = None
     for fig in FIGURES:
         if (args.pages and fig.page not in args.pages) or (args.cheap and not fig.cheap):
+            continue
+        if args.command and args.command not in fig.command:
             continue
         if fig.page != page:
             page, section = fig.page, None
