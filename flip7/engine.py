@@ -176,6 +176,7 @@ class Engine:
         obs.lucky = [False] * n
         obs.thirteens = [0] * n
         obs.brutal = False
+        obs.freeze_ties = ruleset.freeze_ties
         self.obs = [obs] + [Observation(p, obs) for p in range(1, n)]
         self.table = obs
         self.round_scores: list[tuple[int, ...]] = []

@@ -129,6 +129,9 @@ class Column:
     key: str | None = None  # its name in csv (default: the name, snake_cased)
     #: for a value of several figures (an Estimate): its csv fields, e.g. rate, rate_lo, rate_hi
     split: Callable[[str, Any], dict[str, Any]] | None = None
+    #: 0: always shown; else the table format may hide it to fit the terminal, the highest
+    #: first (columns of one value hide together); `--wide` shows every column
+    drop: int = 0
 
     @property
     def field(self) -> str:
@@ -182,13 +185,65 @@ def colour_wanted(stream: TextIO) -> bool:
     return bool(callable(isatty) and isatty())
 
 
-def table_lines(t: Table, colour: bool = False, indent: int = 0) -> list[str]:
-    """A table as aligned lines (rich): header, rule, rows; plain text unless `colour`."""
+def terminal_width(stream: TextIO | None = None, wide: bool = False) -> int | None:
+    """The width a table printed to `stream` must fit: None (no limit) with --wide or for a
+    file or pipe; else $COLUMNS when set (as shells export it), else the terminal's width."""
+    import shutil
+    import sys
+
+    if wide:
+        return None
+    stream = stream if stream is not None else sys.stdout
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        # $COLUMNS speaks for the terminal: only output bound for it (stdout) is fitted
+        return int(columns) if stream in (sys.stdout, sys.__stdout__) else None
+    isatty = getattr(stream, "isatty", None)
+    if not (callable(isatty) and isatty()):
+        return None
+    return shutil.get_terminal_size().columns
+
+
+#: Spaces between two columns of the table format.
+GAP = 2
+
+
+def _fit(t: Table, texts: list[list[str]], width: int) -> list[int]:
+    """The columns shown in `width`: every one if the table fits with its labels wrapped at
+    spaces; else without the droppable columns, highest `drop` first (equal ones together)."""
+    cols = list(range(len(t.columns)))
+
+    def least(i: int) -> int:  # a column's narrowest: numbers never wrap, labels at spaces
+        c = t.columns[i]
+        cells = [printable(c.name)] + [printable(r[i]) for r in texts]
+        if c.right:
+            return max(len(x) for x in cells)
+        return max((len(w) for x in cells for w in x.split()), default=1)
+
+    need = {i: least(i) for i in cols}
+    while sum(need[i] for i in cols) + GAP * (len(cols) - 1) > width:
+        top = max((t.columns[i].drop for i in cols), default=0)
+        if top <= 0:
+            break
+        cols = [i for i in cols if t.columns[i].drop != top]
+    return cols
+
+
+def table_lines(
+    t: Table, colour: bool = False, indent: int = 0, width: int | None = None
+) -> list[str]:
+    """A table as aligned lines (rich): header, rule, rows; plain text unless `colour`. With
+    `width`, it fits that many columns: labels wrap, and the droppable columns that do not
+    fit are left out, a last line naming them."""
     from rich import box
     from rich.console import Console
     from rich.table import Table as RichTable
     from rich.text import Text
 
+    texts = t.text_rows()
+    shown = list(range(len(t.columns)))
+    if width is not None:
+        shown = _fit(t, texts, max(width - indent, 20))
     rt = RichTable(
         box=box.SIMPLE_HEAD,
         show_edge=False,
@@ -197,14 +252,21 @@ def table_lines(t: Table, colour: bool = False, indent: int = 0) -> list[str]:
         padding=(0, 1),
         collapse_padding=True,
     )
-    for c in t.columns:
-        rt.add_column(Text(printable(c.name)), justify="right" if c.right else "left", no_wrap=True)
-    for row in t.text_rows():  # as text: "[n/a]" or a user's "[label]" is not rich markup
-        rt.add_row(*(Text(printable(cell)) for cell in row))
+    for i in shown:
+        c = t.columns[i]
+        wraps = width is not None and not c.right
+        rt.add_column(
+            Text(printable(c.name)),
+            justify="right" if c.right else "left",
+            no_wrap=not wraps,
+            overflow="fold" if wraps else "ellipsis",
+        )
+    for row in texts:  # as text: "[n/a]" or a user's "[label]" is not rich markup
+        rt.add_row(*(Text(printable(row[i])) for i in shown))
     buf = io.StringIO()
     console = Console(
         file=buf,
-        width=10_000,
+        width=10_000 if width is None else max(width - indent, 20),
         color_system="standard" if colour else None,
         force_terminal=colour,
         no_color=not colour,
@@ -215,7 +277,44 @@ def table_lines(t: Table, colour: bool = False, indent: int = 0) -> list[str]:
     console.print(rt)
     pad = " " * indent
     lines = [pad + line.rstrip() for line in buf.getvalue().splitlines()]
-    return [line for line in lines if line.strip()]
+    lines = [line for line in lines if line.strip()]
+    # an interval column leaves with its figure: the figure names both
+    hidden = [
+        _named(t.columns[i].name, [row[i] for row in texts])
+        for i in range(len(t.columns))
+        if i not in shown and not t.columns[i].name.startswith("95%")
+    ]
+    if hidden:
+        text = f"(left out to fit {width} columns: {', '.join(hidden)}; --wide shows them)"
+        lines += wrap(text, width, indent)
+    return lines
+
+
+def _named(name: str, cells: list[str]) -> str:
+    """A left-out column as the line naming it says it: `variant = classic` when every row has
+    that value, else its name."""
+    values = set(cells)
+    if len(cells) > 1 and len(values) == 1:
+        return f"{name} = {printable(cells[0])}"
+    return name
+
+
+def wrap(line: str, width: int | None, indent: int = 0) -> list[str]:
+    """A line of prose wrapped at `width` (None: as it is), its leading spaces kept on every
+    line; words longer than the width stay whole."""
+    import textwrap
+
+    if width is None or len(line) <= width:
+        return [" " * indent + line]
+    lead = " " * indent + line[: len(line) - len(line.lstrip(" "))]
+    return textwrap.wrap(
+        line.strip(),
+        width,
+        initial_indent=lead,
+        subsequent_indent=lead,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [line]
 
 
 def markdown_lines(t: Table) -> list[str]:
@@ -255,8 +354,9 @@ class Result:
     def table(self, t: Table) -> None:
         self.blocks.append(t)
 
-    def render(self, fmt: str, colour: bool = False) -> list[str]:
-        """The output's lines in `fmt` (one of FORMATS)."""
+    def render(self, fmt: str, colour: bool = False, width: int | None = None) -> list[str]:
+        """The output's lines in `fmt` (one of FORMATS); the table format fits `width`
+        columns when given (terminal_width)."""
         if fmt == "json":
             return json.dumps(_json_safe(self.data), indent=2, ensure_ascii=False).splitlines()
         tables = [b for b in self.blocks if isinstance(b, Table)]
@@ -287,9 +387,9 @@ class Result:
                 if b.text is not None:
                     lines += [printable(line) for line in b.text(colour)]
                     continue
-                lines += table_lines(b, colour)  # the text around it names it
+                lines += table_lines(b, colour, width=width)  # the text around it names it
             else:
-                lines.append(printable(b))
+                lines += wrap(printable(b), width)
         return lines
 
 

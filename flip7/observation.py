@@ -8,7 +8,8 @@ Per-seat lists are indexed by seat: `mask[p]` (bit v set if p shows number v), `
 numbers), `ncount[p]` (distinct numbers), `plus[p]` (sum of +N modifiers), `x2[p]`, `has_sc[p]`,
 `status[p]` (ACTIVE, STAYED, FROZEN, BUSTED), `line[p]` (every card in front of p, in order),
 `totals[p]` (banked game score). `visible[c]` counts card c on the table this round,
-`discarded[c]` counts it in the discard pile, `deck[c]` in the whole deck.
+`discarded[c]` counts it in the discard pile, `deck[c]` in the whole deck. `freeze_ties` is the
+ruleset's reading of ties in the shared Freeze targeting (flip7.rules).
 
 "With a Vengeance" (`variant == VENGEANCE`) adds `minus[p]` (sum of -N modifiers), `div2[p]`
 (count of /2), `zero[p]` (holds The Zero), `lucky[p]` (holds the Lucky 13), `thirteens[p]` (13s
@@ -53,6 +54,7 @@ class Observation:
         "lucky",
         "thirteens",
         "brutal",
+        "freeze_ties",
     )
 
     seat: int
@@ -80,6 +82,7 @@ class Observation:
     lucky: list[bool]
     thirteens: list[int]
     brutal: bool
+    freeze_ties: int
 
     def __init__(self, seat: int, table: Observation | None = None) -> None:
         self.seat = seat

@@ -11,6 +11,12 @@ Three resolves:
   the older rulebook text).
 
 A ruleset prints and parses as `3.1` or `3.1(target=150,bonus=15)`.
+
+`freeze_ties` is a reading of the shared targeting heuristic rather than a rule: a Freeze not
+kept goes to the other player "closest to Flip 7" (the most numbers showing), and the texts say
+nothing of ties. 0 (default): the most points showing, then the lowest seat; 1: the first of them
+in turn order after the player who gives it (docs/experiments.md, "Points per round against
+Murch's simulator").
 """
 
 from __future__ import annotations
@@ -45,6 +51,9 @@ class Ruleset:
     #: Safety stop for games that can never end (e.g. every seat busts forever); the game then
     #: ends with the leader (ties: lowest seat) as winner and the GAME_END reason says so.
     max_rounds: int = 1000
+    #: Ties for "closest to Flip 7" when a Freeze goes to another player: 0 = most points
+    #: showing, then lowest seat; 1 = first in turn order after the giver (module docstring).
+    freeze_ties: int = 0
 
     def __post_init__(self) -> None:
         if self.target < 1:
@@ -53,6 +62,8 @@ class Ruleset:
             raise ValueError(f"ruleset bonus must be >= 0, got {self.bonus}")
         if self.players_per_deck < 1 or self.max_rounds < 1:
             raise ValueError("ruleset players_per_deck and max_rounds must be >= 1")
+        if self.freeze_ties not in (0, 1):
+            raise ValueError(f"ruleset freeze_ties must be 0 or 1, got {self.freeze_ties}")
 
     @property
     def spec(self) -> str:
@@ -81,7 +92,7 @@ RULESET_DESCRIPTIONS: dict[str, str] = {
     "legacy": "actions flipped in a Flip Three wait and are still played after a bust (older text)",
 }
 
-_OVERRIDABLE = ("target", "bonus", "players_per_deck", "max_rounds")
+_OVERRIDABLE = ("target", "bonus", "players_per_deck", "max_rounds", "freeze_ties")
 _SPEC = re.compile(r"^\s*([\w.]+)\s*(?:\((.*)\))?\s*$")
 
 

@@ -138,7 +138,12 @@ def register_plan_games(sub: argparse._SubParsersAction) -> None:  # type: ignor
         "the largest it can be; for points take it from a run with --run)",
     )
     p.add_argument("--run", metavar="RUN", help="take the sd from this run's comparison")
-    p.add_argument("--data", metavar="URI", help="data root of --run (default: $FLIP7_DATA)")
+    p.add_argument(
+        "--data",
+        metavar="DIR|URI",
+        help="the lake of --run: a directory or a URI such as s3://bucket/prefix (default: "
+        "$FLIP7_DATA, else ./data)",
+    )
     p.set_defaults(func=cmd_plan_games, tee=False)
 
 
@@ -188,15 +193,18 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
         + (f", scale {args.scale:g}" if args.scale != 1.0 else "")
     )
     where = f"Ray at {args.address}" if args.address else "a local Ray"
-    out.print(f"writing to {normalize_root(root)} on {where}; {engine_line(plan)}")
-    stop = manifest_entry(plan).get("stop")
-    if stop is not None and stop["test"] == "sprt":
-        out.print(describe(stop))
-    if args.address and "://" not in normalize_root(root):
-        out.print(
-            "(a local path: every node of the cluster must see it, e.g. a shared mount; "
-            "otherwise use --data s3://... or another shared filesystem URI)"
-        )
+
+    def announce() -> None:  # once there are shards to run: not for a run already complete
+        out.print(f"writing to {normalize_root(root)} on {where}; {engine_line(plan)}")
+        stop = manifest_entry(plan).get("stop")
+        if stop is not None and stop["test"] == "sprt":
+            out.print(describe(stop))
+        if args.address and "://" not in normalize_root(root):
+            out.print(
+                "(a local path: every node of the cluster must see it, e.g. a shared mount; "
+                "otherwise use --data s3://... or another shared filesystem URI)"
+            )
+
     report = run_tournament(
         plan,
         root,
@@ -207,6 +215,7 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
         retries=args.retries,
         progress=not args.no_progress,
         policy_timeout=timeout,
+        announce=announce,
     )
     if report.kernel is not None and report.kernel.compiled:
         out.print(
@@ -380,7 +389,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
         f"{rows['rollups']:,}, games {rows['games']:,}; "
         f"{secs:,.1f} task-seconds"
     )
-    if m.get("error"):
+    if m.get("error") and m["error"] != status:  # not "interrupted; ... error: interrupted"
         result.line(f"  error: {m['error']}")
     if missing:
         gone = sum(shards[str(k)]["games"] for k in missing)

@@ -130,6 +130,7 @@ class Lake:
     @classmethod
     def open(cls, root: str) -> Lake:
         uri = normalize_root(root)
+        probe_store(uri)  # a store that never answers: a few seconds, not minutes
         try:
             fs, base = pafs.FileSystem.from_uri(uri)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
@@ -388,6 +389,96 @@ def store_error(root: str, exc: BaseException) -> LakeUnreachable:
     return LakeUnreachable(why)
 
 
+#: Seconds an S3 endpoint has to answer before a command gives up on it (a store that takes
+#: the connection and never answers would otherwise hold every request for minutes).
+STORE_TIMEOUT_ENV = "FLIP7_STORE_TIMEOUT"
+DEFAULT_STORE_TIMEOUT = 5.0
+#: Seconds of silence before saying that we wait.
+STORE_QUIET_SECONDS = 1.0
+
+
+def store_timeout() -> float:
+    """FLIP7_STORE_TIMEOUT seconds (default 5), checked."""
+    raw = os.environ.get(STORE_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_STORE_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{STORE_TIMEOUT_ENV}={raw!r}: must be a number of seconds > 0")
+    return value
+
+
+def store_endpoint(root: str) -> str | None:
+    """The endpoint an s3:// root is read from when one is set (the URI's endpoint_override,
+    else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL); None for AWS's own."""
+    from urllib.parse import parse_qs, urlsplit
+
+    query = parse_qs(urlsplit(root).query)
+    given = (query.get("endpoint_override") or [None])[0]
+    if given:
+        scheme = (query.get("scheme") or ["https"])[0]
+        return given if "://" in given else f"{scheme}://{given}"
+    return os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or None
+
+
+def probe_store(root: str, seconds: float | None = None) -> None:
+    """For an s3:// root with an endpoint set: a LakeUnreachable (store_error's line) unless the
+    endpoint takes a connection and answers an HTTP request within `seconds` (store_timeout()),
+    saying on stderr that it waits once the silence lasts STORE_QUIET_SECONDS."""
+    import sys
+    import time
+    from urllib.parse import urlsplit
+
+    if not root.lower().startswith("s3://"):
+        return
+    endpoint = store_endpoint(root)
+    if not endpoint:
+        return
+    parts = urlsplit(endpoint)
+    host = parts.hostname
+    if not host:
+        return
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return
+    seconds = store_timeout() if seconds is None else seconds
+    deadline = time.monotonic() + seconds
+    unreachable = OSError(f"NETWORK_CONNECTION: {endpoint} did not answer within {seconds:g} s")
+    try:
+        sock = socket.create_connection((host, port), timeout=seconds)
+    except OSError:
+        raise store_error(root, unreachable) from None
+    said = False
+    with sock:
+        try:
+            sock.sendall(f"HEAD / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise store_error(root, unreachable)
+                sock.settimeout(min(left, STORE_QUIET_SECONDS))
+                try:
+                    sock.recv(1)  # any answer, or a close: the endpoint is there
+                    return
+                except TimeoutError:
+                    if not said and time.monotonic() < deadline:
+                        print(
+                            f"flip7: waiting for the store at {endpoint} to answer (up to "
+                            f"{seconds:g} s; {STORE_TIMEOUT_ENV}) ...",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+                        said = True
+        except OSError as exc:
+            if isinstance(exc, LakeUnreachable):
+                raise
+            raise store_error(root, unreachable) from None
+
+
 def check_bucket(fs: pafs.FileSystem, base: str, root: str) -> None:
     """On S3, a LakeUnreachable unless the root's bucket exists and answers."""
     if not isinstance(fs, pafs.S3FileSystem):
@@ -590,12 +681,19 @@ def driver_alive(manifest: dict[str, Any]) -> bool | None:
 
 
 def run_status(manifest: dict[str, Any]) -> str:
-    """The manifest's status, except that a `running` run whose driver this machine sees dead
-    is `interrupted` (resumable with --resume)."""
+    """The manifest's status, except that a run stopped by its user (Ctrl-C, SIGTERM: recorded
+    `failed` with that reason) or a `running` run whose driver this machine sees dead is
+    `interrupted` (resumable with --resume)."""
     status = str(manifest["status"])
     if status == "running" and driver_alive(manifest) is False:
         return "interrupted"
+    if status == "failed" and manifest.get("error") in STOPPED:
+        return "interrupted"
     return status
+
+
+#: The errors a driver records when its user stops it (pipeline.run.stop_reason).
+STOPPED = ("interrupted", "terminated")
 
 
 def now() -> str:

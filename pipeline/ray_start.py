@@ -146,7 +146,7 @@ def probe(address: str, say: Callable[[str], None] = _say, seconds: float | None
                             f"{address} closed the connection without answering as Ray does: "
                             "is it a Ray head's port (6379 by default) or a ray:// client port?"
                         )
-                    return
+                    break
                 except TimeoutError:
                     if not said and time.monotonic() < deadline:
                         say(f"waiting for Ray at {address} to answer (up to {seconds:g} s) ...")
@@ -164,6 +164,76 @@ def probe(address: str, say: Callable[[str], None] = _say, seconds: float | None
             raise Unreachable(
                 f"{address} dropped the connection ({exc.strerror or exc}): is Ray running there?"
             ) from None
+    if not address.startswith("ray://"):
+        check_token(hostport, max(1.0, deadline - time.monotonic()))
+
+
+#: Ray's token authentication (on by default since Ray 2.5x for a head started with a token):
+#: the setting, the token itself, and the file holding it (default ~/.ray/auth_token).
+AUTH_MODE_ENV, AUTH_TOKEN_ENV, AUTH_TOKEN_PATH_ENV = (
+    "RAY_AUTH_MODE",
+    "RAY_AUTH_TOKEN",
+    "RAY_AUTH_TOKEN_PATH",
+)
+#: A cheap call every Ray head (its GCS) answers; the one `ray.init` makes first.
+CLUSTER_ID_METHOD = "/ray.rpc.NodeInfoGcsService/GetClusterId"
+
+
+def our_token() -> tuple[str | None, str]:
+    """The token `ray.init(address=...)` would send, and where it comes from: none unless
+    RAY_AUTH_MODE=token (an explicit address never turns it on by itself)."""
+    if os.environ.get(AUTH_MODE_ENV, "").lower() != "token":
+        return None, f"{AUTH_MODE_ENV} is not token here"
+    if os.environ.get(AUTH_TOKEN_ENV):
+        return os.environ[AUTH_TOKEN_ENV].strip(), f"${AUTH_TOKEN_ENV}"
+    path = os.environ.get(AUTH_TOKEN_PATH_ENV) or os.path.join(
+        os.path.expanduser("~"), ".ray", "auth_token"
+    )
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip(), path
+    except OSError:
+        return None, f"no token in {path}"
+
+
+def check_token(hostport: str, seconds: float) -> None:
+    """A one-line ConnectionError when the Ray head at HOST:PORT refuses the token this process
+    would send (none, or another one): `ray.init` would log some twenty lines of
+    InvalidAuthToken and then fail saying only that it cannot connect. Anything else (a head
+    without authentication, an older Ray, no grpc here) is left to `ray.init`."""
+    try:
+        import grpc
+    except ImportError:
+        return
+    token, source = our_token()
+    metadata = [("authorization", f"Bearer {token}")] if token else []
+    channel = grpc.insecure_channel(hostport)
+    try:
+        call = channel.unary_unary(
+            CLUSTER_ID_METHOD,
+            request_serializer=lambda b: b,
+            response_deserializer=lambda b: b,
+        )
+        call(b"", timeout=seconds, metadata=metadata)
+        return
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.UNAUTHENTICATED:
+            return
+    finally:
+        channel.close()
+    if token is None:
+        how = (
+            f"it has Ray's token authentication on and this process sends no token ({source}); "
+            f"run with {AUTH_MODE_ENV}=token (the token is read from ~/.ray/auth_token, or set "
+            f"{AUTH_TOKEN_ENV} to the head's: `ray get-auth-token` on the head prints it), or "
+            f"start the head with {AUTH_MODE_ENV}=disabled on every node (README: On a cluster)"
+        )
+    else:
+        how = (
+            f"the token from {source} is not the head's; set {AUTH_TOKEN_ENV} to the head's "
+            "(`ray get-auth-token` on the head prints it)"
+        )
+    raise Unreachable(f"the head at {hostport} refused our token: {how}")
 
 
 def _one_line(exc: BaseException) -> str:

@@ -26,6 +26,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -330,8 +331,10 @@ def run_tournament(
     retries: int = DEFAULT_RETRIES,
     progress: bool = True,
     policy_timeout: float | None = None,
+    announce: Callable[[], None] | None = None,
 ) -> RunReport:
     """Run (or finish) a plan on Ray; the manifest under `root` records every finished shard.
+    `announce` is called once the run is known to have shards to run, before Ray starts.
 
     First the driver takes the run's lease (pipeline.lease): a run another driver is writing
     is refused, naming it; a stale lease is taken over only with `resume` or `overwrite`.
@@ -349,7 +352,7 @@ def run_tournament(
     try:
         return _run_leased(
             plan, lake, lease, address, num_cpus, resume, overwrite, retries, progress,
-            policy_timeout,
+            policy_timeout, announce,
         )  # fmt: skip
     finally:
         lease.release()
@@ -366,6 +369,7 @@ def _run_leased(
     retries: int,
     progress: bool,
     policy_timeout: float | None,
+    announce: Callable[[], None] | None = None,
 ) -> RunReport:
     """run_tournament, once this driver holds the run's lease."""
     start = check_start(lake, plan, resume=resume, overwrite=overwrite)
@@ -384,6 +388,8 @@ def _run_leased(
             finish(lake, manifest, {})
         report.status = manifest["status"]
         return report
+    if announce is not None:
+        announce()
     fault = os.environ.get(FAULT_ENV) or None
     if not _is_local(address):  # an address that does not answer fails before any compile
         ray_start.probe(str(address))
@@ -670,7 +676,7 @@ def _progress_bar(plan: Plan, manifest: dict[str, Any], enabled: bool) -> Any:
     return tqdm(
         total=plan.games,
         initial=done,
-        unit="game",
+        unit=" games",  # "52.3k games/s", not "52.3kgame/s"
         unit_scale=True,
         desc=plan.run,
         file=sys.stderr,

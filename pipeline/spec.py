@@ -22,6 +22,7 @@ from __future__ import annotations
 import difflib
 import math
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,33 @@ class Spec:
         return tuple(dict.fromkeys(r for lu in self.lineups for r in lu.rulesets))
 
 
+class SpecError(ValueError):
+    """Every mistake found in a spec, so that one run names them all: `problems` holds one
+    line each; the message is the one problem, or all of them numbered on one line."""
+
+    def __init__(self, problems: list[str], where: str = "") -> None:
+        self.problems = list(problems)
+        self.where = where
+        head = f"{where}: " if where else ""
+        if len(self.problems) == 1:
+            text = head + self.problems[0]
+        else:
+            listed = "; ".join(f"({i}) {p}" for i, p in enumerate(self.problems, 1))
+            text = f"{head}{len(self.problems)} problems: {listed}"
+        super().__init__(text)
+
+    def lines(self) -> list[str]:
+        """The problems as lines for a terminal: a header, then one line each."""
+        if len(self.problems) == 1:
+            return [str(self)]
+        head = f"{self.where}: " if self.where else ""
+        return [f"{head}{len(self.problems)} problems:"] + [f"  - {p}" for p in self.problems]
+
+
+def _problems(exc: ValueError) -> list[str]:
+    return exc.problems if isinstance(exc, SpecError) else [str(exc)]
+
+
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a spec file; errors start with the file name.
 
@@ -163,7 +191,7 @@ def load_spec(path: str | Path) -> Spec:
         try:
             return parse_spec(source.read_text(encoding="utf-8"))
         except ValueError as exc:
-            raise ValueError(f"{path.stem} (shipped spec): {exc}") from None
+            raise SpecError(_problems(exc), f"{path.stem} (shipped spec)") from None
     if not path.is_file():
         raise FileNotFoundError(
             f"tournament spec {str(path)!r} not found; give a .toml file or a shipped spec "
@@ -179,7 +207,7 @@ def load_spec(path: str | Path) -> Spec:
     try:
         return parse_spec(text)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise SpecError(_problems(exc), str(path)) from None
 
 
 def parse_spec(text: str) -> Spec:
@@ -190,16 +218,101 @@ def parse_spec(text: str) -> Spec:
         raise ValueError(f"not valid TOML: {exc}") from None
     except RecursionError:
         raise ValueError("not a spec: arrays or tables nested too deep to read") from None
-    _check_keys(data, _TOP_KEYS, "")
-    name = _get(data, "name", str, "")
+    # Every field is checked on its own, so that one run names every mistake (SpecError);
+    # the checks across line-ups run once the fields they compare are valid.
+    problems: list[str] = []
+
+    def check(fn: Callable[[], Any], fallback: Any = None) -> Any:
+        try:
+            return fn()
+        except ValueError as exc:
+            problems.extend(_problems(exc))
+            return fallback
+
+    check(lambda: _check_keys(data, _TOP_KEYS, ""))
+    name = check(lambda: _name(data), "")
+    seed = check(lambda: _seed(data), 0)
+    default_rulesets = check(lambda: _rulesets(data, "") or ("3.1",), ("3.1",))
+    variant, deck = check(lambda: _variant(data), ("classic", ()))
+    rotate = check(lambda: _get(data, "rotate", bool, "", True), True)
+    shard_size = check(lambda: _shard_size(data), DEFAULT_SHARD_SIZE)
+    policy_timeout = check(lambda: _policy_timeout(data.get("policy_timeout")))
+    out = check(lambda: _get(data, "out", str, "", None))
+    description = check(lambda: _get(data, "description", str, "", ""), "")
+    # a bad top-level games or players is one problem, not one more per line-up using it
+    default_games = check(lambda: _get(data, "games", int, "", None), 1)
+    stop = check(lambda: _stop(data))
+    if stop is not None and stop.sequential:
+        default_games = stop.max_games
+    default_players = (
+        check(lambda: _players(data.get("players"), "players"), (MIN_PLAYERS,))
+        if "players" in data
+        else None
+    )
+    raw = data.get("lineups")
+    if not isinstance(raw, list) or not raw or not all(isinstance(x, dict) for x in raw):
+        problems.append(
+            "lineups: missing; add one or more [[lineups]] tables, each with "
+            "seats = [...] (one policy per seat) or mix = [...] with players = [...]"
+        )
+        raw = []
+    found = [
+        check(
+            lambda i=i, item=item: _lineup(
+                item, f"lineups[{i}]", default_games, default_players, default_rulesets
+            )
+        )
+        for i, item in enumerate(raw)
+    ]
+    if problems:
+        raise SpecError(problems)
+    lineups = tuple(found)
+    _check_cells(lineups)
+    _check_pairs(lineups)
+    assert stop is not None
+    _check_stop(stop, lineups)
+    return Spec(
+        name=name,
+        seed=seed,
+        ruleset=default_rulesets[0],
+        variant=variant,
+        deck=deck,
+        rotate=rotate,
+        shard_size=shard_size,
+        out=out,
+        lineups=lineups,
+        description=description,
+        text=text,
+        stop=stop,
+        policy_timeout=policy_timeout,
+    )
+
+
+def _name(data: dict[str, Any]) -> str:
+    name: str = _get(data, "name", str, "")
     try:
         check_run_name(name)
     except ValueError as exc:
         raise ValueError(f"name: {exc}") from None
-    seed = _get(data, "seed", int, "")
+    return name
+
+
+def _seed(data: dict[str, Any]) -> int:
+    seed: int = _get(data, "seed", int, "")
     if not 0 <= seed < 2**63:
         raise ValueError(f"seed: must be an integer in [0, 2**63), got {seed}")
-    default_rulesets = _rulesets(data, "") or ("3.1",)
+    return seed
+
+
+def _shard_size(data: dict[str, Any]) -> int:
+    shard_size: int = _get(data, "shard_size", int, "", DEFAULT_SHARD_SIZE)
+    if not 1 <= shard_size <= MAX_SHARD_SIZE:
+        raise ValueError(f"shard_size: must be in 1..{MAX_SHARD_SIZE:,} games, got {shard_size}")
+    return shard_size
+
+
+def _variant(data: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+    """The variant's spec and, for a custom deck, its counts."""
     variant_text = _get(data, "variant", str, "", "classic")
     custom = None
     if "deck" in data:
@@ -219,48 +332,8 @@ def parse_spec(text: str) -> Spec:
         parsed_variant = parse_variant(variant_text, custom)
     except ValueError as exc:
         raise ValueError(f"variant: {exc}") from None
-    variant = parsed_variant.spec
     deck = parsed_variant.deck.counts if custom is not None else ()
-    rotate = _get(data, "rotate", bool, "", True)
-    shard_size = _get(data, "shard_size", int, "", DEFAULT_SHARD_SIZE)
-    if not 1 <= shard_size <= MAX_SHARD_SIZE:
-        raise ValueError(f"shard_size: must be in 1..{MAX_SHARD_SIZE:,} games, got {shard_size}")
-    policy_timeout = _policy_timeout(data.get("policy_timeout"))
-    out = _get(data, "out", str, "", None)
-    description = _get(data, "description", str, "", "")
-    default_games = _get(data, "games", int, "", None)
-    stop = _stop(data)
-    if stop.sequential:
-        default_games = stop.max_games
-    default_players = _players(data.get("players"), "players") if "players" in data else None
-    raw = data.get("lineups")
-    if not isinstance(raw, list) or not raw or not all(isinstance(x, dict) for x in raw):
-        raise ValueError(
-            "lineups: missing; add one or more [[lineups]] tables, each with "
-            "seats = [...] (one policy per seat) or mix = [...] with players = [...]"
-        )
-    lineups = tuple(
-        _lineup(item, f"lineups[{i}]", default_games, default_players, default_rulesets)
-        for i, item in enumerate(raw)
-    )
-    _check_cells(lineups)
-    _check_pairs(lineups)
-    _check_stop(stop, lineups)
-    return Spec(
-        name=name,
-        seed=seed,
-        ruleset=default_rulesets[0],
-        variant=variant,
-        deck=deck,
-        rotate=rotate,
-        shard_size=shard_size,
-        out=out,
-        lineups=lineups,
-        description=description,
-        text=text,
-        stop=stop,
-        policy_timeout=policy_timeout,
-    )
+    return parsed_variant.spec, deck
 
 
 def _rulesets(data: dict[str, Any], where: str) -> tuple[str, ...]:
@@ -347,13 +420,15 @@ def _check_deck(counts: dict[str, Any]) -> None:
 
 
 def _check_keys(data: dict[str, Any], valid: dict[str, str], where: str) -> None:
+    """SpecError naming every unknown field of a table (with its likely meaning)."""
+    problems = []
     for key in data:
         if key not in valid:
             close = difflib.get_close_matches(key, list(valid), n=1)
             guess = f" (did you mean {close[0]}?)" if close else ""
-            raise ValueError(
-                f"{where}{key}: unknown field{guess}; valid fields: {', '.join(valid)}"
-            )
+            problems.append(f"{where}{key}: unknown field{guess}; valid fields: {', '.join(valid)}")
+    if problems:
+        raise SpecError(problems)
 
 
 _MISSING = object()

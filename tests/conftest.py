@@ -128,6 +128,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 @pytest.fixture(autouse=True)
+def no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables at their full width whatever $COLUMNS the shell exports (tests that fit a width
+    set COLUMNS themselves)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def private_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """The user's configuration (the mart cache's secret) in a directory of the test session,
     never the user's own ~/.config."""

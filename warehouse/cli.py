@@ -10,9 +10,11 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from flip7.cli import add_format_option, add_output_option, add_output_options
+from flip7.cli import add_format_option, add_output_option, add_output_options, add_wide_option
 
-FORMATS = ("table", "csv", "json", "parquet")
+#: flip7.format's formats (every table command's), and parquet: one result, one table.
+FORMATS = ("table", "csv", "json", "markdown", "parquet")
+FORMAT_HELP = "table for people; csv, json (for scripts), markdown, or parquet (with -o FILE)"
 
 
 def _lazy(name: str) -> Callable[[argparse.Namespace, Any], int]:
@@ -74,8 +76,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--run", action="append", metavar="RUN", help="only this run (repeat for several)"
     )
-    p.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    p.add_argument("--format", choices=FORMATS, default="table", help=FORMAT_HELP)
     add_output_option(p)  # written by warehouse.commands.emit (parquet too)
+    add_wide_option(p)
     p.add_argument("--max-rows", type=int, default=200, help="rows shown in table format")
     p.add_argument(
         "--write",
@@ -121,7 +124,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="two runs side by side, cell by cell, with the difference and its interval",
         description="Each cell (variant, ruleset, field size, line-up label and seating: its "
         "policies in seat order) and policy played in both runs: each run's figure and games, "
-        "and the difference A - B with its 95%% interval (the runs are independent: the "
+        "and the difference A - B with its 95% interval (the runs are independent: the "
         "variances add; see docs/warehouse.md). A cell played in one run only shows NULL on the "
         "other side; a label that seats different line-ups in the two runs is two cells, and a "
         "note names it.",
@@ -135,14 +138,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default="win_rate",
         help="what to compare (default: win_rate)",
     )
-    c.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    c.add_argument("--format", choices=FORMATS, default="table", help=FORMAT_HELP)
     add_output_option(c)
+    add_wide_option(c)
     c.set_defaults(func=run_compare, tee=False, max_rows=None)
 
     r = sub.add_parser(
         "report",
         help="headline tables of a run: field size, card counting, policy comparison",
-        description="The headline analyses of one run, each number with its 95%% interval and "
+        description="The headline analyses of one run, each number with its 95% interval and "
         "sample size.",
     )
     r.add_argument("run", metavar="RUN", help="the run to report on (see `flip7 sql 'from runs'`)")

@@ -30,7 +30,7 @@ from typing import Protocol
 import duckdb
 import pandas as pd
 
-from flip7.format import printable
+from flip7.format import markdown_lines, printable, terminal_width
 from warehouse import schema
 from warehouse.db import (
     MEMORY_LIMIT_ENV,
@@ -42,7 +42,7 @@ from warehouse.db import (
 )
 from warehouse.lake import data_root, is_uri
 from warehouse.report import report_result
-from warehouse.text import frame
+from warehouse.text import csv_text, frame, human
 from warehouse.verify import Verification, verify
 
 READ_ONLY = {
@@ -203,21 +203,36 @@ def execute(
             timer.cancel()
 
 
-def emit(df: pd.DataFrame, fmt: str, output: str | None, out: Out, max_rows: int) -> None:
-    """Print or write a result in the chosen format."""
+def emit(
+    df: pd.DataFrame,
+    fmt: str,
+    output: str | None,
+    out: Out,
+    max_rows: int,
+    wide: bool = False,
+    kinds: dict[str, str] | None = None,
+    drops: dict[str, int] | None = None,
+) -> None:
+    """Print or write a result in the chosen format: the table (and markdown) format for
+    people, as `report` prints figures (warehouse.text.human), fitted to the terminal unless
+    `wide` or written to a file; csv (list columns JSON-encoded), json and parquet carry the
+    values themselves."""
     if fmt == "parquet":
         if not output:
             raise ValueError("--format parquet needs -o FILE (Parquet is binary)")
         df.to_parquet(output, index=False)
         return
     if fmt == "csv":
-        text = df.to_csv(index=False)
+        text = csv_text(df)
     elif fmt == "json":
         buf = io.StringIO()
         df.to_json(buf, orient="records", date_format="iso", force_ascii=False)
         text = buf.getvalue() + "\n"
+    elif fmt == "markdown":
+        text = "\n".join(markdown_lines(human(df, kinds, drops))) + "\n"
     else:
-        text = "\n".join(frame(df, None if output else max_rows)) + "\n"
+        width = None if output else terminal_width(sys.stdout, wide)
+        text = "\n".join(frame(df, None if output else max_rows, width, kinds, drops)) + "\n"
     if output:
         Path(output).write_text(text, encoding="utf-8")
     else:
@@ -250,7 +265,7 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
     if args.query is not None:
         df = execute(con, args.query, args.write, args.timeout)
         if df is not None:
-            emit(df, args.format, args.output, out, args.max_rows)
+            emit(df, args.format, args.output, out, args.max_rows, args.wide)
         if note:  # one line, after the result it qualifies (an error prints only the error)
             print(f"flip7 sql: note: {printable(note)}", file=sys.stderr)
         return 0
@@ -270,7 +285,7 @@ def run_sql(args: argparse.Namespace, out: Out) -> int:
                 continue
             df = execute(con, chunk, args.write, args.timeout)
             if df is not None:
-                emit(df, args.format, args.output, out, args.max_rows)
+                emit(df, args.format, args.output, out, args.max_rows, args.wide)
         if note:
             print(f"flip7 sql: note: {printable(note)}", file=sys.stderr)
         return 0
@@ -321,7 +336,8 @@ def prompt(con: duckdb.DuckDBPyConnection, args: argparse.Namespace, out: Out) -
             t0 = time.perf_counter()
             df = execute(con, sql, args.write, args.timeout)
             if df is not None:
-                for text in frame(df, args.max_rows):
+                width = terminal_width(sys.stdout, args.wide)
+                for text in frame(df, args.max_rows, width):
                     out.print(text)
             out.print(f"({time.perf_counter() - t0:.2f} s)")
         except ValueError as exc:
@@ -364,7 +380,13 @@ def run_compare(args: argparse.Namespace, out: Out) -> int:
 
     con = connect(args.data, [args.run_a, args.run_b])
     df = compare(con, args.run_a, args.run_b, args.figure)
-    emit(df, args.format, args.output, out, len(df))
+    # the difference of two rates is in percentage points; of points per round, signed points
+    kinds = {"diff": "pp" if args.figure == "win_rate" else "signed"}
+    if args.figure == "points_per_round":
+        kinds |= {"points_per_round_a": "points", "points_per_round_b": "points"}
+    # in a narrow terminal the figures and their difference stay; what names the cell goes first
+    drops = {"seating": 5, "variant": 4, "ruleset": 3, "games_a": 2, "games_b": 2}
+    emit(df, args.format, args.output, out, len(df), args.wide, kinds, drops)
     for note in notes(con, args.run_a, args.run_b) + problems(con):
         print(f"flip7 compare: note: {printable(note)}", file=sys.stderr)
     return 0
@@ -385,10 +407,12 @@ def run_report(args: argparse.Namespace, out: Out) -> int:
         raise ValueError(one_line(exc)) from None
     fmt = getattr(args, "format", "table")
     result.data["notes"] = notes
-    result.blocks[:0] = [f"NOTE {line}" for line in notes]
-    result.line("")
-    result.line(f"(report computed in {time.perf_counter() - t0:.1f} s)")
     out.emit(result, fmt)
+    # Notes go to stderr, as every command's do: stdout (and -o, and the results copy) holds the
+    # report alone.
+    for line in notes:
+        print(f"flip7 report: note: {printable(line)}", file=sys.stderr)
+    print(f"(report computed in {time.perf_counter() - t0:.1f} s)", file=sys.stderr)
     return 0
 
 

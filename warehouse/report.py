@@ -41,9 +41,10 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
-def _ci(name: str, show: Callable[[Any], str], key: str) -> Column:
-    """A 95% interval column: (lo, hi) shown as `[lo, hi]`, csv fields KEY_lo and KEY_hi."""
-    return Column(name, show, True, key, lambda k, v: {f"{k}_lo": v[0], f"{k}_hi": v[1]})
+def _ci(name: str, show: Callable[[Any], str], key: str, drop: int = 0) -> Column:
+    """A 95% interval column: (lo, hi) shown as `[lo, hi]`, csv fields KEY_lo and KEY_hi;
+    `drop` as its figure's (the two leave a narrow terminal's table together)."""
+    return Column(name, show, True, key, lambda k, v: {f"{k}_lo": v[0], f"{k}_hi": v[1]}, drop)
 
 
 def _rate_ci(v: tuple[float, float]) -> str:
@@ -138,15 +139,15 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                 Column("players"),
                 *_ruleset_column(several),
                 Column("policy", None, False),
-                Column("games", fmt.count),
-                Column("seats", fmt.count, key="player_games"),
+                Column("games", fmt.count, drop=4),
+                Column("seats", fmt.count, key="player_games", drop=2),
                 Column("win rate", fmt.rate, key="win_rate"),
                 _ci(CI, _rate_ci, "win_rate"),
-                Column("win index", lambda x: f"{x:.3f}", key="win_index"),
-                _ci(CI, _index_ci, "win_index"),
-                Column("rounds", fmt.count),
-                Column("points/round", fmt.points, key="points_per_round"),
-                _ci(CI, _points_ci, "points_per_round"),
+                Column("win index", lambda x: f"{x:.3f}", key="win_index", drop=1),
+                _ci(CI, _index_ci, "win_index", drop=1),
+                Column("rounds", fmt.count, drop=5),
+                Column("points/round", fmt.points, key="points_per_round", drop=3),
+                _ci(CI, _points_ci, "points_per_round", drop=3),
             ],
             [
                 [
@@ -178,11 +179,11 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                 Column("players"),
                 *_ruleset_column(several),
                 Column("policy", None, False),
-                Column("rounds", fmt.count),
+                Column("rounds", fmt.count, drop=2),
                 Column("bust rate", fmt.rate, key="bust_rate"),
                 _ci(CI, _rate_ci, "bust_rate"),
-                Column("Flip 7 rate", fmt.rate, key="flip7_rate"),
-                _ci(CI, _rate_ci, "flip7_rate"),
+                Column("Flip 7 rate", fmt.rate, key="flip7_rate", drop=1),
+                _ci(CI, _rate_ci, "flip7_rate", drop=1),
             ],
             [
                 [
@@ -217,15 +218,16 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                     *_ruleset_column(several),
                     Column("comparison", None, False),
                     Column("line-up", None, False, "lineup"),
-                    Column("method", None, False),
+                    Column("method", None, False, drop=1),
                     Column("n", fmt.count),
                     Column("points/round gain", lambda x: num(x, 2, sign=True), key="ppr_gain"),
                     _ci(CI, lambda v: interval(*v, sign=True), "ppr_gain"),
-                    Column("win-rate gain", lambda x: pp(x), key="win_gain"),
+                    Column("win-rate gain", lambda x: pp(x), key="win_gain", drop=2),
                     _ci(
                         CI + " (pp)",
                         lambda v: interval(*v, digits=1, scale=100, sign=True),
                         "win_gain",
+                        drop=2,
                     ),
                 ],
                 [
@@ -260,9 +262,9 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                 Column("place"),
                 Column("policy", None, False),
                 Column("players", None, True, "field_sizes"),
-                Column("line-ups", fmt.count, key="lineups"),
-                Column("games", fmt.count),
-                Column("seats", fmt.count, key="player_games"),
+                Column("line-ups", fmt.count, key="lineups", drop=3),
+                Column("games", fmt.count, drop=2),
+                Column("seats", fmt.count, key="player_games", drop=1),
                 Column("win index", lambda x: f"{x:.3f}", key="win_index"),
                 _ci(CI, _index_ci, "win_index"),
             ],
@@ -314,16 +316,16 @@ def _rule_choices(result: Result, cells: pd.DataFrame) -> None:
                 Column("line-up", None, False, "lineup"),
                 Column("players"),
                 Column("ruleset", None, False),
-                Column("games", fmt.count),
-                Column("rounds/game", lambda x: num(x, 2), key="rounds_per_game"),
-                _ci(CI, _points_ci, "rounds_per_game"),
+                Column("games", fmt.count, drop=4),
+                Column("rounds/game", lambda x: num(x, 2), key="rounds_per_game", drop=3),
+                _ci(CI, _points_ci, "rounds_per_game", drop=3),
                 Column("points/round", fmt.points, key="points_per_round"),
                 _ci(CI, _points_ci, "points_per_round"),
-                Column("bust rate", fmt.rate, key="bust_rate"),
-                _ci(CI, _rate_ci, "bust_rate"),
+                Column("bust rate", fmt.rate, key="bust_rate", drop=1),
+                _ci(CI, _rate_ci, "bust_rate", drop=1),
                 # Flip 7s are rare (about 1 in 80 seat-rounds): two decimals tell rulesets apart
-                Column("Flip 7 rate", pct, key="flip7_rate"),
-                _ci(CI, lambda v: interval(*v, digits=2, scale=100), "flip7_rate"),
+                Column("Flip 7 rate", pct, key="flip7_rate", drop=2),
+                _ci(CI, lambda v: interval(*v, digits=2, scale=100), "flip7_rate", drop=2),
             ],
             [
                 [

@@ -26,7 +26,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TextIO
 
-from flip7.format import FORMATS, Result, colour_wanted, printable
+from flip7.format import FORMATS, Result, colour_wanted, printable, terminal_width
 
 CORE_MODULES = ("flip7.cli.games", "flip7.cli.solve")
 
@@ -34,9 +34,10 @@ CORE_MODULES = ("flip7.cli.games", "flip7.cli.solve")
 class Output:
     """Prints to the terminal and keeps a copy for the results file."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, wide: bool = False) -> None:
         self.stream = stream if stream is not None else sys.stdout
         self.lines: list[str] = []
+        self.wide = wide  # --wide: tables keep every column whatever the terminal's width
 
     def print(self, text: str = "") -> None:
         text = printable(text)
@@ -46,15 +47,13 @@ class Output:
     def emit(self, result: Result, fmt: str = "table") -> None:
         """A command's result in `fmt`: coloured on a terminal (table format, NO_COLOR not set),
         plain in the results copy."""
-        plain = result.render(fmt)
-        if fmt == "table" and colour_wanted(self.stream):
-            for line in result.render(fmt, colour=True):
-                print(line, file=self.stream)
-            self.stream.flush()
-        else:
-            for line in plain:
-                print(line, file=self.stream)
-            self.stream.flush()
+        plain = result.render(fmt)  # the results copy: every column (a file has no width)
+        width = terminal_width(self.stream, self.wide) if fmt == "table" else None
+        colour = fmt == "table" and colour_wanted(self.stream)
+        shown = plain if width is None and not colour else result.render(fmt, colour, width)
+        for line in shown:
+            print(line, file=self.stream)
+        self.stream.flush()
         self.lines.extend(plain)
 
     def write_file(self, path: Path) -> Path:
@@ -85,14 +84,15 @@ def check_output_path(path: Path) -> None:
             path.unlink()
 
 
-#: What -o means, in every command that takes it (flip7 sql and compare too).
-OUTPUT_HELP = (
-    "write the output to PATH instead of the terminal (replacing PATH), in the chosen --format"
-)
+#: What -o means, in every command that takes it (flip7 sql and compare too); a command with
+#: --format adds FORMAT_NOTE (see _finish_help).
+OUTPUT_HELP = "write the output to PATH instead of the terminal (replacing PATH)"
+FORMAT_NOTE = ", in the chosen --format"
 #: The results copy of a command whose output is worth keeping.
 RESULTS_HELP = (
     "do not keep the results copy (by default the output is also saved to a new file "
-    "results/<command>-<timestamp>.txt, never one an earlier run wrote: a second run in the "
+    "results/<command>-<timestamp>.txt (.json, .csv, .md in those formats), never one an "
+    "earlier run wrote: a second run in the "
     "same second gets -2, -3, ...)"
 )
 
@@ -134,24 +134,44 @@ class DeprecatedAlias(argparse.Action):
 
 
 def add_format_option(parser: argparse.ArgumentParser) -> None:
-    """--format table|csv|json|markdown (docs/output.md gives each command's JSON)."""
+    """--format table|csv|json|markdown (docs/output.md gives each command's JSON), and --wide."""
     parser.add_argument(
         "--format",
         choices=FORMATS,
         default="table",
         help="table for people; csv, json (for scripts; shapes in docs/output.md) or markdown",
     )
+    add_wide_option(parser)
+
+
+#: --wide: what the table format leaves out to fit the terminal.
+WIDE_HELP = (
+    "tables with every column, however wide (by default a table fits the terminal, $COLUMNS "
+    "or its width: labels wrap and the least needed columns are left out, a line naming them)"
+)
+
+
+def add_wide_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wide", action="store_true", help=WIDE_HELP)
+
+
+#: The results copy's suffix per --format (the table format's is .txt).
+SUFFIXES = {"json": ".json", "csv": ".csv", "markdown": ".md"}
 
 
 def results_path(
-    command: str, now: dt.datetime | None = None, folder: Path = Path("results")
+    command: str,
+    now: dt.datetime | None = None,
+    folder: Path = Path("results"),
+    suffix: str = ".txt",
 ) -> Path:
-    """A new file `results/<command>-<timestamp>.txt`, created here so that no other run takes
-    it: a second run in the same second gets `-2`, then `-3`, ... (never overwritten)."""
+    """A new file `results/<command>-<timestamp>.txt` (.json, .csv, .md in those formats),
+    created here so that no other run takes it: a second run in the same second gets `-2`,
+    then `-3`, ... (never overwritten)."""
     stamp = (now or dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
     folder.mkdir(parents=True, exist_ok=True)
     for k in range(1, 10_000):
-        path = folder / f"{command}-{stamp}{'' if k == 1 else f'-{k}'}.txt"
+        path = folder / f"{command}-{stamp}{'' if k == 1 else f'-{k}'}{suffix}"
         try:
             with path.open("x", encoding="utf-8"):
                 return path
@@ -177,11 +197,35 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 class Parser(argparse.ArgumentParser):
-    """flip7's parsers: defaults shown in --help, "did you mean" for a mistyped choice."""
+    """flip7's parsers: defaults shown in --help, "did you mean" for a mistyped choice or
+    option. A subcommand refuses an unknown option itself, with its own usage line (argparse
+    would hand it to the top-level parser, whose usage says nothing of the subcommand)."""
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and " " in self.prog:  # a subcommand's parser ("flip7 sim")
+            self.error(self.unrecognized(extras))
+        return namespace, extras
+
+    def unrecognized(self, extras: Sequence[str]) -> str:
+        """argparse's message, and the closest option to each mistyped one."""
+        import difflib
+
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        hints = []
+        for word in extras:
+            if word.startswith("-") and word not in ("-", "--"):
+                close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1)
+                if close:
+                    hints.append(f"{word.split('=', 1)[0]}: did you mean {close[0]}?")
+        text = f"unrecognized arguments: {' '.join(extras)}"
+        if len(hints) == 1:
+            return f"{text}; {hints[0].split(': ', 1)[1]}"
+        return text + (f" ({'; '.join(hints)})" if hints else "")
 
     def _check_value(self, action: argparse.Action, value: object) -> None:
         choices = action.choices
@@ -234,6 +278,9 @@ def _finish_help(parser: argparse.ArgumentParser, name: str) -> None:
     for it and its subcommands."""
     # A metavar may offer alternatives ("DIR|URI"): each one is a placeholder.
     words = {w for a in parser._actions if a.metavar for w in str(a.metavar).split("|")}
+    options = {o: a for a in parser._actions for o in a.option_strings}
+    if "-o" in options and "--format" in options and options["-o"].help == OUTPUT_HELP:
+        options["-o"].help = OUTPUT_HELP + FORMAT_NOTE
     notes = [GLOSSARY[w] for w in GLOSSARY if w in words]
     extra = []
     if name in EXAMPLES:
@@ -304,7 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # -o PATH: the output goes to PATH instead of the terminal (commands marked `redirect`;
     # sql and compare write their -o file themselves).
     target = Path(args.output) if getattr(args, "redirect", False) and args.output else None
-    out = Output(io.StringIO()) if target is not None else Output()
+    wide = bool(getattr(args, "wide", False))
+    out = Output(io.StringIO(), wide) if target is not None else Output(wide=wide)
     tee = target is None and getattr(args, "tee", False) and not args.no_file
     try:
         if getattr(args, "output", None):  # every -o, sql's and compare's too
@@ -316,8 +364,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except (ValueError, FileNotFoundError, PolicyError) as exc:
-        # Bad input, or a user policy that failed: a clear message, no traceback.
-        print(f"flip7 {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        # Bad input, or a user policy that failed: a clear message, no traceback. An error of
+        # several problems (a spec's: pipeline.spec.SpecError) gives each its own line.
+        lines = exc.lines() if callable(getattr(exc, "lines", None)) else [_one_line(exc)]
+        print(f"flip7 {args.command}: error: {printable(lines[0])}", file=sys.stderr)
+        for line in lines[1:]:
+            print(printable(line), file=sys.stderr)
         return 2
     except OSError as exc:
         # The machine refused (a read-only or full disk, an unreachable Ray): one line.
@@ -327,7 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = target or Path("results") / f"{args.command}-..."
         try:
             if target is None:
-                path = results_path(str(args.command))
+                suffix = SUFFIXES.get(str(getattr(args, "format", "table")), ".txt")
+                path = results_path(str(args.command), suffix=suffix)
             out.write_file(path)
         except OSError as exc:
             print(

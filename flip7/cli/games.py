@@ -70,12 +70,28 @@ def _common(
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("play", help="play against bots at the terminal")
+    p = sub.add_parser(
+        "play",
+        help="play against bots at the terminal",
+        description="Play a game of Flip 7 at the terminal against bots: you take the first "
+        "seat, the policies of -p the others. Answer h (hit) or s (stay), a number to choose a "
+        "target; q (or quit, or Ctrl-D) leaves the game.",
+    )
     # Interactive: the game is played at the terminal, so no -o and no results copy.
     _common(p, "ev,bust:0.25,sum:20", seed=int(time.time()), output=False)
+    p.add_argument(
+        "--no-file",
+        action="store_true",
+        help="accepted for symmetry with the other commands: play keeps no results copy",
+    )
     p.set_defaults(func=cmd_play, tee=False)
 
-    p = sub.add_parser("sim", help="simulate games: win rate and points per round per policy")
+    p = sub.add_parser(
+        "sim",
+        help="simulate games: win rate and points per round per policy",
+        description="Simulate games between the policies of -p, seats rotating, and print each "
+        "policy's win rate and points per round with their 95% intervals (clustered by game).",
+    )
     p.add_argument("-n", "--games", type=int, default=4000, help="games to play (default 4000)")
     _common(p, "dp,ev,bust:0.25,sum:20")
     _engine_option(p)
@@ -97,7 +113,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _timeout_option(p)
     p.add_argument("--run", help="show a game logged by a tournament run instead")
     p.add_argument("--game", type=int, help="game id within --run (default 0)")
-    p.add_argument("--data", help="tournament data directory (with --run)")
+    p.add_argument(
+        "--data",
+        metavar="DIR|URI",
+        help="the lake of --run: a directory or a URI such as s3://bucket/prefix (default: "
+        "$FLIP7_DATA, else ./data)",
+    )
     p.add_argument(
         "--delay", type=float, default=0.0, help="seconds to pause between cards (table format)"
     )
@@ -178,7 +199,11 @@ def _progress(total: int, label: str):  # type: ignore[no-untyped-def]
     from tqdm import tqdm
 
     bar = tqdm(
-        total=total, unit=label, file=sys.stderr, disable=not sys.stderr.isatty(), smoothing=0.1
+        total=total,
+        unit=f" {label}s",
+        file=sys.stderr,
+        disable=not sys.stderr.isatty(),
+        smoothing=0.1,
     )
 
     def update(done: int) -> None:
@@ -767,7 +792,9 @@ def cmd_rules(args: argparse.Namespace, out: Output) -> int:
     )
     for line in fmt.table_lines(rulesets, indent=2):
         out.print(line)
-    out.print("  overrides: NAME(target=150,bonus=15,players_per_deck=18,max_rounds=1000)")
+    out.print(
+        "  overrides: NAME(target=150,bonus=15,players_per_deck=18,max_rounds=1000,freeze_ties=0)"
+    )
     out.print("")
     out.print("Policies (-p):")
     policies = fmt.Table(

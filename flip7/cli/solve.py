@@ -340,7 +340,7 @@ def advice_result(advice: Any, assumptions: str, report: Any) -> Any:
 
     lines: list[str] = report(advice)
     # The report's two tables: the cut-offs (two header lines, one row per count 1..6) and
-    # the policies' values (a header, then five rows); the prose around them stays text.
+    # the rules' values (a header, then six rows); the prose around them stays text.
     cut = next(i for i, line in enumerate(lines) if "ours: no Second Chance" in line)
     val = next(i for i, line in enumerate(lines) if line.startswith("policy "))
     by = {(c.k, c.held): c for c in advice.cells}
@@ -349,7 +349,8 @@ def advice_result(advice: Any, assumptions: str, report: Any) -> Any:
     cutoffs = fmt.Table(
         [
             fmt.Column("numbers"),
-            fmt.Column("Murch's form: hit under", fmt.rate, key="murch_cutoff"),
+            fmt.Column("Murch's table: model deck", fmt.rate, key="murch_fitted"),
+            fmt.Column("Murch's table: hit under", fmt.rate, key="murch_cutoff"),
             fmt.Column("share", fmt.rate, key="murch_share"),
             fmt.Column("no Second Chance: hit under", fmt.rate, key="cutoff"),
             fmt.Column("share", fmt.rate, key="share"),
@@ -359,6 +360,7 @@ def advice_result(advice: Any, assumptions: str, report: Any) -> Any:
         [
             [
                 k,
+                murch[k].fitted,
                 murch[k].cutoff,
                 murch[k].share,
                 by[(k, 0)].cutoff,
@@ -372,7 +374,14 @@ def advice_result(advice: Any, assumptions: str, report: Any) -> Any:
         text=lambda colour: lines[cut : cut + 8],
     )
     opt = advice.optimum
-    rules = [opt, advice.rule, advice.murch_rule, advice.single_value, advice.best_sum[1]]
+    rules = [
+        advice.murch_rule,
+        advice.murch_sc_rule,
+        advice.rule,
+        advice.single_value,
+        advice.best_sum[1],
+        opt,
+    ]
     # each rule by the name the report gives it (its first 38 characters)
     named = [(line[:38].strip(), m) for line, m in zip(lines[val + 1 :], rules, strict=False)]
     values = fmt.Table(
@@ -384,11 +393,14 @@ def advice_result(advice: Any, assumptions: str, report: Any) -> Any:
             for name, m in named
         ],
         title="each rule's exact value",
-        text=lambda colour: lines[val : val + 6],
+        text=lambda colour: lines[val : val + 1 + len(rules)],
     )
 
     def cell(c: Any) -> dict[str, float]:
         return {"cutoff": c.cutoff, "share": c.share, "agree": c.agree}
+
+    def murch_cell(c: Any) -> dict[str, float]:
+        return {"fitted": c.fitted, **cell(c), "loss": c.loss}
 
     data = {
         "command": "advice",
@@ -397,24 +409,22 @@ def advice_result(advice: Any, assumptions: str, report: Any) -> Any:
         "cutoffs": [
             {
                 "numbers": k,
-                "murch": cell(murch[k]),
+                "murch": murch_cell(murch[k]),
                 "no_second_chance": cell(by[(k, 0)]),
                 "second_chance": cell(by[(k, 1)]),
             }
             for k in counts
         ],
         "empty_hand_share": advice.empty_share,
-        "agreement": {
-            "ours": sum(c.share * c.agree for c in advice.cells),
-            "murch": sum(c.share * c.agree for c in advice.murch_cells),
-        },
+        "model_cards": advice.model_cards,
+        "agreement": dict(advice.agreement),
         "policies": [{"policy": name, **_moments(m)} for name, m in named],
     }
     result = fmt.Result(data, list(lines[:cut]))
     result.table(cutoffs)
     result.blocks += lines[cut + 8 : val]
     result.table(values)
-    result.blocks += lines[val + 6 :]
+    result.blocks += lines[val + 1 + len(rules) :]
     return result
 
 

@@ -190,6 +190,8 @@ def unsupported(
         return f"max_rounds {ruleset.max_rounds} is over the kernel's {MAX_KERNEL_ROUNDS}"
     if ruleset.target > MAX_KERNEL_TARGET:
         return f"target {ruleset.target} is over the kernel's {MAX_KERNEL_TARGET}"
+    if ruleset.freeze_ties:
+        return "the kernel breaks Freeze ties by points only (freeze_ties=0)"
     if vengeance:
         if any(k and c not in VENGEANCE_CARDS for c, k in enumerate(deck.counts)):
             return f"deck {deck.name!r} holds cards the Vengeance kernel does not play"

@@ -301,6 +301,31 @@ def _import_policy(spec: str) -> Policy:
 _RIGHT = "name the module whose source defines your Policy subclass (module:Class)"
 
 
+def _in_working_directory(name: str) -> ModuleSpec | None:
+    """A top-level module (or package) `name` in the current directory, for a policy named
+    from the folder holding it (`flip7 sim -p mine:Cautious` beside mine.py): the `flip7`
+    script's Python path starts at its own folder, not the current one, as `python -m` would.
+    The directory is added at the end of the Python path, so it never shadows an installed
+    module (it is searched only when nothing on the path has that name), and to PYTHONPATH, so
+    that the processes a run starts (a local Ray's workers) find the module too."""
+    import os
+    from importlib.machinery import PathFinder
+
+    try:
+        here = os.getcwd()
+    except OSError:  # the directory was removed
+        return None
+    found = PathFinder.find_spec(name, [here])
+    if found is None:
+        return None
+    if here not in sys.path:
+        sys.path.append(here)
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if here not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([*paths, here])
+    return found
+
+
 def _locate(spec: str, module_name: str) -> ModuleSpec:
     """Where `module_name` would be imported from, found the way `import` finds it (the
     meta-path finders, each package's search path) but without importing it or any package
@@ -323,10 +348,12 @@ def _locate(spec: str, module_name: str) -> ModuleSpec:
                     found = None
                 if found is not None:
                     break
+        if found is None and i == 0:
+            found = _in_working_directory(name)
         if found is None:
             raise PolicySpecError(
                 f"policy {spec!r}: cannot import module {module_name!r} (no module named "
-                f"{name!r} on the Python path); {_RIGHT}"
+                f"{name!r} on the Python path or in the current directory); {_RIGHT}"
             )
         if i < len(parts) - 1:
             locations = found.submodule_search_locations

@@ -6,7 +6,8 @@ state. Built-in policies are deterministic given their observation; ties go to t
 Shared targeting (the heuristics of Murch's Flip 7 simulator):
 - Freeze: yourself when you sit on at least `FREEZE_SELF_POINTS` points and the next card busts
   you with probability at least `DANGER`; otherwise whoever is closest to Flip 7 (most distinct
-  numbers, then most points).
+  numbers, then most points; with the ruleset's `freeze_ties=1`, then the first in turn order
+  after you).
 - Flip Three: yourself only when your row is short (at most 2 numbers) and safe (bust risk under
   `SAFE`); otherwise the biggest threat (highest total plus points showing).
 - Spare Second Chance: whoever is furthest behind (lowest total).
@@ -89,6 +90,9 @@ class Policy:
                 return me
             if not others:
                 return me
+            if getattr(obs, "freeze_ties", 0) == 1:
+                n = obs.n_players
+                return max(others, key=lambda q: (obs.ncount[q], -((q - me) % n)))
             return max(others, key=lambda q: (obs.ncount[q], points(obs, q), -q))
         if me in candidates and obs.ncount[me] <= 2 and bust_risk(obs, me, self.counting) < SAFE:
             return me

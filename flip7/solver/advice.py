@@ -1,25 +1,28 @@
 """The optimal policy boiled down to rules a person can use: a bust-risk cut-off per count of
-numbers showing, in two forms, each valued exactly.
+numbers showing, each rule valued exactly.
 
-- Murch's form (the table Murch's Flip 7 simulator prints): one cut-off per count, whatever
-  you hold; the risk is the duplicate chance, Second Chance or not.
-- Ours: a cut-off per count and per Second Chance held or not, fitted on what each mistake
-  costs. It is worth more: holding a Second Chance the next card cannot bust you.
+- Murch's table, by the procedure of Murch's Flip 7 simulator: one cut-off per count, whatever
+  you hold (the risk is the duplicate chance, Second Chance or not), fitted on the model
+  deck's risk and quoted on the 94-card deck.
+- Ours: a cut-off per count and per Second Chance held or not, fitted on the 94-card risk
+  itself. It is worth more: holding a Second Chance the next card cannot bust you.
 
 How the rules are fitted, exactly and without sampling:
 1. Solve the model; sweep the optimal policy forward for w(s), the chance that the optimal
    player faces decision state s (how often each state comes up).
-2. The risk of a state is what a player computes at the table: duplicates of your numbers in the
-   real 94-card deck over the cards not in front of you, (sum of your numbers - how many of them
-   are not 0) / (94 - your cards). A rule hits while risk < cut-off.
-3. Cut-offs are whole percentages (a person cannot count finer at the table); among equally
-   good ones the middle one is kept, or "always" when always hitting is one of them.
-   - Murch's form: for each count, the cut-off that plays the optimal move most often, each
-     state weighted by w(s): the most sum w(s) * [rule's move = optimal move].
-   - Ours: for each (count, Second Chance held) cell, the cut-off that gives up the fewest
-     points where it disagrees with the optimum, sum w(s) * |Q_hit(s) - Q_stay(s)| (Q: the
-     value of the move, then optimal play).
-4. Each rule is then played as a policy and valued exactly, next to the optimum.
+2. A rule hits while risk < cut-off. Cut-offs are whole percentages of the risk they are fitted
+   on; among equally good ones the middle one is kept, or "always" when always hitting is one
+   of them. Each cut-off is the one that gives up the fewest points where it disagrees with
+   the optimum: the least sum w(s) * |Q_hit(s) - Q_stay(s)| over the states it plays wrongly
+   (Q: the value of the move, then optimal play); not the one that agrees most often.
+   - Murch's procedure: for each count, over the states that hold no Second Chance, on the
+     solver's risk in the model deck (duplicates left / cards left of its 88); the cut-off is
+     then quoted on the 94-card deck, x 88/94 (x model cards / 94).
+   - Ours: for each (count, Second Chance held) cell, on the risk a player computes at the
+     table: duplicates of your numbers in the 94-card deck over the cards not in front of you,
+     (sum of your numbers - how many of them are not 0) / (94 - your cards).
+3. Each rule is then played as a policy, at the table (its cut-offs against the 94-card risk),
+   and valued exactly, next to the optimum.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flip7.cards import CLASSIC
 from flip7.solver.families import family_policy, label
 from flip7.solver.solve import Moments, Solution, Sweeper, occupancy
 
@@ -48,17 +52,19 @@ class Cell:
 
 @dataclass(frozen=True)
 class CountCell:
-    """Murch's form: the fitted cut-off for one count of numbers showing, whatever you hold."""
+    """Murch's procedure: the cut-off for one count of numbers showing, whatever you hold."""
 
     k: int
-    cutoff: float  # hit while risk < cutoff
+    fitted: float  # on the model deck's risk: hit while risk < fitted (1.0: always)
+    cutoff: float  # quoted on the 94-card deck: fitted x model cards / 94 (1.0: always)
     share: float  # share of the optimal player's decisions with k numbers showing
-    agree: float  # share of those (weighted) where the rule plays as the optimum does
+    agree: float  # share of those (weighted) where the quoted rule plays as the optimum does
+    loss: float  # points per round given up, as fitted (over the states without a Second Chance)
 
 
 @dataclass(frozen=True)
 class Advice:
-    """Both fitted rules, their exact values, and single-number rules for comparison."""
+    """Murch's table and ours, their exact values, and single-number rules for comparison."""
 
     model_name: str
     cells: list[Cell]
@@ -69,7 +75,10 @@ class Advice:
     single_value: Moments
     best_sum: tuple[str, Moments]
     murch_cells: list[CountCell]
-    murch_rule: Moments
+    murch_rule: Moments  # Murch's table, played at the table
+    murch_sc_rule: Moments  # Murch's cut-offs, and holding a Second Chance: always hit
+    model_cards: int  # the model deck's size (Murch's 88): cut-offs are quoted x this / 94
+    agreement: dict[str, float]  # per rule: share of decisions where it plays the optimal move
 
 
 #: The single cut-offs and sum:N thresholds searched exactly for comparison.
@@ -96,11 +105,30 @@ def fit(w: np.ndarray, risk: np.ndarray, gain: np.ndarray) -> tuple[float, float
     return float(CUTOFFS[j]), float(loss[j])
 
 
-def fit_agreement(w: np.ndarray, risk: np.ndarray, hit: np.ndarray) -> tuple[float, float]:
-    """Murch's form: the whole-percent cut-off whose move is the optimal one (`hit`, 1 = hit)
-    most often, weighted by `w`: (cutoff, weight of the states where it disagrees). Ties as in
-    `fit`."""
-    return fit(w, risk, np.where(hit == 1, 1.0, -1.0))
+def quoted(fitted: float, model_cards: int) -> float:
+    """A cut-off fitted on the model deck's risk, quoted on the 94-card deck (x model cards /
+    94); "always" (1.0) stays "always"."""
+    return 1.0 if fitted >= 1.0 else fitted * model_cards / CLASSIC.size
+
+
+def murch_table(
+    solution: Solution, w: np.ndarray
+) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
+    """Murch's procedure (module docstring): per count k = 1..6, the whole-percent cut-off on
+    the model deck's risk that gives up the fewest points against the optimum over the states
+    holding no Second Chance, weighted by `w`. Returns (fitted, quoted, loss) by count."""
+    space = solution.space
+    k = np.ascontiguousarray(space.feature("ncount")).reshape(-1)
+    held = np.broadcast_to(space.sc_tab[:, 1][:, None, None, None], space.dec_shape).reshape(-1)
+    risk = np.ascontiguousarray(space.feature("risk")).reshape(-1)
+    gain = solution.qhit - solution.stay_value()
+    cards = int(space.params[0])
+    fitted, quote, loss = {}, {}, {}
+    for kk in range(1, 7):
+        sel = (k == kk) & (held == 0) & (w > 0)
+        fitted[kk], loss[kk] = fit(w[sel], risk[sel], gain[sel])
+        quote[kk] = quoted(fitted[kk], cards)
+    return fitted, quote, loss
 
 
 def rule_policy(solution: Solution, cutoffs: dict[tuple[int, int], float]) -> np.ndarray:
@@ -137,17 +165,27 @@ def advise(solution: Solution) -> Advice:
             hits = risk[sel] < cutoff
             agree = w[sel][hits == (solution.hit[sel] == 1)].sum() / ws if ws > 0 else 1.0
             cells.append(Cell(kk, h, cutoff, ws / total, agree, loss))
+    fitted, quote, mloss = murch_table(solution, w)
+    per_count = {(kk, h): quote[kk] for kk in range(1, 7) for h in (0, 1)}
+    sc_column = {(kk, h): (quote[kk] if h == 0 else 1.0) for kk in range(1, 7) for h in (0, 1)}
+    murch_policy = rule_policy(solution, per_count)
     murch_cells = []
-    per_count: dict[tuple[int, int], float] = {}
     for kk in range(1, 7):
         sel = (k == kk) & (w > 0)
-        cutoff, wrong = fit_agreement(w[sel], risk[sel], solution.hit[sel])
-        per_count[(kk, 0)] = per_count[(kk, 1)] = cutoff
         ws = w[sel].sum()
-        murch_cells.append(CountCell(kk, cutoff, ws / total, 1.0 - wrong / ws if ws > 0 else 1.0))
+        agree = w[sel][murch_policy[sel] == solution.hit[sel]].sum() / ws if ws > 0 else 1.0
+        murch_cells.append(CountCell(kk, fitted[kk], quote[kk], ws / total, agree, mloss[kk]))
+    ours_policy = rule_policy(solution, cutoffs)
+    sc_policy = rule_policy(solution, sc_column)
     sweeper = Sweeper(space)
-    rule = sweeper.backward(rule_policy(solution, cutoffs), optimize=False)
-    murch_rule = sweeper.backward(rule_policy(solution, per_count), optimize=False)
+    rule = sweeper.backward(ours_policy, optimize=False)
+    murch_rule = sweeper.backward(murch_policy, optimize=False)
+    murch_sc_rule = sweeper.backward(sc_policy, optimize=False)
+    some = (k > 0) & (w > 0)
+
+    def agreement(policy: np.ndarray) -> float:
+        return float(w[some][policy[some] == solution.hit[some]].sum() / w[some].sum())
+
     single = (0.0, Moments(-1.0, 0.0, 0.0, 0.0))
     for p in SINGLE_GRID:  # one cut-off for every count: searched exactly, as a benchmark
         policy = rule_policy(solution, {(kk, h): p for kk in range(1, 7) for h in (0, 1)})
@@ -171,6 +209,13 @@ def advise(solution: Solution) -> Advice:
         best_sum,
         murch_cells,
         murch_rule,
+        murch_sc_rule,
+        int(space.params[0]),
+        {
+            "murch": agreement(murch_policy),
+            "murch_sc": agreement(sc_policy),
+            "ours": agreement(ours_policy),
+        },
     )
 
 
@@ -182,37 +227,42 @@ def _pct(p: float) -> str:
     return f"under {p * 100:.3g}%"
 
 
-MURCH = "Murch's form"
+MURCH = "Murch's table"
+MURCH_SC = "Murch's, holding a Second Chance: hit"
+OURS = "ours (a Second Chance column)"
 
 
 def report(advice: Advice) -> list[str]:
-    """The advice as printed by `flip7 advice`."""
+    """The advice as printed by `flip7 advice`: Murch's table by his procedure first, then ours."""
+    cards = advice.model_cards
     out = [
-        "Two beer-mat rules: hit while your bust risk is under the cut-off for how many numbers",
-        "you show. Bust risk, counted in the real 94-card deck from the cards in front of you:",
+        "Beer-mat rules: hit while your bust risk is under the cut-off for how many numbers you",
+        "show. Bust risk, counted in the real 94-card deck from the cards in front of you:",
         "    (sum of your numbers - how many of them are not 0) / (94 - cards in front of you)",
         "e.g. 3 8 11 with +4: (22 - 3) / (94 - 4) = 21.1%.",
         "",
-        "Murch's form: one cut-off per count, whatever you hold (as Murch's Flip 7 simulator",
-        "prints it; the risk is that of a duplicate, a Second Chance in hand or not).",
-        "Ours: a cut-off per count without a Second Chance, and one holding a Second Chance",
-        "(then a duplicate cannot bust you).",
+        "Murch's table, by his procedure: for each count of numbers, the cut-off that gives up the",
+        "fewest points against the optimum over the hands holding no Second Chance (each weighted",
+        f"by how often optimal play meets it), fitted on the model deck's risk ({cards} cards) and",
+        f"quoted on the 94-card deck (x {cards}/94). One cut-off per count, whatever you hold.",
+        "Ours: the same criterion on the 94-card risk itself, per count and per Second Chance",
+        "held or not (holding one, a duplicate cannot bust you).",
         "",
-        f"{'':>8}  {MURCH:>14}{'':>8}  {'ours: no Second Chance':>24}{'':>8}  {'holding one':>12}",
-        f"{'numbers':>8}  {'any hand':>14}{'share':>8}  {'':>24}{'share':>8}  {'':>12}{'share':>8}",
+        f"{'':>8}  {MURCH + ', hit while the risk is':>34}{'':>8}  "
+        f"{'ours: no Second Chance':>22}{'':>8}  {'holding one':>12}",
+        f"{'numbers':>8}  {'model deck':>14}{'94 cards':>14}{'share':>8}  "
+        f"{'94 cards':>22}{'share':>8}  {'94 cards':>12}{'share':>8}",
     ]
     by = {(c.k, c.held): c for c in advice.cells}
     murch = {c.k: c for c in advice.murch_cells}
     for kk in range(1, 7):
         m, a, b = murch[kk], by[(kk, 0)], by[(kk, 1)]
         out.append(
-            f"{kk:>8}  {'hit ' + _pct(m.cutoff):>14}{m.share:>8.1%}  "
-            f"{'hit ' + _pct(a.cutoff):>24}{a.share:>8.1%}  "
-            f"{'hit ' + _pct(b.cutoff):>12}{b.share:>8.1%}"
+            f"{kk:>8}  {_pct(m.fitted):>14}{_pct(m.cutoff):>14}{m.share:>8.1%}  "
+            f"{_pct(a.cutoff):>22}{a.share:>8.1%}  {_pct(b.cutoff):>12}{b.share:>8.1%}"
         )
-    agree = sum(c.share * c.agree for c in advice.cells)
-    murch_agree = sum(c.share * c.agree for c in advice.murch_cells)
     opt = advice.optimum.ev
+    agree = advice.agreement
 
     def row(name: str, m: Moments) -> str:
         return f"{name:<38}{m.row()}  {m.ev - opt:+.3f}"
@@ -222,20 +272,23 @@ def report(advice: Advice) -> list[str]:
         f"({advice.empty_share:.1%}): always hit)",
         "",
         f"{'policy':<38}{'EV':>8}{'sd':>8}{'bust':>8}{'flip7':>8}",
-        f"{'optimal (model ' + advice.model_name + ')':<38}{advice.optimum.row()}",
-        row("ours (a Second Chance column)", advice.rule),
-        row("Murch's form (one cut-off per count)", advice.murch_rule),
+        row(MURCH + " (his procedure)", advice.murch_rule),
+        row(MURCH_SC, advice.murch_sc_rule),
+        row(OURS, advice.rule),
         row("best single cut-off: " + _pct(advice.single), advice.single_value),
         row("best stand-on-sum: " + advice.best_sum[0], advice.best_sum[1]),
+        f"{'optimal (model ' + advice.model_name + ')':<38}{advice.optimum.row()}",
         "",
-        f"Ours plays as the optimum does in {agree:.1%} of the optimal player's decisions,",
-        f"Murch's form in {murch_agree:.1%}.",
+        "Each rule is played at the table (its cut-offs against the 94-card risk) and valued",
+        "exactly as a policy over the whole state space. They play as the optimum does in",
+        f"{agree['murch']:.1%} (Murch's table), {agree['murch_sc']:.1%} (Murch's, holding a Second "
+        f"Chance: hit) and {agree['ours']:.1%} (ours)",
+        "of the optimal player's decisions with a number showing.",
         "How they were fitted: the optimal policy is swept forward for w(s), how often the",
-        "optimal player meets each state s. Murch's form keeps, for each count, the",
-        "whole-percent cut-off that plays the optimal move most often, sum of w(s) over the",
-        "states where it agrees. Ours keeps, for each count and Second Chance held or not, the",
-        "cut-off that gives up the fewest points where it disagrees with the optimum, the sum of",
-        "w(s) * |Q_hit(s) - Q_stay(s)|, exact over the state space.",
-        "The values above are exact: each rule played as a policy over the whole state space.",
+        "optimal player meets each state s; each cut-off is the whole percent that gives up the",
+        "fewest points where it disagrees with the optimum, the sum of w(s) * |Q_hit(s) -",
+        "Q_stay(s)|, exact over the state space (Murch's over the hands holding no Second Chance,",
+        "on the model deck's risk; ours per Second Chance held or not, on the 94-card risk).",
+        "Murch's, holding a Second Chance: hit keeps his cut-offs and always hits holding one.",
     ]
     return out

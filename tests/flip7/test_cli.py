@@ -147,7 +147,7 @@ def _subparsers(parser, name=""):
 def test_o_means_the_same_thing_in_every_command():
     """Every command that takes -o gives it one meaning and one help text (the output file),
     --out is no command's other option any more, and play (interactive) takes no -o."""
-    from flip7.cli import OUTPUT_HELP, build_parser
+    from flip7.cli import FORMAT_NOTE, OUTPUT_HELP, build_parser
 
     with_o = {}
     for name, sub in _subparsers(build_parser()):
@@ -155,7 +155,10 @@ def test_o_means_the_same_thing_in_every_command():
         if "-o" in opts:
             with_o[name] = opts["-o"]
             assert opts["-o"].option_strings == ["-o", "--output"], name
-            assert opts["-o"].help == OUTPUT_HELP, name
+            # "in the chosen --format" only where there is a --format to choose
+            assert opts["-o"].help == OUTPUT_HELP + (FORMAT_NOTE if "--format" in opts else ""), (
+                name
+            )
         if "--out" in opts:  # only as the hidden, deprecated spelling of --data
             assert opts["--out"].help == argparse.SUPPRESS and opts["--out"].dest == "data", name
     assert {"sim", "round", "watch", "solve", "advice", "odds", "sql", "compare", "report"} <= set(
@@ -183,6 +186,31 @@ def test_default_results_file(capsys, tmp_path, monkeypatch):
     run(capsys, "rules")
     files = list((tmp_path / "results").glob("rules-*.txt"))
     assert len(files) == 1
+
+
+def test_results_copy_is_named_for_its_format(capsys, tmp_path, monkeypatch):
+    """JSON saved to results/ is a .json file (csv .csv, markdown .md): issue 32, item 12."""
+    monkeypatch.chdir(tmp_path)
+    run(capsys, "odds", "--format", "json")
+    (saved,) = (tmp_path / "results").glob("odds-*")
+    assert saved.suffix == ".json" and json.loads(saved.read_text())
+
+
+def test_progress_reads_games_per_second(monkeypatch):
+    """The progress bar's unit is spaced and plural: "628.6 games/s", not "628.55game/s"."""
+    import io
+
+    from flip7.cli.games import _progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    update = _progress(10, "game")
+    update(10)
+    assert " games/s" in err.getvalue() and "game/s" not in err.getvalue().replace(" games/s", "")
 
 
 def test_bad_policy_is_a_clear_error(capsys):
@@ -310,3 +338,49 @@ def test_watch_formats_and_the_paced_transcript_agree(capsys):
     pairs = zip(events, doc["events"], strict=True)
     assert all(line.strip().startswith(r["text"]) for line, r in pairs)
     assert doc["winner"] == doc["events"][-1]["player"] and doc["lineup"] == ["ev", "sum:20"]
+
+
+def test_help_texts_agree_across_commands(capsys):
+    """No "95%%" shown literally; one metavar for --data; the table formats offered alike
+    (sql and compare add parquet); play and sim have a description; play's names q and takes
+    --no-file (issue 32, item 11)."""
+    import contextlib
+
+    from flip7.cli import build_parser
+
+    for name, sub in _subparsers(build_parser()):
+        opts = {o: a for a in sub._actions for o in a.option_strings}
+        text = sub.format_help()
+        assert "%%" not in text, name
+        if "--data" in opts and opts["--data"].help != argparse.SUPPRESS:
+            assert opts["--data"].metavar == "DIR|URI", name
+        if "--format" in opts:
+            choices = tuple(opts["--format"].choices)
+            assert choices[:4] == ("table", "csv", "json", "markdown"), name
+            assert set(choices) - {"table", "csv", "json", "markdown"} <= {"parquet"}, name
+        if name in ("play", "sim"):
+            assert sub.description, name
+    with contextlib.suppress(SystemExit):
+        main(["play", "--help"])
+    out = capsys.readouterr().out
+    assert "q (or quit" in " ".join(out.split()) and "--no-file" in out
+
+
+def test_a_misspelt_option_gets_did_you_mean_and_the_subcommands_usage(capsys):
+    """`flip7 sim --pleyers 3` names --players and prints sim's usage, not flip7's; so do
+    sql and the nested `tournament run` (issue 32, item 10)."""
+    import pytest
+
+    cases = [
+        (["sim", "--pleyers", "3"], "flip7 sim", "--players"),
+        (["sql", "--tabels"], "flip7 sql", "--tables"),
+        (["tournament", "run", "demo", "--adress", "auto"], "flip7 tournament run", "--address"),
+    ]
+    for argv, prog, meant in cases:
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2
+        assert err.startswith(f"usage: {prog} "), err
+        assert f"{prog}: error: unrecognized arguments: " in err
+        assert f"did you mean {meant}?" in err, err

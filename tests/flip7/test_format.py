@@ -129,7 +129,10 @@ def test_results_copies_never_overwrite_each_other(tmp_path: Path) -> None:
 def test_two_quick_runs_keep_two_results_files(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
     frozen = dt.datetime(2026, 1, 2, 3, 4, 5)  # both runs in the same second
-    monkeypatch.setattr("flip7.cli.results_path", lambda command: results_path(command, frozen))
+    monkeypatch.setattr(
+        "flip7.cli.results_path",
+        lambda command, suffix=".txt": results_path(command, frozen, suffix=suffix),
+    )
     assert main(["sim", "-n", "3", "-p", "ev,ev", "--seed", "1"]) == 0
     assert main(["sim", "-n", "3", "-p", "ev,ev", "--seed", "2"]) == 0
     files = sorted((tmp_path / "results").iterdir())

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from flip7.solver import evaluate, get_model, solve
-from flip7.solver.advice import advise, fit, fit_agreement, report, rule_policy
+from flip7.solver.advice import CUTOFFS, advise, fit, murch_table, report, rule_policy
 from flip7.solver.odds import compute, hand_report, parse_hand, table_risk
+from flip7.solver.solve import occupancy
 
 
 @pytest.fixture(scope="module")
@@ -27,33 +28,60 @@ def test_fit_picks_the_cutoff_that_gives_up_least():
     assert fit(np.ones(2), np.array([0.1, 0.2]), np.ones(2))[0] == 1.0  # always hit
 
 
-def test_fit_agreement_plays_the_optimal_move_most_often():
-    """Murch's form counts agreements, not points: risks 10% 20% 30% 40%, optimal moves hit,
-    stay, hit, stay, weights 1 3 1 1. Agreeing with the common 20% stay wins: a cut-off in
-    (10%, 20%] (middle whole percent 15%) is wrong on 1 of 6; the cost-weighted fit, where that
-    stay saves little and the 30% hit is worth much, goes to (30%, 40%] instead."""
-    risk = np.array([0.1, 0.2, 0.3, 0.4])
-    w = np.array([1.0, 3.0, 1.0, 1.0])
-    hit = np.array([1, 0, 1, 0])
-    assert fit_agreement(w, risk, hit) == (0.15, 1.0)
-    cutoff, _ = fit(w, risk, np.array([1.0, -0.01, 5.0, -1.0]))
-    assert 0.3 < cutoff <= 0.4
+def test_murch_table_gives_up_the_fewest_points_brute_force(basic):
+    """Murch's procedure, checked by brute force on the solver's states: for each count, over
+    the states holding no Second Chance, weighted by how often optimal play reaches them, every
+    whole-percent cut-off on the model deck's risk is scored by the points it gives up against
+    the optimum (hitting where staying is better loses Q_stay - Q_hit, and the reverse); the
+    table's cut-off has the least, and is quoted on the 94-card deck x 88/94."""
+    space = basic.space
+    w = occupancy(space, basic.hit).reach.copy()
+    w[0] = 0.0
+    fitted, quoted, loss = murch_table(basic, w)
+    k = np.ascontiguousarray(space.feature("ncount")).reshape(-1)
+    held = np.broadcast_to(space.sc_tab[:, 1][:, None, None, None], space.dec_shape).reshape(-1)
+    risk = np.ascontiguousarray(space.feature("risk")).reshape(-1)
+    gain = basic.qhit - basic.stay_value()
+    for kk in range(1, 7):
+        sel = (k == kk) & (held == 0) & (w > 0)
+        ws, rs, gs = w[sel], risk[sel], gain[sel]
+        lost = [
+            float(np.sum(ws * np.where(rs < c, np.maximum(-gs, 0), np.maximum(gs, 0))))
+            for c in CUTOFFS
+        ]
+        assert loss[kk] == pytest.approx(min(lost), rel=1e-9, abs=1e-12)
+        assert lost[round(fitted[kk] * 100)] == pytest.approx(min(lost), rel=1e-9, abs=1e-12)
+        assert quoted[kk] == (1.0 if fitted[kk] == 1.0 else fitted[kk] * 88 / 94)
+    # the table the procedure gives (model deck; always = 1.0), pinned
+    assert [fitted[kk] for kk in range(1, 7)] == [1.0, 0.24, 0.25, 0.26, 0.27, 0.36]
 
 
-def test_murch_form_is_one_cutoff_per_count_valued_exactly(basic):
-    """Murch's form: one cut-off per count whatever you hold, valued exactly as a policy; it
-    is below the optimum, and our rule (a Second Chance column, cost-weighted) is worth at
-    least as much; its cells share out every decision with a number showing."""
+def test_murch_table_is_one_cutoff_per_count_valued_exactly(basic):
+    """Murch's table: one cut-off per count whatever you hold, played at the table (against the
+    94-card risk) and valued exactly as a policy; below the optimum. Keeping his cut-offs and
+    always hitting holding a Second Chance, and our rule (a Second Chance column), are worth
+    more. The report prints his table first, with its value."""
     adv = advise(basic)
     assert [c.k for c in adv.murch_cells] == [1, 2, 3, 4, 5, 6]
     per_count = {(c.k, h): c.cutoff for c in adv.murch_cells for h in (0, 1)}
     assert evaluate(basic.space, rule_policy(basic, per_count)) == adv.murch_rule
-    assert adv.murch_rule.ev < adv.optimum.ev
-    assert adv.rule.ev >= adv.murch_rule.ev
+    sc_column = {(c.k, h): (c.cutoff if h == 0 else 1.0) for c in adv.murch_cells for h in (0, 1)}
+    assert evaluate(basic.space, rule_policy(basic, sc_column)) == adv.murch_sc_rule
+    assert adv.murch_rule.ev < adv.murch_sc_rule.ev < adv.optimum.ev
+    assert adv.murch_rule.ev < adv.rule.ev < adv.optimum.ev
+    assert round(adv.murch_rule.ev, 3) == 21.065
     assert adv.empty_share + sum(c.share for c in adv.murch_cells) == pytest.approx(1.0)
-    assert all(0.5 < c.agree <= 1.0 for c in adv.murch_cells)
-    text = "\n".join(report(adv))
-    assert f"{adv.murch_rule.ev:.3f}" in text and f"{adv.rule.ev:.3f}" in text
+    assert all(0.4 < c.agree <= 1.0 for c in adv.murch_cells)  # 6 numbers: SC holders hit
+    assert 0.5 < adv.agreement["murch"] < adv.agreement["ours"] <= 1.0
+    lines = report(adv)
+    rows = [i for i, line in enumerate(lines) if line.startswith("policy ")]
+    assert lines[rows[0] + 1].startswith("Murch's table (his procedure)")
+    assert f"{adv.murch_rule.ev:.3f}" in lines[rows[0] + 1]
+    table = next(i for i, line in enumerate(lines) if "ours: no Second Chance" in line)
+    assert lines[table].split()[:2] == ["Murch's", "table,"]  # his column comes first
+    assert lines[table + 3].split()[:4] == ["2", "under", "24%", "under"]
+    text = "\n".join(lines)
+    assert f"{adv.rule.ev:.3f}" in text and "not public" not in text
 
 
 def test_advice_rule_is_valued_exactly(basic):

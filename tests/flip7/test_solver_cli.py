@@ -64,25 +64,29 @@ def test_solve_tees_to_results(capsys, tmp_path, monkeypatch):
     assert code == 0 and "EV 22.232" in target.read_text()
 
 
-def test_advice_prints_both_rules_and_their_values(capsys):
-    """flip7 advice: per count of numbers, Murch's form (one cut-off) and ours (without and
-    with a Second Chance), each rule's exact value: Murch's form < ours <= the optimum."""
+def test_advice_prints_murchs_table_first_then_ours(capsys):
+    """flip7 advice: per count of numbers, Murch's table by his procedure first (fitted on the
+    model deck, quoted on the 94-card deck), then ours (without and with a Second Chance); each
+    rule's exact value, Murch's first: Murch's < ours <= the optimum."""
     code, out, _ = run(capsys, "advice", "--no-file")
     assert code == 0
-    assert re.search(r"^\s+2\s+hit (under \d+%|always)\s+[\d.]+%\s+hit under \d+%", out, re.M)
-    assert "Murch's form" in out and "ours: no Second Chance" in out
+    assert re.search(
+        r"^\s+2\s+(under \d+%|always)\s+(under [\d.]+%|always)\s+[\d.]+%\s+under \d+%", out, re.M
+    )
+    assert out.index("Murch's table") < out.index("ours: no Second Chance")
+    murch = re.search(r"^Murch's table \(his procedure\)\s+(\d+\.\d{3})", out, re.M)
     ours = re.search(r"^ours \(a Second Chance column\)\s+(\d+\.\d{3})", out, re.M)
-    murch = re.search(r"^Murch's form \(one cut-off per count\)\s+(\d+\.\d{3})", out, re.M)
     optimum = re.search(r"^optimal \(model basic\)\s+(\d+\.\d{3})", out, re.M)
     assert ours and murch and optimum
+    assert murch.start() < ours.start()
     assert float(murch.group(1)) < float(ours.group(1)) <= float(optimum.group(1))
-    assert "How they were fitted" in out
+    assert "How they were fitted" in out and "x 88/94" in out
 
 
 def test_advice_json_and_csv_carry_the_report_figures(capsys):
-    """flip7 advice --format json: the cut-offs per count and the rules' exact values, the
-    optimum being the solver's own; csv: the report's two tables, one row per count and per
-    rule; markdown: the same tables."""
+    """flip7 advice --format json: the cut-offs per count and the rules' exact values, Murch's
+    first, the optimum (last) being the solver's own; csv: the report's two tables, one row
+    per count and per rule; markdown: the same tables."""
     import csv
     import io
     import json
@@ -93,21 +97,26 @@ def test_advice_json_and_csv_carry_the_report_figures(capsys):
     code, out, _ = run(capsys, "advice", "--format", "json", "--no-file")
     assert code == 0
     doc = json.loads(out)
-    assert doc["command"] == "advice" and doc["model"] == "basic"
+    assert doc["command"] == "advice" and doc["model"] == "basic" and doc["model_cards"] == 88
     assert [c["numbers"] for c in doc["cutoffs"]] == [1, 2, 3, 4, 5, 6]
-    optimum, ours, murch = (p["ev"] for p in doc["policies"][:3])
+    two = doc["cutoffs"][1]["murch"]
+    assert two["cutoff"] == pytest.approx(two["fitted"] * 88 / 94)
+    evs = [p["ev"] for p in doc["policies"]]
+    murch, ours, optimum = evs[0], evs[2], evs[-1]
     assert optimum == pytest.approx(solve(get_model("basic")).moments.ev, abs=1e-12)
-    assert murch < ours <= optimum and doc["policies"][1]["policy"].startswith("ours")
+    assert murch < ours <= optimum and doc["policies"][0]["policy"].startswith("Murch's table")
+    assert doc["policies"][2]["policy"].startswith("ours")
     assert 0.5 < doc["agreement"]["murch"] < doc["agreement"]["ours"] <= 1.0
     code, out, _ = run(capsys, "advice", "--format", "csv", "--no-file")
     first, second = out.split("\n\n")
     cutoffs = list(csv.DictReader(io.StringIO(first.split("\n", 1)[1])))
     values = list(csv.DictReader(io.StringIO(second.split("\n", 1)[1])))
-    assert len(cutoffs) == 6 and len(values) == 5
+    assert len(cutoffs) == 6 and len(values) == 6
     assert float(cutoffs[1]["cutoff"]) == doc["cutoffs"][1]["no_second_chance"]["cutoff"]
-    assert float(values[1]["ev"]) == ours and values[0]["gap"] == ""
+    assert float(cutoffs[1]["murch_fitted"]) == two["fitted"]
+    assert float(values[2]["ev"]) == ours and values[-1]["gap"] == ""
     code, out, _ = run(capsys, "advice", "--format", "markdown", "--no-file")
-    assert "| numbers | Murch's form: hit under |" in out and "| optimal (model basic) |" in out
+    assert "| numbers | Murch's table: model deck |" in out and "| optimal (model basic) |" in out
 
 
 def test_odds_with_a_hand(capsys):

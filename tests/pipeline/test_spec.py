@@ -263,3 +263,29 @@ def test_missing_spec_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     code = main(["tournament", "run", str(tmp_path / "none.toml"), "--no-file"])
     assert code == 2
     assert "not found" in capsys.readouterr().err
+
+
+def test_a_spec_with_three_mistakes_lists_all_three(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One run names every mistake: a misspelt field, a bad value, a bad policy in a line-up
+    (issue 32, item 10); each on its own line, under one error line; exit 2 before Ray."""
+    text = (
+        'name = "three"\nseed = 1\ngames = 10\nshard_sise = 5\nrotate = "yes"\n'
+        '[[lineups]]\nseats = ["ev", "evv"]\n'
+    )
+    with pytest.raises(ValueError) as err:
+        parse_spec(text)
+    problems = err.value.problems  # type: ignore[attr-defined]
+    assert [p.split(":")[0] for p in problems] == ["shard_sise", "rotate", "lineups[0].seats[1]"]
+    assert str(err.value).startswith("3 problems: (1) shard_sise: unknown field")
+    spec = tmp_path / "three.toml"
+    spec.write_text(text)
+    code = main(["tournament", "run", str(spec), "--data", str(tmp_path / "data"), "--no-file"])
+    lines = capsys.readouterr().err.splitlines()
+    assert code == 2
+    assert lines[0] == f"flip7 tournament: error: {spec}: 3 problems:"
+    assert lines[1].startswith("  - shard_sise: unknown field (did you mean shard_size?)")
+    assert lines[2].startswith("  - rotate: expected true or false")
+    assert lines[3].startswith("  - lineups[0].seats[1]: unknown policy 'evv'")
+    assert len(lines) == 4

@@ -8,6 +8,7 @@ same chain through `flip7 tournament run --data s3://...` on a real local Ray.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.fs as pafs
@@ -217,6 +218,80 @@ def test_an_endpoint_that_does_not_answer(
     ):
         line = error_line(capsys, *argv)
         assert "cannot reach" in line and endpoint in line and "s3://lake-bucket/x" in line
+
+
+@pytest.fixture
+def silent_endpoint() -> Iterator[str]:
+    """A server that takes every connection and never answers (a hung S3 endpoint)."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        server.close()
+
+
+def test_an_endpoint_that_takes_the_connection_and_never_answers(
+    silent_endpoint: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """A hung endpoint used to hold each command 102-116 s (and `tournament run` silent all
+    along): now every command says it waits, then stops after FLIP7_STORE_TIMEOUT seconds
+    (default 5) with the one line of an endpoint that does not answer (issue 32, item 16)."""
+    from tests.pipeline.helpers import write_spec
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL", silent_endpoint)
+    monkeypatch.setenv("FLIP7_STORE_TIMEOUT", "2")
+    spec = write_spec(tmp_path / "t.toml")
+    uri = "s3://lake-bucket/x"
+    for argv in (
+        ("sql", "SELECT 1", "--data", uri),
+        ("tournament", "status", "t", "--data", uri),
+        ("report", "t", "--data", uri, "--no-file"),
+        ("tournament", "run", str(spec), "--data", uri, "--no-file"),
+    ):
+        code, _, err = run_cli(capsys, *argv)  # a hang would meet the per-test time limit
+        lines = err.strip().splitlines()
+        assert code != 0 and "Traceback" not in err, err
+        assert len(lines) == 2, err
+        assert lines[0] == (
+            f"flip7: waiting for the store at {silent_endpoint} to answer (up to 2 s; "
+            "FLIP7_STORE_TIMEOUT) ..."
+        )
+        assert "cannot reach" in lines[1] and silent_endpoint in lines[1] and uri in lines[1]
+
+
+def test_the_store_wait_defaults_to_a_few_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default wait, and a bad setting refused in one line."""
+    monkeypatch.delenv("FLIP7_STORE_TIMEOUT", raising=False)
+    assert plake.store_timeout() == wlake.store_timeout() == 5.0
+    monkeypatch.setenv("FLIP7_STORE_TIMEOUT", "soon")
+    for module in (plake, wlake):
+        with pytest.raises(ValueError, match="FLIP7_STORE_TIMEOUT='soon'"):
+            module.store_timeout()
 
 
 @pytest.fixture(scope="module")

@@ -107,3 +107,43 @@ def test_another_hosts_driver_is_left_to_the_user(tmp_path: Path) -> None:
     assert run_status(lake.load_manifest("t")) == "running"
     lake = half_run(tmp_path / "old", None)  # a manifest from before drivers were recorded
     assert run_status(lake.load_manifest("t")) == "running"
+
+
+def test_a_run_stopped_with_ctrl_c_reads_interrupted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After Ctrl-C the driver records `failed` with the reason `interrupted`; status and list
+    say `interrupted`, as the README does, not "failed ... error: interrupted" (issue 32, item
+    13). A run that failed for another reason still reads failed, with its error."""
+    from pipeline.lake import run_status
+
+    lake = half_run(tmp_path, {"pid": dead_pid(), "pid_start": None})
+    manifest = lake.load_manifest("t")
+    manifest.update(status="failed", error="interrupted")
+    lake.write_manifest(manifest)
+    assert run_status(lake.load_manifest("t")) == "interrupted"
+    assert main(["tournament", "status", "t", "--data", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("run t: interrupted") and "error:" not in out, out
+    manifest.update(status="failed", error="shard 3: disk full")
+    lake.write_manifest(manifest)
+    assert main(["tournament", "status", "t", "--data", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("run t: failed") and "error: shard 3: disk full" in out
+
+
+def test_a_finished_spec_run_again_says_nothing_to_do_and_nothing_else(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Re-running a complete run prints its plan line and "nothing to do", not first "writing
+    to ... on a local Ray" (it starts no Ray): issue 32, item 13."""
+    from tests.pipeline.helpers import run_inline
+    from tests.pipeline.helpers import write_spec as write_small_spec
+
+    run_inline(small_plan(), str(tmp_path / "lake"))
+    spec = write_small_spec(tmp_path / "t.toml")
+    argv = ["tournament", "run", str(spec), "--data", str(tmp_path / "lake"), "--no-file"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "run t is already complete: nothing to do" in out
+    assert "writing to" not in out and "local Ray" not in out

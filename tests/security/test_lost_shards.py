@@ -56,8 +56,8 @@ def test_status_report_and_resume_name_shards_deleted_after_the_run(
     assert data["missing_shards"] == {"2": "games file gone", "5": "events file gone"}
 
     assert main(["report", "t", "--data", str(root), "--no-file"]) == 0
-    out = capsys.readouterr().out
-    assert "2 shard(s) its manifest records have lost their files: 2 (games file gone), " in out
+    err = capsys.readouterr().err
+    assert "2 shard(s) its manifest records have lost their files: 2 (games file gone), " in err
 
     lake, plan = Lake.open(str(root)), small_plan(shard_size=30)
     with pytest.raises(ValueError, match=r"2 of its shards have lost their files: 2 \(games"):
@@ -157,6 +157,6 @@ def test_shard_objects_deleted_from_s3_are_named(
     assert main(["tournament", "status", "t", "--data", uri]) == 0
     assert "1 (games file gone), 6 (games file gone)" in capsys.readouterr().out
     assert main(["report", "t", "--data", uri, "--no-file"]) == 0
-    assert "2 shard(s) its manifest records have lost their files" in capsys.readouterr().out
+    assert "2 shard(s) its manifest records have lost their files" in capsys.readouterr().err
     todo = check_start(lake, plan, resume=True, overwrite=False).todo
     assert sorted(t.shard for t in todo) == [1, 6]

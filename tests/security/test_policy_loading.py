@@ -208,3 +208,49 @@ def test_replay_of_a_lake_seating_a_person_asks_nobody(
     pq.write_table(games, path)
     assert main(["replay", "u", "0", "--data", str(lake)]) == 2
     one_line(capsys.readouterr().err, "seat 0", "'human'", "person at the terminal")
+
+
+def _readme_policy() -> str:
+    """The README's custom-policy example (the code block that starts `# mine.py`), as written."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```python\n# mine.py", 1)[1].split("```", 1)[0]
+    return "# mine.py" + block
+
+
+def test_the_readme_policy_loads_from_its_folder(tmp_path: Path) -> None:
+    """`flip7 sim -p mine:Cautious,ev,sum:20` run from the folder holding mine.py works as the
+    README writes it, without PYTHONPATH=. (issue 32, item 14). `python -P` starts as the
+    `flip7` script does: the current directory is not on its path."""
+    import os
+
+    (tmp_path / "mine.py").write_text(_readme_policy(), encoding="utf-8")
+    env = {**os.environ, "NO_COLOR": "1"}
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in [str(Path(__file__).parents[2]), env.get("PYTHONPATH", "")] if p and p != "."
+    )
+    argv = ["-m", "flip7", "sim", "-p", "mine:Cautious,ev,sum:20", "-n", "30", "--no-file"]
+    done = subprocess.run(
+        [sys.executable, "-P", *argv], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert "mine:Cautious" in done.stdout
+
+
+def test_a_file_in_the_current_directory_never_shadows_an_installed_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The current directory is searched last: a `json.py` there defining `Good` is not what
+    `json:Good` names (the standard library's json, which defines no such class, is), so it is
+    refused without running the file."""
+    mark = tmp_path / "ran"
+    (tmp_path / "json.py").write_text(
+        f"open({str(mark)!r}, 'w').close()\n"
+        "from flip7.policies import Policy\n\n\nclass Good(Policy):\n"
+        "    def hit(self, obs):\n        return False\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    with pytest.raises(PolicySpecError, match="json"):
+        parse_policy("json:Good")
+    assert not mark.exists()

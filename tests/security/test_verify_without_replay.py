@@ -65,13 +65,13 @@ def relabel(root: Path) -> None:
 
 
 def readers(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str, list[str]]:
-    """What sql (its stderr), report (its first lines) and the dashboard say about the lake."""
+    """What sql and report (their stderr) and the dashboard say about the lake."""
     from dashboard import data
 
     assert main(["sql", "SELECT count(*) AS n FROM stg_games", "--data", str(root)]) == 0
     sql_err = capsys.readouterr().err
     assert main(["report", "t1", "--data", str(root), "--no-file"]) == 0
-    head = "\n".join(capsys.readouterr().out.splitlines()[:3])
+    head = capsys.readouterr().err
     data.reload()
     try:
         shown = data.notes(str(root))
@@ -99,7 +99,7 @@ def test_a_verify_that_replays_nothing_says_so_and_readers_say_without_replay(
     assert "assert_lineups_match_manifest" in rec["checks"]
     sql_err, head, shown = readers(lake, capsys)
     assert "run t1: verified without replay" in sql_err, sql_err
-    assert "NOTE run t1: verified without replay" in head, head
+    assert "flip7 report: note: run t1: verified without replay" in head, head
     assert any("verified without replay" in n for n in shown), shown
     # With a replayed sample the relabelling is caught and the record removed.
     assert main(["warehouse", "verify", "--data", str(lake), "--replay-all"]) == 1
@@ -117,4 +117,4 @@ def test_a_replayed_verify_is_verified_without_a_note(
     rec = json.loads((lake / "runs" / "t1" / "verified.json").read_text())
     assert rec["replayed"] > 0 and "replay_matches_log" in rec["checks"]
     sql_err, head, shown = readers(lake, capsys)
-    assert "t1" not in sql_err and "NOTE" not in head and shown == []
+    assert "t1" not in sql_err and "note" not in head and shown == []

@@ -170,3 +170,59 @@ def test_verify_exit_status(lake_copy: Lake, capsys: pytest.CaptureFixture[str])
     code, out, _ = run(capsys, "warehouse", "verify", "t2", "--data", str(lake_copy.root))
     assert code == 1
     assert "FAIL  committed_files" in out and "rounds file is missing" in out
+
+
+def test_sql_prints_figures_as_the_report_does(
+    lake: Lake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table format: counts with thousands separators, rates in percent, a figure's _lo
+    and _hi as one `[lo, hi]` column beside it; json keeps the values (issue 32, item 8)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    q = "SELECT 40000 AS games, 0.246487 AS win_rate, 0.2401 AS win_rate_lo, 0.2529 AS win_rate_hi"
+    code, out, _ = run(capsys, "sql", q, "--data", str(lake.root))
+    assert code == 0
+    assert out.splitlines()[:3] == [
+        " games  win_rate    95% interval",
+        "─" * 32,
+        "40,000    24.65%  [24.01, 25.29]",
+    ]
+    _, out, _ = run(capsys, "sql", q, "--data", str(lake.root), "--format", "json")
+    assert json.loads(out) == [
+        {"games": 40000, "win_rate": 0.246487, "win_rate_lo": 0.2401, "win_rate_hi": 0.2529}
+    ]
+    _, out, _ = run(capsys, "sql", q, "--data", str(lake.root), "--format", "markdown")
+    assert out.splitlines()[2] == "| 40,000 | 24.65% | [24.01, 25.29] |"
+
+
+def test_sql_fits_the_terminal(
+    lake: Lake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`flip7 sql "FROM win_rates"` in 80 columns: labels wrap, the columns on the right that do
+    not fit are left out and named; --wide and -o files keep them all (issue 32, item 7)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "sql", "FROM win_rates", "--data", str(lake.root))
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80, out
+    assert "left out to fit 80 columns: " in out and "mean_rank" in out.split("left out")[1]
+    _, out, _ = run(capsys, "sql", "FROM win_rates", "--data", str(lake.root), "--wide")
+    assert "left out" not in out and "mean_rank" in out.splitlines()[0]
+
+
+def test_league_has_a_stable_order_and_csv_lists_parse_back(
+    lake: Lake, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`FROM league` lists each run's policies by place, the same way every time; its list
+    columns are JSON arrays in CSV, and parse back as lists (issue 32, items 8 and 9)."""
+    target = tmp_path / "wins.csv"
+    argv = ["sql", "FROM league", "--data", str(lake.root), "--format", "csv", "-o", str(target)]
+    assert run(capsys, *argv)[0] == 0
+    df = pd.read_csv(target)
+    for _, one in df.groupby("run", sort=False):
+        assert list(one.place) == sorted(one.place)
+    assert list(df.run) == sorted(df.run)
+    sizes = df.field_sizes.map(json.loads)
+    lineups = df.lineups.map(json.loads)
+    assert all(isinstance(x, list) and all(isinstance(n, int) for n in x) for x in sizes)
+    assert all(isinstance(x, list) and all(isinstance(s, str) for s in x) for x in lineups)
+    again = tmp_path / "again.csv"
+    assert run(capsys, *argv[:-1], str(again))[0] == 0
+    assert again.read_text() == target.read_text()

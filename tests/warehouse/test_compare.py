@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -250,3 +251,38 @@ def test_compare_pairs_each_cell_and_policy_of_two_runs_with_its_own(
         assert p.points_per_round_a == pytest.approx(a[key][1])
         assert p.points_per_round_b == pytest.approx(b[key][1])
         assert p.diff == pytest.approx(a[key][1] - b[key][1])
+
+
+def test_compare_prints_figures_as_the_report_does(
+    reruns: Lake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the table format the win rates are percentages and the difference is in percentage
+    points with its interval beside it, not 0.246487 and 0.00188734 (issue 32, item 8); with
+    $COLUMNS it fits the terminal."""
+    monkeypatch.setenv("COLUMNS", "90")
+    assert main(["compare", "c1", "t2", "--data", str(reruns.root)]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 90, out
+    assert main(["compare", "c1", "t2", "--data", str(reruns.root), "--wide"]) == 0
+    out = capsys.readouterr().out
+    header, _, first = out.splitlines()[:3]
+    assert "win_rate_a" in header and "diff" in header and "95% interval" in header
+    assert "diff_lo" not in header and "%" in first and " pp" in first
+    assert re.search(r"\[[+-]\d+\.\d\d, [+-]\d+\.\d\d\]", first), first
+    assert (
+        main(
+            [
+                "compare",
+                "c1",
+                "t2",
+                "--data",
+                str(reruns.root),
+                "--figure",
+                "points_per_round",
+                "--wide",
+            ]
+        )
+        == 0
+    )
+    first = capsys.readouterr().out.splitlines()[2]
+    assert "%" not in first and re.search(r" [+-]\d+\.\d\d ", first), first

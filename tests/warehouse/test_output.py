@@ -15,8 +15,29 @@ def test_report_table_snapshot(
     lake: Lake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("COLUMNS", raising=False)  # not a terminal: every column
     assert main(["report", "t1", "--data", str(lake.root), "--no-file"]) == 0
     check_snapshot("report", normalize(capsys.readouterr().out, lake.root))
+
+
+@pytest.mark.parametrize("columns", [100, 80])
+def test_report_fits_the_terminal_and_wide_shows_everything(
+    lake: Lake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    """`COLUMNS=100 flip7 report RUN` fits 100 columns (labels wrap, the least needed columns
+    are left out and named); --wide and the results copy keep every column; the notes and the
+    timing are on stderr (issue 32, items 7 and 12)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["report", "t1", "--data", str(lake.root), "--no-file"]) == 0
+    out, err = capsys.readouterr()
+    assert max(len(line) for line in out.splitlines()) <= columns, out
+    assert "left out to fit" in out and "--wide shows them" in out
+    assert "report computed in" in err and "computed" not in out
+    assert main(["report", "t1", "--data", str(lake.root), "--no-file", "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert max(len(line) for line in wide.splitlines()) > columns
+    assert "left out" not in wide and "rounds  points/round" in wide
 
 
 def test_report_json(lake: Lake, capsys: pytest.CaptureFixture[str]) -> None:

@@ -56,10 +56,12 @@ def test_sql_notes_an_unverified_lake_then_not_once_verified(
 
 
 def test_report_header_says_unverified(lake_copy: Lake, capsys: pytest.CaptureFixture[str]) -> None:
-    """The report of a run verify has not passed starts with a NOTE line saying so."""
+    """The report of a run verify has not passed comes with a note saying so, on stderr (the
+    report itself on stdout)."""
     assert main(["report", "t2", "--data", str(lake_copy.root)]) == 0
-    first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith("NOTE run t2: unverified")
+    out, err = capsys.readouterr()
+    assert err.splitlines()[0].startswith("flip7 report: note: run t2: unverified")
+    assert "unverified" not in out and out.startswith("Run t2:")
 
 
 def test_a_copied_shard_is_never_shown_without_a_warning(
@@ -73,7 +75,7 @@ def test_a_copied_shard_is_never_shown_without_a_warning(
     (line,) = sql(lake_copy.root, capsys)[2].splitlines()
     assert "run t2: 1 committed shard(s) not in its manifest (99)" in line
     assert main(["report", "t2", "--data", str(lake_copy.root)]) == 0
-    header = capsys.readouterr().out.splitlines()
+    header = capsys.readouterr().err.splitlines()
     assert any("not in its manifest (99)" in h for h in header[:3])
     assert main(["warehouse", "verify", "t2", "--data", str(lake_copy.root)]) == 1
     out = capsys.readouterr().out

@@ -40,3 +40,5 @@ final as (
 )
 
 select * from final
+-- a stable order: the row's keys come first, so `FROM mart` lists it the same way every time
+order by all
