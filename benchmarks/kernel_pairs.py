@@ -2,6 +2,7 @@
 
     python benchmarks/kernel_pairs.py BEFORE AFTER [--pairs 20] [--processes 5] [--games 20000]
                                      [--vengeance-games 5000] [--cpu 0]
+                                     [--cache-before DIR] [--cache-after DIR]
 
 BEFORE and AFTER are directories holding the `flip7` and `pipeline` packages (a checkout, or
 `git worktree add DIR REV`). One process per tree, each with its own NUMBA_CACHE_DIR, both pinned
@@ -19,6 +20,8 @@ The output: per table the median of both trees' rates, the median of the pairs' 
 ratios and their quartiles. This machine's speed drifts by tens of percent within minutes;
 ratios of neighbouring measurements see through that drift; give the same tree twice to see the
 spread that remains (one process pair for 20 pairs: 0.91-1.00x by table on identical trees).
+`--cache-before`/`--cache-after` name a tree's NUMBA_CACHE_DIR, warmed beforehand (saves the
+compiles on a busy machine); by default each tree compiles into a temporary one.
 """
 
 from __future__ import annotations
@@ -124,6 +127,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=20_000)
     ap.add_argument("--vengeance-games", type=int, default=5_000)
     ap.add_argument("--cpu", type=int, default=0, help="the core both processes run on")
+    ap.add_argument("--cache-before", help="BEFORE's NUMBA_CACHE_DIR (default: a new one)")
+    ap.add_argument("--cache-after", help="AFTER's NUMBA_CACHE_DIR (default: a new one)")
     args = ap.parse_args()
     if args.pairs < 2:
         raise SystemExit("--pairs must be at least 2 (quartiles of the ratios)")
@@ -136,11 +141,16 @@ def main() -> None:
                 raise SystemExit(f"{label}: {tree} holds no {package}/; give a source tree")
     print(f"load average {os.getloadavg()[0]:.2f}; both trees on core {args.cpu}")
     runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+    given = {"before": args.cache_before, "after": args.cache_after}
     with tempfile.TemporaryDirectory(prefix="flip7-pairs-") as caches:
         for p in range(args.processes):
             procs = {
                 label: start(
-                    tree, os.path.join(caches, label), args.cpu, args.games, args.vengeance_games
+                    tree,
+                    os.path.abspath(given[label] or os.path.join(caches, label)),
+                    args.cpu,
+                    args.games,
+                    args.vengeance_games,
                 )
                 for label, tree in trees.items()
             }

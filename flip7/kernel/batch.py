@@ -25,6 +25,7 @@ from flip7.kernel import dp as dp_support
 from flip7.kernel import win as win_support
 from flip7.kernel.encode import deck_counts, policy_table, rule_params
 from flip7.kernel.jit import (
+    VENGEANCE_CALLEES,
     LoadInfo,
     call,
     measured,
@@ -427,6 +428,7 @@ def vengeance_kernel() -> Callable[..., Any]:
     t0, c0 = time.perf_counter(), time.process_time()
     from flip7.kernel import vengeance  # here, for cost: only a Vengeance game compiles it
 
+    write_stamp(refresh_if_callees_changed(vengeance, VENGEANCE_CALLEES))
     warm_up_vengeance(vengeance.play_games)
     _vengeance_info = measured(t0, c0, vengeance.play_games)
     _vengeance = vengeance.play_games

@@ -9,9 +9,13 @@ pending Flip Three (an explicit stack, `fr`, instead of the reference engine's r
 resolves at most one card. Every rule appears once; only small leaf functions (what a policy
 decides) are separate, and those are inlined.
 
-Why one module: numba's on-disk cache (`cache=True`) only notices edits to the file holding a
-function, so a callee in another file could go stale. The constants are literals here for the
-same reason; `flip7.kernel.encode` checks at import time that they still equal flip7's enums.
+The round's machinery that "With a Vengeance" shares (the shuffle, the first draw pile, the
+reshuffle, the deal's order, fresh rows, the cleared table, score rows, the game's end and its
+rows, and the layout they read) lives in `flip7.kernel.rounds`, as inlined leaves both kernels
+call; each kernel keeps its own loop over jobs and its special cards. numba's on-disk cache
+(`cache=True`) only notices edits to the file holding a function, so `flip7.kernel.load` drops
+a kernel's cached code when a callee's file changes (CALLEES). The constants are literals for
+the same reason; `flip7.kernel.encode` checks at import time that they still equal flip7's enums.
 
 Arrays (allocated once per call, reused by every game):
 - `pl[F_*, seat]`: per-seat fields (numbers mask, sum, count, modifiers, status, line length,
@@ -36,6 +40,88 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic, overload
 
+# the layout and machinery both kernels share (noqa: names other modules read as core.X)
+from flip7.kernel.rounds import (
+    ACTIVE,
+    BUSTED,
+    C_DECK,
+    C_DIS,
+    C_VIS,
+    E_CODE,
+    F_BUSTS,
+    F_COUNTING,
+    F_FLIP7S,
+    F_INT,
+    F_KIND,
+    F_LEN,
+    F_MASK,
+    F_NCOUNT,
+    F_NSUM,
+    F_PLUS,
+    F_POLICY,
+    F_SC,
+    F_STATUS,
+    F_TOTAL,
+    F_X2,
+    FROZEN,
+    G_CAPPED,  # noqa: F401
+    G_EV_START,  # noqa: F401
+    G_EVENTS,  # noqa: F401
+    G_FOLDS,  # noqa: F401
+    G_ROUNDS,  # noqa: F401
+    G_RS_START,  # noqa: F401
+    G_WINNER,  # noqa: F401
+    N_EV,  # noqa: F401
+    N_G,  # noqa: F401
+    N_RS,  # noqa: F401
+    N_T,  # noqa: F401
+    P_BUST,
+    P_COUNT,
+    P_DP,
+    P_DUP,
+    P_ENDGAME,
+    P_EV,  # noqa: F401
+    P_SUM,  # noqa: F401
+    P_WIN,
+    Q_DEALER,  # noqa: F401
+    Q_EV_POS,
+    Q_FLIP7,  # noqa: F401
+    Q_GAME,  # noqa: F401
+    Q_ROUND,  # noqa: F401
+    Q_SCORE,  # noqa: F401
+    Q_SEAT,  # noqa: F401
+    Q_STATUS,  # noqa: F401
+    Q_TOTAL,  # noqa: F401
+    R_DRAWN,
+    R_NEXT,
+    R_NPEND,
+    R_PLAYER,
+    R_STAGE,
+    STAYED,
+    T_BUSTS,  # noqa: F401
+    T_FLIP7S,  # noqa: F401
+    T_RANK,  # noqa: F401
+    T_TOTAL,  # noqa: F401
+    below_threshold,
+    capped_winner,  # noqa: F401
+    clear_table,
+    fill_deck,
+    first_pile,
+    fresh_rows,
+    game_over,
+    game_rows,
+    next_to_deal,
+    place,
+    push_frame,
+    reshuffle,
+    round_row,
+    seat_after,
+    seat_policies,
+    shuffle,  # noqa: F401
+    sort_by_keys,  # noqa: F401
+    take,
+    workspace_of,
+)
 from flip7.solver.win_kernel import (
     in_round_solve,
     in_round_value,
@@ -51,7 +137,6 @@ FREEZE, FLIP_THREE, SECOND_CHANCE, TIMES2 = 20, 21, 22, 19
 PLUS2 = 14
 LAST_CLASSIC = 22
 N13 = 13
-ACTIVE, STAYED, FROZEN, BUSTED = 0, 1, 2, 3
 K_ROUND_START, K_DRAW, K_HIT, K_STAY = 0, 1, 2, 3
 K_ACTION_PLAYED, K_ACTION_DEFERRED, K_ACTION_DROPPED, K_FREEZE = 4, 5, 6, 7
 K_SC_KEPT, K_SC_PASSED, K_SC_DISCARDED, K_SC_USED = 8, 9, 10, 11
@@ -63,17 +148,15 @@ MODE_DEFERRED, MODE_IMMEDIATE, MODE_LEGACY = 0, 1, 2
 PLUS_VALUE = np.array([0] * 14 + [2, 4, 6, 8, 10] + [0] * (N_IDS - 19), dtype=np.int64)
 
 # --- policy kinds (flip7.kernel.encode) ---------------------------------------------------------
-P_SUM, P_COUNT, P_BUST, P_EV, P_ENDGAME, P_DP, P_DUP = 0, 1, 2, 3, 4, 5, 6
-P_WIN = 7
+# P_SUM .. P_WIN: flip7.kernel.rounds
 
 # --- per-seat fields: pl[F_*, seat] ----------------------------------------------------------
-F_MASK, F_NSUM, F_NCOUNT, F_PLUS, F_X2, F_SC, F_STATUS, F_LEN = 0, 1, 2, 3, 4, 5, 6, 7
-F_TOTAL, F_BUSTS, F_FLIP7S, F_KIND, F_INT, F_COUNTING, F_POLICY = 8, 9, 10, 11, 12, 13, 14
+# F_MASK .. F_POLICY: flip7.kernel.rounds, then
 F_DP_ROUND, F_DP_SC, F_DP_NUMBERS = 15, 16, 17  # dp's per-round Second Chance bookkeeping
 N_FIELDS = 18
 
 # --- card census: cd[C_*, card] ----------------------------------------------------------------
-C_VIS, C_DIS, C_DECK = 0, 1, 2
+# C_VIS, C_DIS, C_DECK: flip7.kernel.rounds
 # ... and its sums for ev (ev_hit), kept as cards move: cd[C_UNSEEN, U_*] over the cards off the
 # table, cd[C_GONE, U_*] over the discard pile (counting sees C_UNSEEN minus C_GONE), and
 # cd[C_ALL, U_*] over the deck: how many numbers, their values, the +modifiers' points.
@@ -82,7 +165,8 @@ N_CENSUS = 6
 U_NUMBERS, U_VALUES, U_PLUS = 0, 1, 2
 
 # --- Flip Three frames: fr[depth, R_*] ---------------------------------------------------------
-R_PLAYER, R_DRAWN, R_STAGE, R_NPEND, R_NEXT, R_PEND = 0, 1, 2, 3, 4, 5
+# R_PLAYER .. R_NEXT: flip7.kernel.rounds
+R_PEND = 5
 N_FRAME = 8  # R_PEND .. R_PEND + 2 hold up to three set-aside actions
 
 # --- integer parameters ip[I_*] and float parameters fp[J_*] -----------------------------------
@@ -115,20 +199,7 @@ WX_EG_ROWS = 32  # the rows each kept entry's sweeps reached
 # WX_F rows: the reward, the sweep's cost, the opponent's law; WX_I rows: mult, plus, free
 WF_REWARD, WF_COST, WF_LAW, WF_BOUNDS = 0, 1, 2, 3
 
-# --- outputs -----------------------------------------------------------------------------------
-E_CODE = 0
-N_EV = 1
-# rs: one row per (round, seat); Q_EV_POS is the round's, on its first seat row only (seat 0;
-# the others' are unset): where its first code (ROUND_START's) is, counted from the game's
-# first code
-Q_GAME, Q_ROUND, Q_SEAT, Q_DEALER, Q_SCORE, Q_TOTAL, Q_STATUS, Q_FLIP7, Q_EV_POS = range(9)
-N_RS = 9
-# go: per game; G_EVENTS: its codes, G_FOLDS: HITs folded into them (events = the two's sum)
-G_ROUNDS, G_WINNER, G_CAPPED, G_EVENTS, G_EV_START, G_RS_START, G_FOLDS = range(7)
-N_G = 7
-# gt: per (game, seat)
-T_TOTAL, T_BUSTS, T_FLIP7S, T_RANK = 0, 1, 2, 3
-N_T = 4
+# --- outputs: flip7.kernel.rounds (E_CODE .. N_T)
 
 # The event log's packed int64 code (flip7.events.CODE_SHIFTS; offsets +1 for player, card and
 # target): shifts of player, card, target and value.
@@ -144,11 +215,6 @@ DONE, GROW = 0, 1
 MAX_RESHUFFLES_PER_ROUND = 1000
 
 JOB_NONE, JOB_DRAW, JOB_PENDING = 0, 1, 2
-
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-MIX2 = np.uint64(0x94D049BB133111EB)
-U30, U27, U31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 
 @intrinsic
@@ -168,78 +234,6 @@ def bare(a):
     inlined helpers copy their array arguments: on counted arrays that was two thirds of the
     kernel's time."""
     return carray(_address_as_pointer(a.ctypes.data), a.shape, a.dtype)
-
-
-@njit(cache=True, _nrt=False)
-def sort_by_keys(keys, m, src, dst, sorted_keys, cnt):
-    """dst[:m] = src[:m][numpy.argsort(keys[:m], kind="stable")], and sorted_keys[:m] the keys
-    in that order. A stable counting sort by the keys' top bits (as many buckets as the next
-    power of two of m) moves each key with its item, then an insertion sort (stable: a key only
-    moves past greater ones) orders the few keys that share a bucket, moving items along: O(m)
-    for random keys, and exactly the stable order for any keys. Moving the items with their
-    keys, rather than sorting indices and gathering the items after, measured 1.45x faster on
-    a 94-card deck."""
-    bits = 1
-    while (1 << bits) < m:
-        bits += 1
-    nb = 1 << bits
-    shift = np.uint64(64 - bits)
-    for b in range(nb + 1):
-        cnt[b] = 0
-    for i in range(m):
-        cnt[np.int64(keys[i] >> shift) + 1] += 1
-    for b in range(nb):
-        cnt[b + 1] += cnt[b]
-    for i in range(m):
-        key = keys[i]
-        b = np.int64(key >> shift)
-        j = cnt[b]
-        cnt[b] = j + 1
-        sorted_keys[j] = key
-        dst[j] = src[i]
-    for j in range(1, m):
-        key = sorted_keys[j]
-        if sorted_keys[j - 1] > key:
-            item = dst[j]
-            h = j - 1
-            while h >= 0 and sorted_keys[h] > key:
-                sorted_keys[h + 1] = sorted_keys[h]
-                dst[h + 1] = dst[h]
-                h -= 1
-            sorted_keys[h + 1] = key
-            dst[h + 1] = item
-
-
-@njit(cache=True, _nrt=False)
-def shuffle(src, m, dst, seed, counter, keys, sorted_keys, cnt):
-    """dst[:m] = src[:m] in flip7.rng.CardRng order: key_i = splitmix64(seed + (counter+1+i) *
-    GOLDEN) in uint64 arithmetic, then the stable argsort of the keys (src and dst distinct)."""
-    for i in range(m):
-        z = seed + np.uint64(counter + 1 + i) * GOLDEN
-        z = (z ^ (z >> U30)) * MIX1
-        z = (z ^ (z >> U27)) * MIX2
-        keys[i] = z ^ (z >> U31)
-    sort_by_keys(keys, m, src, dst, sorted_keys, cnt)
-
-
-@njit(cache=True, inline="always")
-def capped_winner(pl, n, best, seed):
-    """The winner of a game stopped at the round cap, whose leaders total `best`: the only one,
-    or flip7.rng.tie_break's pick among them (the game's key at index 0, mod their number)."""
-    count = 0
-    for q in range(n):
-        if pl[F_TOTAL, q] == best:
-            count += 1
-    z = np.uint64(seed)
-    z = (z ^ (z >> U30)) * MIX1
-    z = (z ^ (z >> U27)) * MIX2
-    j = np.int64((z ^ (z >> U31)) % np.uint64(count))
-    for q in range(n):
-        if pl[F_TOTAL, q] == best:
-            if j == 0:
-                return q
-            j -= 1
-    return 0
 
 
 @njit(cache=True, inline="always")
@@ -487,11 +481,9 @@ def wants_hit(
 ):
     """The seat's policy answers hit-or-stay (flip7.policies.thresholds, ev, dp, race, win)."""
     kind = pl[F_KIND, p]
+    if kind <= P_COUNT:
+        return below_threshold(pl, p, kind)
     counting = pl[F_COUNTING, p]
-    if kind == P_SUM:
-        return pl[F_NSUM, p] < pl[F_INT, p]
-    if kind == P_COUNT:
-        return pl[F_NCOUNT, p] < pl[F_INT, p]
     if kind == P_BUST:
         if pl[F_SC, p]:
             return 0.0 < pf[p]  # a Second Chance saves you: the next card cannot bust you
@@ -818,23 +810,9 @@ def out_of_laps(live, p, dealer, n):
 
 
 @njit(cache=True, inline="always")
-def place(pl, cd, lines, p, c):
-    """Card c lands in front of p (the caller counts it on the table)."""
-    lines[p, pl[F_LEN, p]] = c
-    pl[F_LEN, p] += 1
-    cd[C_VIS, c] += 1
-
-
-@njit(cache=True, inline="always")
 def unplace(pl, cd, lines, p, c):
     """Take the first copy of c out of p's line (list.remove)."""
-    ln = pl[F_LEN, p]
-    i = 0
-    while lines[p, i] != c:
-        i += 1
-    for j in range(i, ln - 1):
-        lines[p, j] = lines[p, j + 1]
-    pl[F_LEN, p] = ln - 1
+    take(pl, lines, p, c)
     cd[C_VIS, c] -= 1
 
 
@@ -849,22 +827,7 @@ def workspace(n, deck):
     hands bare() views (no reference count) to _play, and numba frees an array right after its
     variable's last use, so arrays allocated inside play_games were freed while _play still
     wrote to them (a heap corruption that crashed a Ray worker, whose other threads allocate)."""
-    nid = deck.shape[0]
-    dsize = 0
-    for c in range(nid):
-        dsize += deck[c]
-    return (
-        np.zeros((N_FIELDS, n), dtype=np.int64),  # pl
-        np.zeros(n, dtype=np.float64),  # pf
-        np.zeros((N_CENSUS, nid), dtype=np.int64),  # cd
-        np.zeros((n, dsize + 1), dtype=np.int64),  # lines
-        np.zeros((2, dsize + 1), dtype=np.int64),  # piles
-        np.zeros((dsize + 2, N_FRAME), dtype=np.int64),  # fr
-        np.zeros(dsize + 1, dtype=np.uint64),  # keys
-        np.zeros(dsize + 1, dtype=np.uint64),  # sorted_keys (shuffle's)
-        np.zeros(2 * dsize + 4, dtype=np.int64),  # cnt
-        np.zeros(dsize + 1, dtype=np.int64),  # fresh: the unshuffled deck, in id order
-    )
+    return workspace_of(n, deck, N_FIELDS, N_CENSUS, N_FRAME)
 
 
 @njit(cache=True)
@@ -914,15 +877,11 @@ def play_games(
     """
     nid = deck.shape[0]
     dsize = fresh.shape[0] - 1  # the deck's size (workspace sized fresh by it)
-    i = 0
+    fill_deck(deck, cd, fresh)
     numbers = 0
     values = 0
     plus = 0
     for c in range(nid):
-        cd[C_DECK, c] = deck[c]
-        for _ in range(deck[c]):
-            fresh[i] = c
-            i += 1
         if c <= N13:
             numbers += deck[c]
             values += deck[c] * c
@@ -957,23 +916,15 @@ def _play(
     bonus = ip[I_BONUS]
     capture = ip[I_CAPTURE] != 0
     freeze_self = ip[I_FREEZE_SELF]
-    nid = deck.shape[0]
     ev_cap = ev.shape[1]
     rs_cap = rs.shape[1]
     pos = pos0
     rpos = rpos0
     for g in range(g0, k):
         seed = seeds[g]
+        seat_policies(pl, pf, seat_policy, g, n, pol_kind, pol_int, pol_flt, pol_counting)
         for s in range(n):
-            j = seat_policy[g, s]
-            pl[F_KIND, s] = pol_kind[j]
-            pl[F_INT, s] = pol_int[j]
-            pl[F_COUNTING, s] = pol_counting[j]
-            pl[F_POLICY, s] = pol_dp[j]
-            pf[s] = pol_flt[j]
-            pl[F_TOTAL, s] = 0
-            pl[F_BUSTS, s] = 0
-            pl[F_FLIP7S, s] = 0
+            pl[F_POLICY, s] = pol_dp[seat_policy[g, s]]
             pl[F_DP_ROUND, s] = -1
         gpos = pos
         grpos = rpos
@@ -981,45 +932,24 @@ def _play(
         rnd = 0
         dealer = ip[I_FIRST_DEALER]
         vis = 0  # cards on the table (sum of cd[C_VIS])
-        for c in range(nid):
-            cd[C_VIS, c] = 0
-            cd[C_DIS, c] = 0
         for u in range(U_PLUS + 1):
             cd[C_UNSEEN, u] = cd[C_ALL, u]
             cd[C_GONE, u] = 0
+        top, ndis, counter = first_pile(
+            piles, cd, deck, stacked, fresh, dsize, seed, keys, sorted_keys, cnt
+        )
         if stacked.shape[0] > 0:
-            m = stacked.shape[0]
-            for j in range(m):
-                piles[0, m - 1 - j] = stacked[j]
-                cd[C_DIS, stacked[j]] -= 1
-            top = m
-            ndis = 0
-            for c in range(nid):
-                cd[C_DIS, c] += deck[c]
-                for _ in range(cd[C_DIS, c]):
-                    piles[1, ndis] = c
-                    ndis += 1
-            counter = 0
             census_sums(cd)
-        else:
-            shuffle(fresh, dsize, piles[0], seed, 0, keys, sorted_keys, cnt)
-            counter = dsize
-            top = dsize
-            ndis = 0
         capped = 0
         winner = 0
         while True:  # rounds
             # --- round start (flip7.engine.Engine.play_round)
             rnd += 1
+            fresh_rows(pl, n)
             for p in range(n):
-                pl[F_MASK, p] = 0
-                pl[F_NSUM, p] = 0
-                pl[F_NCOUNT, p] = 0
                 pl[F_PLUS, p] = 0
                 pl[F_X2, p] = 0
                 pl[F_SC, p] = 0
-                pl[F_STATUS, p] = ACTIVE
-                pl[F_LEN, p] = 0
             round_over = False
             end_reason = END_NOBODY_ACTIVE
             flip7p = -1
@@ -1067,16 +997,9 @@ def _play(
                             continue
                         job = JOB_PENDING
                 elif dealing:
-                    if turn == n:
+                    p, turn = next_to_deal(pl, dealer, turn, n)
+                    if p < 0:
                         dealing = False
-                        turn = 0
-                        continue
-                    p = dealer + 1 + turn  # (dealer + 1 + turn) mod n, without a division
-                    if p >= n:
-                        p -= n
-                    turn += 1
-                    # only players still active with nothing in front of them are dealt
-                    if pl[F_STATUS, p] != ACTIVE or pl[F_LEN, p] != 0:
                         continue
                     job = JOB_DRAW
                     how = HOW_DEAL
@@ -1091,9 +1014,7 @@ def _play(
                         anyone = False
                         continue
                     turn += trailing_zeros(rest)
-                    p = dealer + 1 + turn
-                    if p >= n:
-                        p -= n
+                    p = seat_after(dealer, turn, n)
                     turn += 1
                     anyone = True
                     how = HOW_HIT
@@ -1144,13 +1065,11 @@ def _play(
                             round_over = True
                             end_reason = END_RESHUFFLE_CAP
                             continue
-                        shuffle(piles[1], ndis, piles[0], seed, counter, keys, sorted_keys, cnt)
+                        reshuffle(piles, cd, ndis, seed, counter, keys, sorted_keys, cnt)
                         counter += ndis
                         top = ndis
                         ndis = 0
                         rshuf += 1
-                        for x in range(nid):
-                            cd[C_DIS, x] = 0
                         for u in range(U_PLUS + 1):
                             cd[C_GONE, u] = 0
                         pos, folds = emit(ev, pos, capture, folds, K_RESHUFFLE, -1, -1, -1, top)
@@ -1283,12 +1202,7 @@ def _play(
                             ev, pos, capture, folds, K_FREEZE, q, -1, -1, points(pl, q)
                         )
                     else:
-                        fr[depth, R_PLAYER] = q
-                        fr[depth, R_DRAWN] = 0
-                        fr[depth, R_STAGE] = 0
-                        fr[depth, R_NPEND] = 0
-                        fr[depth, R_NEXT] = 0
-                        depth += 1
+                        depth = push_frame(fr, depth, q)
             # --- round end (flip7.engine.Engine.end_round): score, discard, pass the deck left
             for p in range(n):
                 s = points(pl, p)
@@ -1299,27 +1213,12 @@ def _play(
                     pos, folds = emit(ev, pos, capture, folds, K_SC_DISCARDED, p, -1, -1, 1)
                 if capture:  # the log leaves ROUND_SCORE to the rounds table: counted only
                     folds += 1
-                if rpos < rs_cap:
-                    rs[Q_GAME, rpos] = g
-                    rs[Q_ROUND, rpos] = rnd
-                    rs[Q_SEAT, rpos] = p
-                    rs[Q_DEALER, rpos] = dealer
-                    rs[Q_SCORE, rpos] = s
-                    rs[Q_TOTAL, rpos] = pl[F_TOTAL, p]
-                    rs[Q_STATUS, rpos] = pl[F_STATUS, p]
-                    rs[Q_FLIP7, rpos] = 1 if p == flip7p else 0
+                round_row(rs, rpos, pl, g, rnd, p, dealer, s, flip7p)
                 rpos += 1
             pos, folds = emit(ev, pos, capture, folds, K_ROUND_END, -1, -1, -1, end_reason)
+            ndis = clear_table(pl, cd, lines, piles, n, ndis)
             for p in range(n):
-                for x in range(pl[F_LEN, p]):
-                    c = lines[p, x]
-                    piles[1, ndis] = c
-                    ndis += 1
-                    cd[C_DIS, c] += 1
-                pl[F_LEN, p] = 0
                 pl[F_SC, p] = 0
-            for x in range(nid):
-                cd[C_VIS, x] = 0
             for u in range(U_PLUS + 1):  # the table's cards went to the discard pile
                 cd[C_GONE, u] += cd[C_ALL, u] - cd[C_UNSEEN, u]
                 cd[C_UNSEEN, u] = cd[C_ALL, u]
@@ -1329,24 +1228,10 @@ def _play(
             # --- game end (flip7.engine.Engine.run)
             if ip[I_ONE_ROUND]:
                 break
-            best = pl[F_TOTAL, 0]
-            winner = 0
-            ties = 1
-            for q in range(1, n):
-                t = pl[F_TOTAL, q]
-                if t > best:
-                    best = t
-                    winner = q
-                    ties = 1
-                elif t == best:
-                    ties += 1
-            if best >= target and ties == 1:
-                break
-            if rnd >= ip[I_MAX_ROUNDS]:
-                capped = 1
-                if ties > 1:
-                    winner = capped_winner(pl, n, best, seed)
+            over, winner, capped = game_over(pl, n, target, rnd, ip[I_MAX_ROUNDS], seed)
+            if capped:
                 pos, folds = emit(ev, pos, capture, folds, K_ROUND_CAP, -1, -1, -1, rnd)
+            if over:
                 break
         if not ip[I_ONE_ROUND]:
             pos, folds = emit(
@@ -1354,21 +1239,5 @@ def _play(
             )
         if pos > ev_cap or rpos > rs_cap:
             return g, gpos, grpos, GROW
-        go[g, G_ROUNDS] = rnd
-        go[g, G_WINNER] = winner
-        go[g, G_CAPPED] = capped
-        go[g, G_EVENTS] = pos - gpos
-        go[g, G_FOLDS] = folds
-        go[g, G_EV_START] = gpos
-        go[g, G_RS_START] = grpos
-        for s in range(n):
-            t = pl[F_TOTAL, s]
-            gt[T_TOTAL, g, s] = t
-            gt[T_BUSTS, g, s] = pl[F_BUSTS, s]
-            gt[T_FLIP7S, g, s] = pl[F_FLIP7S, s]
-            rank = 1
-            for q in range(n):
-                if pl[F_TOTAL, q] > t:
-                    rank += 1
-            gt[T_RANK, g, s] = rank
+        game_rows(go, gt, pl, g, n, rnd, winner, capped, pos - gpos, folds, gpos, grpos)
     return k, pos, rpos, DONE

@@ -181,19 +181,29 @@ def _probe() -> None:
 
 
 #: Modules whose compiled functions the classic kernel calls (win's sweeps and arithmetic,
-#: shared with the reference policy). numba's on-disk cache checks only the file of the
-#: function it caches, so an edit there alone would leave the kernel's cached copy stale.
-CALLEES = ("flip7.solver.win_kernel", "flip7.solver.race_kernel", "flip7.solver.kernels")
+#: shared with the reference policy; the round's machinery both kernels share). numba's
+#: on-disk cache checks only the file of the function it caches, so an edit there alone would
+#: leave the kernel's cached copy stale.
+CALLEES = (
+    "flip7.solver.win_kernel",
+    "flip7.solver.race_kernel",
+    "flip7.solver.kernels",
+    "flip7.kernel.rounds",
+)
+#: The same for the "With a Vengeance" kernel: the shared machinery and core's helpers.
+VENGEANCE_CALLEES = ("flip7.kernel.rounds", "flip7.kernel.core")
 
 
-def refresh_if_callees_changed(module: Any) -> tuple[str, str] | None:
+def refresh_if_callees_changed(
+    module: Any, callees: tuple[str, ...] = CALLEES
+) -> tuple[str, str] | None:
     """When the CALLEES' sources differ from those the cached kernel was compiled with (a
     digest kept next to the cache), drop the module's cached machine code so that this process
     compiles it afresh. Returns (stamp path, digest) to record once compiled, or None."""
     import importlib
 
     digest = hashlib.sha256()
-    for name in CALLEES:
+    for name in callees:
         path = importlib.import_module(name).__file__
         assert path is not None
         with open(path, "rb") as fh:

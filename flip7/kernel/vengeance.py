@@ -1,8 +1,9 @@
 """The compiled "With a Vengeance" kernel: flip7.vengeance's rules, event for event, in numba.
 
 It has the classic kernel's inputs and outputs (`play_games`: seeds, seat -> policy rows, the
-same ev/rs/go/gt buffers and GROW/resume protocol) and borrows its shuffle, event writer and
-reference-free views from `flip7.kernel.core`, so Batch, tally and the pipeline columns work
+same ev/rs/go/gt buffers and GROW/resume protocol), shares its round machinery
+(`flip7.kernel.rounds`) and borrows its event writer and reference-free views from
+`flip7.kernel.core`, so Batch, tally and the pipeline columns work
 unchanged. The rules are flip7.vengeance.VengeanceEngine's; the decisions are
 flip7.policies.vengeance's, computed with the same integers and the same float operations in
 the same order (so a threshold comparison comes out the same bit for bit).
@@ -19,9 +20,11 @@ Rows are lists with the reference's order (`lines[seat, i]`), as are the discard
 set-aside cards (`aside`): the next shuffle permutes the discard pile, so every append and
 every remove-the-first-copy happens here as it does there.
 
-Cache caveat: numba caches this module's machine code keyed on this file only; the helpers
-borrowed from core.py are compiled into it. After an edit of core's `shuffle` (or its
-`sort_by_keys`), `emit` or `bare`, touch this file too (or clear the cache).
+The round's machinery both kernels share (shuffle, first pile, reshuffle, deal order, fresh
+rows, cleared table, frames, score rows, game end and rows) is flip7.kernel.rounds'; this module
+keeps its loop over jobs and the Vengeance cards. Cache caveat: numba caches this module's
+machine code keyed on this file only; flip7.kernel.load drops it when rounds.py or core.py
+(whose `emit` and `bare` it borrows) changes (VENGEANCE_CALLEES).
 """
 
 # mypy: ignore-errors
@@ -33,35 +36,11 @@ import numpy as np
 from numba import njit
 
 from flip7.kernel.core import (
-    ACTIVE,
-    BUSTED,
-    C_DECK,
-    C_DIS,
-    C_VIS,
     DONE,
-    E_CODE,
     END_FLIP7,
     END_NO_CARDS,
     END_NOBODY_ACTIVE,
     END_RESHUFFLE_CAP,
-    F_BUSTS,
-    F_COUNTING,
-    F_FLIP7S,
-    F_INT,
-    F_KIND,
-    F_LEN,
-    F_MASK,
-    F_NCOUNT,
-    F_NSUM,
-    F_STATUS,
-    F_TOTAL,
-    G_CAPPED,
-    G_EV_START,
-    G_EVENTS,
-    G_FOLDS,
-    G_ROUNDS,
-    G_RS_START,
-    G_WINNER,
     GROW,
     HIT_SHIFT,
     HOW_DEAL,
@@ -88,30 +67,55 @@ from flip7.kernel.core import (
     K_STAY,
     MAX_RESHUFFLES_PER_ROUND,
     N_IPARAMS,
+    bare,
+    emit,
+)
+from flip7.kernel.rounds import (
+    ACTIVE,
+    BUSTED,
+    C_DECK,
+    C_DIS,
+    C_VIS,
+    E_CODE,
+    F_BUSTS,
+    F_COUNTING,
+    F_FLIP7S,
+    F_INT,
+    F_KIND,
+    F_LEN,
+    F_MASK,
+    F_NCOUNT,
+    F_NSUM,
+    F_STATUS,
+    F_TOTAL,
     P_BUST,
     P_COUNT,
     P_DP,
     P_DUP,
     P_ENDGAME,
-    P_SUM,
-    Q_DEALER,
     Q_EV_POS,
-    Q_FLIP7,
-    Q_GAME,
-    Q_ROUND,
-    Q_SCORE,
-    Q_SEAT,
-    Q_STATUS,
-    Q_TOTAL,
+    R_DRAWN,
+    R_NEXT,
+    R_NPEND,
+    R_PLAYER,
+    R_STAGE,
     STAYED,
-    T_BUSTS,
-    T_FLIP7S,
-    T_RANK,
-    T_TOTAL,
-    bare,
-    capped_winner,
-    emit,
-    shuffle,
+    below_threshold,
+    clear_table,
+    fill_deck,
+    first_pile,
+    fresh_rows,
+    game_over,
+    game_rows,
+    next_to_deal,
+    place,
+    push_frame,
+    reshuffle,
+    round_row,
+    seat_after,
+    seat_policies,
+    take,
+    workspace_of,
 )
 
 # --- Vengeance card ids, event kinds, draw reasons (checked by flip7.kernel.encode) ------------
@@ -148,7 +152,8 @@ S_FOLDS, S_SCAN = 14, 15  # HITs folded into this game's codes before S_SCAN (co
 N_STATE = 16
 
 # --- the Just One More / Flip Four stack: fr[depth, R_*] --------------------------------------
-R_TYPE, R_PLAYER, R_CARD, R_STAGE, R_DRAWN, R_NPEND, R_NEXT, R_PEND = 0, 1, 2, 3, 4, 5, 6, 7
+# R_PLAYER .. R_NEXT: flip7.kernel.rounds; then the action (Just One More or Flip Four), its card
+R_TYPE, R_CARD, R_PEND = 5, 6, 7
 N_VFRAME = 11  # R_PEND .. R_PEND + 3 hold up to four set-aside cards
 
 JOB_DRAW, JOB_RECEIVE = 1, 2
@@ -346,11 +351,9 @@ def ev_hit(pl, cd, p, counting, bonus, brutal):
 def wants_hit(pl, pf, cd, p, n, target, bonus, brutal):
     """The seat's policy answers hit-or-stay (thresholds, ev, endgame; dp plays ev here)."""
     kind = pl[F_KIND, p]
+    if kind <= P_COUNT:
+        return below_threshold(pl, p, kind)
     counting = pl[F_COUNTING, p]
-    if kind == P_SUM:
-        return pl[F_NSUM, p] < pl[F_INT, p]
-    if kind == P_COUNT:
-        return pl[F_NCOUNT, p] < pl[F_INT, p]
     if kind == P_BUST:
         return bust_risk(pl, cd, p, counting) < pf[p]
     if kind == P_DUP:
@@ -672,25 +675,6 @@ def has_move(pl, lines, p, card, n):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def place(pl, cd, lines, p, c):
-    lines[p, pl[F_LEN, p]] = c
-    pl[F_LEN, p] += 1
-    cd[C_VIS, c] += 1
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def take(pl, lines, p, c):
-    """Remove the first copy of c from p's row (list.remove); the census is the caller's."""
-    ln = pl[F_LEN, p]
-    i = 0
-    while lines[p, i] != c:
-        i += 1
-    for j in range(i, ln - 1):
-        lines[p, j] = lines[p, j + 1]
-    pl[F_LEN, p] = ln - 1
-
-
-@njit(cache=True, _nrt=False, inline="always")
 def to_discard(st, cd, piles, c):
     piles[1, st[S_NDIS]] = c
     st[S_NDIS] += 1
@@ -826,17 +810,7 @@ def workspace(n, deck):
     dsize = 0
     for c in range(nid):
         dsize += deck[c]
-    return (
-        np.zeros((N_VFIELDS, n), dtype=np.int64),  # pl
-        np.zeros(n, dtype=np.float64),  # pf
-        np.zeros((3, nid), dtype=np.int64),  # cd
-        np.zeros((n, dsize + 1), dtype=np.int64),  # lines
-        np.zeros((2, dsize + 1), dtype=np.int64),  # piles
-        np.zeros((dsize + 2, N_VFRAME), dtype=np.int64),  # fr
-        np.zeros(dsize + 1, dtype=np.uint64),  # keys
-        np.zeros(dsize + 1, dtype=np.uint64),  # sorted_keys (shuffle's)
-        np.zeros(2 * dsize + 4, dtype=np.int64),  # cnt
-        np.zeros(dsize + 1, dtype=np.int64),  # fresh
+    return workspace_of(n, deck, N_VFIELDS, 3, N_VFRAME) + (
         np.zeros(dsize + 1, dtype=np.int64),  # aside
         np.zeros(N_STATE, dtype=np.int64),  # st
         np.zeros(16, dtype=np.int64),  # vc: counts per face value
@@ -853,14 +827,8 @@ def play_games(
 ):  # fmt: skip
     """core.play_games for "With a Vengeance" (ip carries I_BRUTAL, fp J_VSAFE); the dp
     arguments are unused (dp and race play ev in this variant)."""
-    nid = deck.shape[0]
     dsize = fresh.shape[0] - 1
-    i = 0
-    for c in range(nid):
-        cd[C_DECK, c] = deck[c]
-        for _ in range(deck[c]):
-            fresh[i] = c
-            i += 1
+    fill_deck(deck, cd, fresh)
     return _play(
         seeds, seat_policy, bare(pol_kind), bare(pol_int), bare(pol_flt), bare(pol_counting),
         bare(ip), bare(fp), deck, stacked, bare(ev), bare(rs), bare(go), bare(gt), g0, pos0,
@@ -893,55 +861,26 @@ def _play(
     rpos = rpos0
     for g in range(g0, k):
         seed = seeds[g]
-        for s in range(n):
-            j = seat_policy[g, s]
-            pl[F_KIND, s] = pol_kind[j]
-            pl[F_INT, s] = pol_int[j]
-            pl[F_COUNTING, s] = pol_counting[j]
-            pf[s] = pol_flt[j]
-            pl[F_TOTAL, s] = 0
-            pl[F_BUSTS, s] = 0
-            pl[F_FLIP7S, s] = 0
+        seat_policies(pl, pf, seat_policy, g, n, pol_kind, pol_int, pol_flt, pol_counting)
         gpos = st[S_POS]
         grpos = rpos
         st[S_FOLDS] = 0
         st[S_SCAN] = gpos
         rnd = 0
         dealer = ip[I_FIRST_DEALER]
-        for c in range(nid):
-            cd[C_VIS, c] = 0
-            cd[C_DIS, c] = 0
-        if stacked.shape[0] > 0:
-            m = stacked.shape[0]
-            for j in range(m):
-                piles[0, m - 1 - j] = stacked[j]
-                cd[C_DIS, stacked[j]] -= 1
-            st[S_TOP] = m
-            ndis = 0
-            for c in range(nid):
-                cd[C_DIS, c] += deck[c]
-                for _ in range(cd[C_DIS, c]):
-                    piles[1, ndis] = c
-                    ndis += 1
-            st[S_NDIS] = ndis
-            counter = 0
-        else:
-            shuffle(fresh, dsize, piles[0], seed, 0, keys, sorted_keys, cnt)
-            counter = dsize
-            st[S_TOP] = dsize
-            st[S_NDIS] = 0
+        top, ndis, counter = first_pile(
+            piles, cd, deck, stacked, fresh, dsize, seed, keys, sorted_keys, cnt
+        )
+        st[S_TOP] = top
+        st[S_NDIS] = ndis
         capped = 0
         winner = 0
         while True:  # rounds
             # --- round start (VengeanceEngine.play_round, then Engine.play_round)
             rnd += 1
             st[S_RND] = rnd
+            fresh_rows(pl, n)
             for p in range(n):
-                pl[F_MASK, p] = 0
-                pl[F_NSUM, p] = 0
-                pl[F_NCOUNT, p] = 0
-                pl[F_STATUS, p] = ACTIVE
-                pl[F_LEN, p] = 0
                 pl[V_MINUS, p] = 0
                 pl[V_DIV2, p] = 0
                 pl[V_THIRTEENS, p] = 0
@@ -1005,18 +944,12 @@ def _play(
                         if pl[F_STATUS, p] == BUSTED:
                             em(ev, st, K_ACTION_DROPPED, p, c, -1, -1)
                             continue
-                        aside_remove(st, aside, c)
                         job = JOB_RECEIVE
+                        aside_remove(st, aside, c)
                 elif dealing:
-                    if turn == n:
+                    p, turn = next_to_deal(pl, dealer, turn, n)
+                    if p < 0:
                         dealing = False
-                        turn = 0
-                        continue
-                    p = dealer + 1 + turn
-                    if p >= n:
-                        p -= n
-                    turn += 1
-                    if pl[F_STATUS, p] != ACTIVE or pl[F_LEN, p] != 0:
                         continue
                 else:
                     if turn == n:
@@ -1025,9 +958,7 @@ def _play(
                         turn = 0
                         anyone = False
                         continue
-                    p = dealer + 1 + turn
-                    if p >= n:
-                        p -= n
+                    p = seat_after(dealer, turn, n)
                     turn += 1
                     if pl[F_STATUS, p] != ACTIVE:
                         continue
@@ -1073,13 +1004,11 @@ def _play(
                             st[S_OVER] = 1
                             st[S_END] = END_RESHUFFLE_CAP
                             continue
-                        shuffle(piles[1], ndis, piles[0], seed, counter, keys, sorted_keys, cnt)
+                        reshuffle(piles, cd, ndis, seed, counter, keys, sorted_keys, cnt)
                         counter += ndis
                         st[S_TOP] = ndis
                         st[S_NDIS] = 0
                         rshuf += 1
-                        for x in range(nid):
-                            cd[C_DIS, x] = 0
                         em(ev, st, K_RESHUFFLE, -1, -1, -1, ndis)
                     st[S_TOP] -= 1
                     c = piles[0, st[S_TOP]]
@@ -1155,13 +1084,8 @@ def _play(
                     st[S_NASIDE] += 1
                     em(ev, st, K_ACTION_PLAYED, p, c, q, -1)
                     fr[depth, R_TYPE] = c
-                    fr[depth, R_PLAYER] = q
                     fr[depth, R_CARD] = c
-                    fr[depth, R_STAGE] = 0
-                    fr[depth, R_DRAWN] = 0
-                    fr[depth, R_NPEND] = 0
-                    fr[depth, R_NEXT] = 0
-                    depth += 1
+                    depth = push_frame(fr, depth, q)
             # the round ended inside actions: each leaves the set-aside cards, innermost first
             while depth > 0:
                 depth -= 1
@@ -1180,71 +1104,28 @@ def _play(
                 pl[F_TOTAL, p] += s
                 if st[S_CAPTURE] != 0:  # the log leaves ROUND_SCORE to the rounds table
                     st[S_FOLDS] += 1
-                if rpos < rs_cap:
-                    rs[Q_GAME, rpos] = g
-                    rs[Q_ROUND, rpos] = rnd
-                    rs[Q_SEAT, rpos] = p
-                    rs[Q_DEALER, rpos] = dealer
-                    rs[Q_SCORE, rpos] = s
-                    rs[Q_TOTAL, rpos] = pl[F_TOTAL, p]
-                    rs[Q_STATUS, rpos] = pl[F_STATUS, p]
-                    rs[Q_FLIP7, rpos] = 1 if p == flip7p else 0
+                round_row(rs, rpos, pl, g, rnd, p, dealer, s, flip7p)
                 rpos += 1
             em(ev, st, K_ROUND_END, -1, -1, -1, st[S_END])
-            for p in range(n):
-                for x in range(pl[F_LEN, p]):
-                    to_discard(st, cd, piles, lines[p, x])
-                pl[F_LEN, p] = 0
+            st[S_NDIS] = clear_table(pl, cd, lines, piles, n, st[S_NDIS])
             for x in range(st[S_NASIDE]):
                 to_discard(st, cd, piles, aside[x])
             st[S_NASIDE] = 0
-            for x in range(nid):
-                cd[C_VIS, x] = 0
             dealer = (dealer + 1) % n
 
             # --- game end (Engine.run)
             if ip[I_ONE_ROUND]:
                 break
-            best = pl[F_TOTAL, 0]
-            winner = 0
-            ties = 1
-            for q in range(1, n):
-                t = pl[F_TOTAL, q]
-                if t > best:
-                    best = t
-                    winner = q
-                    ties = 1
-                elif t == best:
-                    ties += 1
-            if best >= target and ties == 1:
-                break
-            if rnd >= ip[I_MAX_ROUNDS]:
-                capped = 1
-                if ties > 1:
-                    winner = capped_winner(pl, n, best, seed)
+            over, winner, capped = game_over(pl, n, target, rnd, ip[I_MAX_ROUNDS], seed)
+            if capped:
                 em(ev, st, K_ROUND_CAP, -1, -1, -1, rnd)
+            if over:
                 break
         if not ip[I_ONE_ROUND]:
             em(ev, st, K_GAME_END, winner, -1, -1, pl[F_TOTAL, winner])
         pos = st[S_POS]
         if pos > ev_cap or rpos > rs_cap:
             return g, gpos, grpos, GROW
-        go[g, G_ROUNDS] = rnd
-        go[g, G_WINNER] = winner
-        go[g, G_CAPPED] = capped
-        go[g, G_EVENTS] = pos - gpos
         count_folds(ev, st)
-        go[g, G_FOLDS] = st[S_FOLDS]
-        go[g, G_EV_START] = gpos
-        go[g, G_RS_START] = grpos
-        for s in range(n):
-            t = pl[F_TOTAL, s]
-            gt[T_TOTAL, g, s] = t
-            gt[T_BUSTS, g, s] = pl[F_BUSTS, s]
-            gt[T_FLIP7S, g, s] = pl[F_FLIP7S, s]
-            rank = 1
-            for q in range(n):
-                if pl[F_TOTAL, q] > t:
-                    rank += 1
-            gt[T_RANK, g, s] = rank
+        game_rows(go, gt, pl, g, n, rnd, winner, capped, pos - gpos, st[S_FOLDS], gpos, grpos)
     return k, st[S_POS], rpos, DONE

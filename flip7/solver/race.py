@@ -395,12 +395,16 @@ def policy_rows(solution: RaceSolution) -> list[RaceRow]:
     """The race-optimal policy, then `dp` (the per-round optimum), `ev` and the best `sum:N`
     and `bust:P` of `flip7 solve --all`'s grids (best: fewest expected rounds), each played at
     every banked score and valued exactly as a Markov chain over the banked score."""
+    return [RaceRow("race", solution.chain), *fixed_rows(solution.space, solution.target)]
+
+
+def fixed_rows(space: Space, target: int) -> list[RaceRow]:
+    """`policy_rows` without the race-optimal policy: no race to solve, a few seconds."""
     from flip7.solver.families import GRIDS, ev_policy, family_policy, label
     from flip7.solver.solve import solve
 
-    space, target = solution.space, solution.target
     sw = _Sweeps(space)
-    rows = [RaceRow("race", solution.chain)]
+    rows: list[RaceRow] = []
     rows.append(RaceRow("dp", chain(sw.scores(solve(space.model).hit), target)))
     rows.append(RaceRow("ev", chain(sw.scores(ev_policy(space)), target)))
     for family in ("sum", "bust"):

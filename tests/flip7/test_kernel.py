@@ -335,18 +335,19 @@ def test_the_game_loops_compile_without_reference_counting():
     """The game loops, the shuffle and the Vengeance kernel's helpers compile with numba's
     runtime off (`_nrt=False`): with it on, every array an inlined helper copies costs an
     NRT_incref/decref call, about a third of the classic kernel's time (docs/kernel.md). Only
-    the functions that allocate (workspace) or hand out views (play_games, bare) keep it."""
-    from flip7.kernel import vengeance
+    the functions that allocate (workspace) or hand out views (play_games, bare) keep it; so do
+    the machinery both kernels share (flip7.kernel.rounds)."""
+    from flip7.kernel import rounds, vengeance
 
-    allocating = {"workspace", "play_games", "bare"}
-    for module in (core, vengeance):
+    allocating = {"workspace", "workspace_of", "play_games", "bare"}
+    for module in (core, rounds, vengeance):
         jitted = {
             name: obj
             for name, obj in vars(module).items()
             if isinstance(obj, numba.core.registry.CPUDispatcher)
             and obj.__module__ == module.__name__
         }
-        assert "_play" in jitted
+        assert module is rounds or "_play" in jitted
         with_runtime = sorted(
             name
             for name, fn in jitted.items()

@@ -128,6 +128,37 @@ def test_a_tie_for_the_lead_at_the_round_cap_is_drawn_from_the_seed_favouring_no
     assert all(60 <= winners.count(seat) <= 140 for seat in range(3)), winners
 
 
+def test_the_capped_tie_break_is_the_games_key_at_index_0_not_the_seed_mod_n():
+    """flip7.rng.tie_break is the key at index 0 of the game's shuffle stream (the index no
+    shuffle draws), mod the number of tied seats: key_0 of seed s is key_1 of seed s - GOLDEN,
+    which CardRng draws. Not `seed mod n`, which would hand consecutive games' ties to the seats
+    in turn (a cycle the seed does not draw); the first games' winners of three tied seats are
+    pinned as the engine plays them."""
+    from flip7.rng import GOLDEN, MASK64, CardRng, tie_break
+    from tests.flip7.helpers import Scripted
+
+    for seed in (0, 1, 2, 3, 7, 12345, 2**62 + 5, 2**63 - 1):
+        key0 = int(CardRng((seed - GOLDEN) & MASK64).keys(1)[0])
+        for k in (2, 3, 4, 5, 7, 18):
+            assert tie_break(seed, k) == key0 % k, (seed, k)
+    assert [tie_break(s, 3) for s in range(12)] == [0, 1, 1, 2, 2, 0, 1, 1, 1, 0, 2, 2]
+    assert [tie_break(s, 2) for s in range(12)] == [0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1]
+    winners = [
+        Engine(
+            parse_ruleset("3.1(max_rounds=1)"),
+            [Scripted(), Scripted(), Scripted()],
+            seed,
+            stacked=[5, 5, 5],
+            first_dealer=2,
+        )
+        .run()
+        .winner
+        for seed in range(12)
+    ]
+    assert winners == [0, 1, 1, 2, 2, 0, 1, 1, 1, 0, 2, 2]
+    assert winners != [seed % 3 for seed in range(12)]
+
+
 def test_the_sole_leader_at_the_round_cap_wins_whatever_the_seed():
     from tests.flip7.helpers import Scripted
 

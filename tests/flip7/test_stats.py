@@ -69,3 +69,19 @@ def test_a_rate_of_exactly_0_or_1_gets_the_exact_bound_for_its_games_not_a_zero_
     assert every.value == 1.0 and every.hi == 1.0
     assert every.lo == pytest.approx(0.025 ** (1 / 120))
     assert RatioSums.of([(0, 1)] * 40).estimate().half_width == 0.0  # a mean: no clip, no rule
+
+
+def test_the_interval_is_95_percent_two_sided_against_a_closed_form():
+    """Two games with figures 0 and 2 (n = 1 each): R = 1, var = 2/1 * (1 + 1) / 2^2 = 1, so the
+    half-width is the 97.5% normal quantile itself, 1.959964 (a 90% z, 1.645, is not a 95%
+    interval); and Z95 is that quantile to the last digit."""
+    from statistics import NormalDist
+
+    est = RatioSums.of([(0, 1), (2, 1)]).estimate()
+    assert est.value == 1.0
+    assert est.half_width == pytest.approx(1.959964, abs=1e-6)
+    assert (est.lo, est.hi) == pytest.approx((-0.959964, 2.959964), abs=1e-6)
+    assert Z95 == pytest.approx(NormalDist().inv_cdf(0.975), rel=1e-15)
+    # 100 games, half won: var = 100/99 * 25 / 100^2; the half-width 0.098491...
+    half = RatioSums.of([(0, 1), (1, 1)] * 50).estimate().half_width
+    assert half == pytest.approx(1.959964 * math.sqrt(100 / 99 * 25) / 100, rel=1e-6)

@@ -183,3 +183,90 @@ def test_bad_stop_section_is_refused_by_name(edit: tuple[str, str], message: str
     with pytest.raises(ValueError) as exc:
         parse_spec(text)
     assert message in str(exc.value)
+
+
+def _fixed_manifest(wins: int, losses: int, ties: int, h1: float) -> dict:
+    """A fixed-size run's manifest with one shard's paired win sums: `wins` games with
+    d = A's win rate - B's = +1, `losses` with -1, `ties` with 0 (n = 1 each)."""
+    games = wins + losses + ties
+    y = float(wins - losses)
+    win = [games, y, float(games), float(wins + losses), float(games), y]
+    stop = {
+        "test": "fixed",
+        "compare": ["a", "b"],
+        "metric": "win",
+        "h0": 0.0,
+        "h1": h1,
+        "alpha": 0.05,
+        "beta": 0.05,
+    }
+    return {"stop": stop, "shards": {"0": {"compare": {"win": win, "points": win}}}}
+
+
+@pytest.mark.parametrize(
+    ("wins", "losses", "h1", "verdict"),
+    [
+        (60, 30, 0.03, "H1"),  # A ahead by 30 points, the test asks whether A is ahead
+        (30, 60, 0.03, "H0"),  # A behind: not evidence that A is ahead, however large
+        (48, 42, 0.03, "H0"),  # A ahead by 6 points, 0.6 standard errors: not enough
+        (30, 60, -0.03, "H1"),  # A behind, the test asks whether A is behind
+        (60, 30, -0.03, "H0"),
+    ],
+)
+def test_the_fixed_size_test_decides_in_the_direction_of_h1(
+    wins: int, losses: int, h1: float, verdict: str
+) -> None:
+    """The fixed-size test is one-sided toward h1: H1 only when the estimate lies at least
+    z_{1-alpha} standard errors beyond h0 on h1's side; a difference as large the other way
+    is H0 (a flipped direction would accept 'A beats B' when A loses)."""
+    from pipeline.sequential import fixed_line
+
+    manifest = _fixed_manifest(wins, losses, 10, h1)
+    total = RatioSums(*manifest["shards"]["0"]["compare"]["win"])
+    z = (total.sum_y / total.sum_n) / (total.estimate().half_width / 1.959963984540054)
+    assert abs(z) > 1.645 or verdict == "H0"
+    line = fixed_line(None, manifest)  # type: ignore[arg-type]  # sums recorded: no lake read
+    assert line.startswith(
+        f"{verdict} accepted after 100 games (fixed size, one-sided at alpha "
+    ), line
+
+
+def test_paired_sums_pair_each_games_seats_of_a_with_those_of_b() -> None:
+    """At a bigger table a policy may fill several seats: a game's paired figure is A's wins
+    (points) per A-seat minus B's per B-seat of that same game, each divided by its own seat
+    count; games without both are left out. Rows come in any order and game numbers need not
+    start at 0. (Heads-up every count is 1, so a mis-pairing there goes unseen.)"""
+    import pyarrow as pa
+
+    from pipeline.sequential import compare_sums
+
+    rows = [  # (game, policy, winner, total); rounds per game below
+        (43, "b", False, 100),
+        (40, "a", True, 200),
+        (41, "b", True, 205),
+        (40, "b", False, 120),
+        (42, "c", True, 201),
+        (43, "c", False, 50),
+        (40, "a", False, 150),
+        (41, "a", False, 90),
+        (42, "a", False, 20),
+        (41, "b", False, 30),
+        (43, "a", True, 210),
+        (42, "c", False, 10),
+    ]
+    rounds = {40: 10, 41: 8, 42: 5, 43: 12}
+    games = pa.table(
+        {
+            "game": pa.array([r[0] for r in rows], pa.int32()),
+            "policy": pa.array([r[1] for r in rows]).dictionary_encode(),
+            "winner": pa.array([r[2] for r in rows]),
+            "total": pa.array([r[3] for r in rows], pa.int16()),
+            "rounds": pa.array([rounds[r[0]] for r in rows], pa.int16()),
+        }
+    )
+    sums = compare_sums(games, ("a", "b"))
+    # win: game 40: 1/2 - 0/1, 41: 0/1 - 1/2, 43: 1 - 0 (42 has no b)
+    assert sums["win"] == pytest.approx([3, 1.0, 3.0, 1.5, 3.0, 1.0])
+    # points: 40: 350/2 - 120 = 55 over 10 rounds, 41: 90 - 235/2 = -27.5 over 8, 43: 110 over 12
+    assert sums["points"] == pytest.approx([3, 137.5, 30.0, 15881.25, 308.0, 1650.0])
+    assert compare_sums(games, ("b", "a"))["win"] == pytest.approx([3, -1.0, 3.0, 1.5, 3.0, -1.0])

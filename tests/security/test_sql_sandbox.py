@@ -444,3 +444,33 @@ def test_explain_does_not_get_round_write(
         )
         == 0
     )
+
+
+@pytest.mark.parametrize(
+    ("sql", "kind"),
+    [
+        ("DROP VIEW win_rates; SELECT 1", "DROP"),
+        ("DROP TABLE IF EXISTS x", "DROP"),
+        ("CREATE OR REPLACE VIEW win_rates AS SELECT 'forged' AS run", "CREATE"),
+        ("ALTER VIEW win_rates RENAME TO w", "ALTER"),
+        ("INSERT INTO runs VALUES ('forged')", "INSERT"),
+        ("DELETE FROM runs", "DELETE"),
+        ("UPDATE runs SET run = 'forged'", "UPDATE"),
+    ],
+)
+def test_statements_that_change_the_views_are_refused_before_they_run(
+    sql: str, kind: str, place: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sandbox keeps files safe, not the connection's own views: dropping or replacing a
+    mart would make the next statement of the same query answer from a forged or missing
+    relation. So every statement outside SELECT, EXPLAIN, PRAGMA, CALL and SET is refused by
+    kind, before any statement runs, and the mart still answers afterwards."""
+    from warehouse.commands import check_read_only
+
+    con = connect(place["lake"])
+    with pytest.raises(ValueError, match=f"^{kind} statements are not allowed"):
+        check_read_only(con, sql)
+    assert con.execute("SELECT count(*) FROM win_rates").fetchone()[0] > 0
+    code = main(["sql", sql, "--data", str(place["lake"])])
+    _, err = capsys.readouterr()
+    assert code == 2 and err.startswith(f"flip7 sql: error: {kind} statements are not allowed")

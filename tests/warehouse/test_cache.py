@@ -73,6 +73,27 @@ def test_the_key_follows_the_lake(lake_copy, tmp_path):
     assert key_of(twin) != key_of(root)
 
 
+def test_the_key_follows_the_warehouses_sql(lake, tmp_path, monkeypatch):
+    """An upgrade that changes a mart's SQL (or adds a view) changes the key of an unchanged
+    lake, so the dashboard computes the mart again instead of serving the old rows from the
+    cache; the same SQL again gives the same key."""
+    sql = tmp_path / "sql"
+    shutil.copytree(cache.SQL_DIR, sql)
+    monkeypatch.setattr(cache, "SQL_DIR", sql)
+    before = key_of(lake.root)
+    assert key_of(lake.root) == before
+    mart = sql / "marts" / "win_rates.sql"
+    mart.write_text(mart.read_text().replace("select", "select  ", 1))
+    changed = key_of(lake.root)
+    assert changed != before
+    (sql / "marts" / "new_mart.sql").write_text("select 1 as x\n")
+    assert key_of(lake.root) not in (before, changed)
+    c = entry(tmp_path / "cache", lake.root)
+    assert c.store("win_rates", ROWS)
+    mart.write_text(mart.read_text() + "\n-- upgraded\n")
+    assert entry(tmp_path / "cache", lake.root).load("win_rates") is None
+
+
 def test_a_damaged_file_is_not_read(lake, tmp_path):
     """A flipped byte anywhere in a stored mart (data, schema or footer), a truncated file, or
     text that is not Parquet: load says None (the mart is computed again), never raises."""

@@ -188,6 +188,71 @@ seats = ["ev", "bust:0.25"]
     assert "seats ev,bust:0.25 in turns but ev,bust:0.25 (fixed seats) in fixed" in err
 
 
+#: Two runs whose two line-ups, "cell 0" and "cell 1", seat the same policies (on other shuffles).
+TWINS = [(0, ("ev", "bust:0.25")), (1, ("ev", "bust:0.25"))]
+
+
+@pytest.mark.parametrize(
+    ("runs", "cells"),
+    [
+        ({"c4": (*lakes.RUNS["t1"][:1], 12, *lakes.RUNS["t1"][2:])}, 10),
+        ({"c5": ("3.1", 13, 30, 30, TWINS), "c6": ("3.1", 14, 30, 30, TWINS)}, 4),
+    ],
+    ids=["t1-rerun", "one-seating-two-labels"],
+)
+def test_compare_pairs_each_cell_and_policy_of_two_runs_with_its_own(
+    lake_copy: Lake,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    runs: dict[str, tuple],
+    cells: int,
+) -> None:
+    """Two runs of the same cells on other seeds: t1 and a rerun of it ("c4"; two heads-up
+    line-ups sharing a policy, two at three seats), and two runs that each seat ev, bust:0.25
+    under two labels. Each row pairs a (line-up, policy) of one run with the same (line-up,
+    policy) of the other, never with another line-up's or another run's seats: each side's
+    figure is its own run's seats of that line-up summed (wins / seats, points / rounds),
+    recomputed here from the games files, and the difference is the two."""
+    for run, spec in runs.items():
+        monkeypatch.setitem(lakes.RUNS, run, spec)
+        write_run(lake_copy.root, run)
+    run_a, run_b = (*runs, "t1")[:2]
+
+    def figures(run: str) -> dict[tuple[str, str], tuple[float, float, int]]:
+        games = pd.concat(
+            pd.read_parquet(p) for p in (lake_copy.root / "games" / f"run={run}").rglob("*.parquet")
+        )
+        games["label"] = "cell " + games["cell"].astype(str)  # as the manifest labels them
+        games["policy"] = games["policy"].astype(str)
+        out = {}
+        for (label, policy), seats in games.groupby(["label", "policy"]):
+            rounds = seats.drop_duplicates("game").set_index("game")["rounds"]
+            per_game = seats.groupby("game").size()
+            out[label, policy] = (
+                seats.winner.sum() / len(seats),
+                seats.total.sum() / (rounds * per_game).sum(),
+                seats.game.nunique(),
+            )
+        return out
+
+    a, b = figures(run_a), figures(run_b)
+    assert len(a) == len(b) == cells
+    root = str(lake_copy.root)
+    win, _ = compare(capsys, run_a, run_b, "--data", root)
+    pts, _ = compare(capsys, run_a, run_b, "--data", root, "--figure", "points_per_round")
+    assert len(win) == len(pts) == cells
+    for w, p in zip(win.itertuples(), pts.itertuples(), strict=True):
+        key = (w.lineup, w.policy)
+        assert (p.lineup, p.policy) == key
+        assert w.games_a == a[key][2] and w.games_b == b[key][2]
+        assert w.win_rate_a == pytest.approx(a[key][0])
+        assert w.win_rate_b == pytest.approx(b[key][0])
+        assert w.diff == pytest.approx(a[key][0] - b[key][0])
+        assert p.points_per_round_a == pytest.approx(a[key][1])
+        assert p.points_per_round_b == pytest.approx(b[key][1])
+        assert p.diff == pytest.approx(a[key][1] - b[key][1])
+
+
 def test_compare_prints_figures_as_the_report_does(
     reruns: Lake, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
