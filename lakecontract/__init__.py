@@ -1,11 +1,13 @@
 """The lake contract: what the pipeline writes and the warehouse and the dashboard read, said once.
 
 The layout and schema versions (layout), the run-name rule (names), a manifest's shape
-(manifest), and the object store's checks and error lines (store). It imports nothing of the
+(manifest), the object store's checks and error lines (store), and the English text of a
+logged event (events). It imports nothing of the
 engine, nor pyarrow until a lake is opened, so that every layer may import it: the dashboard's
 promise that a policy name in a lake is only text to it holds (tests/security).
 """
 
+from lakecontract.events import describe as describe_event
 from lakecontract.layout import (
     ROLLUPS_SINCE,
     SCHEMA_VERSION,
@@ -45,6 +47,7 @@ __all__ = [
     "check_manifest",
     "check_run_name",
     "default_root",
+    "describe_event",
     "is_run_name",
     "manifest_shape_problem",
     "manifest_tables",
