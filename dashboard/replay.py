@@ -3,7 +3,7 @@
 Pure functions over a game's timeline (`warehouse.queries.game_timeline`: one row per event in
 `seq` order with `round`, `kind_name`, `player`, `player_policy`, `card`, `card_label`,
 `target`, `value`, `draw_how`). Event texts are word for word what `flip7 watch` prints
-(`flip7.events.Event.describe`), so the dashboard and the CLI tell a game alike. A step
+(both call `lakecontract.events.describe`), so the dashboard and the CLI tell a game alike. A step
 is one card leaving the deck plus everything that follows it up to the next card (decisions,
 actions and their targets, busts, scores), so stepping goes card by card. The board replays those events into each seat's line of cards: display
 bookkeeping of who holds what, not a new statistic (scores and totals are the logged ones).
@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+
+from lakecontract.events import describe as describe_event
 
 Row = dict[str, Any]
 STATUS = {"stay": "stayed", "forced_stay": "stayed", "freeze": "frozen", "bust": "busted"}
@@ -66,70 +68,25 @@ def is_vengeance(game: Row) -> bool:
     return str(game.get("variant", "classic")).startswith("vengeance")
 
 
-#: How a card was drawn, by a draw's value (flip7.events.DrawHow), named as the CLI names it.
-DRAW_HOW = ("deal", "hit", "Flip Three", "Just One More", "Flip Four")
-ROUND_ENDS = (
-    "nobody active",
-    "Flip 7",
-    "no cards left",
-    "stopped by the reshuffle safety cap",
-)
-FIRST_VENGEANCE_CARD = 23  # flip7.cards.Card.UNLUCKY_7: Vengeance's own card ids start here
-
-
 def describe(row: Row, vengeance: bool = False) -> str:
     """One line of English for an event row, e.g. 'seat 2 (ev) draws 7 (hit)': word for word
-    the text `flip7 watch` prints (flip7.events.Event.describe; a test holds the two to the
-    same words for every kind in both variants), with seats named with their policy. Written
-    out here because the dashboard imports nothing of the rules core (a lake's policy names
-    stay text to it). `vengeance`: the row is from a With a Vengeance game."""
+    the text `flip7 watch` prints (lakecontract.events.describe, which flip7.events.Event.describe
+    calls too), with seats named with their policy; a kind it does not know as 'KIND (seat)'.
+    `vengeance`: the row is from a With a Vengeance game."""
     k = str(row["kind_name"])
     p, t = _int(row.get("player")), _int(row.get("target"))
-    who, to = _who(p, row.get("player_policy")), _who(t, row.get("target_policy"))
-    c, v = _int(row.get("card")), _int(row.get("value"), 0)
-    card = "The Zero" if vengeance and c == 0 else _card(row)
-    if k == "round_start":
-        return f"-- round {v}, dealer {who} --"
-    if k == "draw":
-        return f"{who} draws {card} ({DRAW_HOW[v]})"
-    if k == "hit":
-        return who + " hits" + ["", " (no cards, must hit)", " (holds The Zero, must hit)"][v]
-    if k == "action_deferred":
-        flip = "Flip Four" if vengeance or c >= FIRST_VENGEANCE_CARD else "Flip Three"
-        return f"{who} sets {card} aside until the {flip} is done"
-    if k == "bust" and c < 0:  # Vengeance: a Steal or Swap left two of a number in the row
-        return f"{who} busts: a card moved in duplicates a number"
-    if k == "modifier_given" and t == p:
-        return f"{who} keeps {card}"
-    if k == "card_moved":
-        if v == 0:  # Steal: the receiver chose
-            return f"{to} steals {card} from {who}"
-        return f"{card} goes from {who} to {to} (Swap)"
-    sc_why = "unused at round end" if v else "nobody can take it"
-    texts = {
-        "stay": f"{who} stays with {v}",
-        "action_played": f"{who} plays {card}" + (f" on {to}" if t >= 0 else ""),
-        "action_dropped": f"{who}'s {card} is dropped",
-        "freeze": f"{who} is frozen with {v}",
-        "sc_kept": f"{who} keeps a Second Chance",
-        "sc_passed": f"{who} passes a spare Second Chance to {to}",
-        "sc_discarded": f"{who} discards a Second Chance ({sc_why})",
-        "sc_used": f"{who} uses a Second Chance on a duplicate {card}",
-        "bust": f"{who} busts on a duplicate {card}",
-        "flip7": f"{who} FLIPS 7!" + (f" (+{v})" if v else ""),
-        "reshuffle": f"the discard pile ({v} cards) is reshuffled into a new deck",
-        "round_score": f"{who} scores {v}",
-        "round_end": "round over: " + (ROUND_ENDS[v] if 0 <= v < len(ROUND_ENDS) else str(v)),
-        "round_cap": f"game stopped after {v} rounds (max_rounds)",
-        "game_end": f"{who} wins with {v}",
-        "modifier_given": f"{who} gives {card} to {to}",
-        "card_discarded": f"{who} loses {card} ("
-        + ("Unlucky 7" if v else f"Discard by {to}")
-        + ")",
-        "forced_stay": f"{who} must stay with {v} (Just One More)",
-        "flip7_penalty": f"{who} gives -{v} to {to} instead of taking the bonus",
-    }
-    return texts.get(k, f"{k} ({who})")
+    policies = {t: row.get("target_policy"), p: row.get("player_policy")}
+    text = describe_event(
+        k,
+        p,
+        _int(row.get("card")),
+        t,
+        _int(row.get("value"), 0),
+        who=lambda seat: _who(seat, policies.get(seat)),
+        label=lambda _card_id: _card(row),
+        vengeance=vengeance,
+    )
+    return f"{k} ({_who(p, row.get('player_policy'))})" if text is None else text
 
 
 @dataclass

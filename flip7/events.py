@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flip7.cards import PLUS_VALUE, Card, card_label, face_value, is_number
+from lakecontract.events import describe as describe_event
 
 FIELDS = ("kind", "player", "card", "target", "value")
 WIDTH = len(FIELDS)
@@ -303,10 +304,6 @@ class DrawHow(enum.IntEnum):
     FLIP_FOUR = 4
 
 
-#: How a DRAW came about, by its `value` (the action cards by their names).
-_HOW = ("deal", "hit", "Flip Three", "Just One More", "Flip Four")
-
-
 @dataclass(frozen=True)
 class Event:
     """One event as a readable record (for watch, replay and tests; not used in the hot loop)."""
@@ -331,87 +328,16 @@ class Event:
         the draw that sets cards aside a Flip Four."""
 
         def who(p: int) -> str:
-            if p == you:
-                return "you"
             return names[p] if names is not None else f"P{p}"
 
-        def does(p: int, verb: str, verb_you: str) -> str:
-            return f"{who(p)} {verb_you if p == you else verb}"
-
-        def whose(p: int) -> str:
-            return "your" if p == you else f"{who(p)}'s"
-
-        def card(c: int) -> str:
-            return "The Zero" if vengeance and c == Card.N0 else card_label(c)
-
-        k, p, c, t, v = self.kind, self.player, self.card, self.target, self.value
-        if k == EventKind.ROUND_START:
-            return f"-- round {v}, you deal --" if p == you else f"-- round {v}, dealer {who(p)} --"
-        if k == EventKind.DRAW:
-            return f"{does(p, 'draws', 'draw')} {card(c)} ({_HOW[v]})"
-        if k == EventKind.HIT:
-            zero = " (The Zero: you must hit)" if p == you else " (holds The Zero, must hit)"
-            return does(p, "hits", "hit") + ["", " (no cards, must hit)", zero][v]
-        if k == EventKind.STAY:
-            return f"{does(p, 'stays', 'stay')} with {v}"
-        if k == EventKind.ACTION_PLAYED:
-            on = "" if t < 0 else " on yourself" if t == p == you else f" on {who(t)}"
-            return f"{does(p, 'plays', 'play')} {card(c)}{on}"
-        if k == EventKind.ACTION_DEFERRED:
-            # Vengeance has no Flip Three; its own cards (ids from the Unlucky 7 on) say so
-            # even where the caller does not.
-            flip = "Flip Four" if vengeance or c >= Card.UNLUCKY_7 else "Flip Three"
-            return f"{does(p, 'sets', 'set')} {card(c)} aside until the {flip} is done"
-        if k == EventKind.ACTION_DROPPED:
-            return f"{whose(p)} {card(c)} is dropped"
-        if k == EventKind.FREEZE:
-            return f"{does(p, 'is', 'are')} frozen with {v}"
-        if k == EventKind.SC_KEPT:
-            return f"{does(p, 'keeps', 'keep')} a Second Chance"
-        if k == EventKind.SC_PASSED:
-            return f"{does(p, 'passes', 'pass')} a spare Second Chance to {who(t)}"
-        if k == EventKind.SC_DISCARDED:
-            why = "unused at round end" if v else "nobody can take it"
-            return f"{does(p, 'discards', 'discard')} a Second Chance ({why})"
-        if k == EventKind.SC_USED:
-            return f"{does(p, 'uses', 'use')} a Second Chance on a duplicate {card(c)}"
-        if k == EventKind.BUST:
-            if c < 0:  # Vengeance: a Steal or Swap left two of a number in the row
-                return f"{does(p, 'busts', 'bust')}: a card moved in duplicates a number"
-            return f"{does(p, 'busts', 'bust')} on a duplicate {card(c)}"
-        if k == EventKind.FLIP7:
-            return f"{does(p, 'FLIPS', 'FLIP')} 7!" + (f" (+{v})" if v else "")
-        if k == EventKind.RESHUFFLE:
-            return f"the discard pile ({v} cards) is reshuffled into a new deck"
-        if k == EventKind.ROUND_SCORE:
-            return f"{does(p, 'scores', 'score')} {v}"
-        if k == EventKind.ROUND_END:
-            return [
-                "round over: nobody active",
-                "round over: Flip 7",
-                "round over: no cards left",
-                "round over: stopped by the reshuffle safety cap",
-            ][v]
-        if k == EventKind.ROUND_CAP:
-            return f"game stopped after {v} rounds (max_rounds)"
-        if k == EventKind.GAME_END:
-            return f"{does(p, 'wins', 'win')} with {v}"
-        if k == EventKind.MODIFIER_GIVEN:
-            if t == p:
-                return f"{does(p, 'keeps', 'keep')} {card(c)}"
-            return f"{does(p, 'gives', 'give')} {card(c)} to {who(t)}"
-        if k == EventKind.CARD_MOVED:
-            if v == 0:  # Steal: the receiver chose
-                return f"{does(t, 'steals', 'steal')} {card(c)} from {who(p)}"
-            return f"{card(c)} goes from {who(p)} to {who(t)} (Swap)"
-        if k == EventKind.CARD_DISCARDED:
-            why = "Unlucky 7" if v else "your Discard" if t == you else f"Discard by {who(t)}"
-            return f"{does(p, 'loses', 'lose')} {card(c)} ({why})"
-        if k == EventKind.FORCED_STAY:
-            return f"{does(p, 'must', 'must')} stay with {v} (Just One More)"
-        if k == EventKind.FLIP7_PENALTY:
-            return f"{does(p, 'gives', 'give')} -{v} to {who(t)} instead of taking the bonus"
-        raise AssertionError(k)
+        kind = EventKind(self.kind).name.lower()
+        p, c, t, v = self.player, self.card, self.target, self.value
+        text = describe_event(
+            kind, p, c, t, v, who=who, label=card_label, you=you, vengeance=vengeance
+        )
+        if text is None:
+            raise AssertionError(self.kind)
+        return text
 
 
 class EventLog:

@@ -1,10 +1,7 @@
 """The lake on disk (or any pyarrow filesystem): paths, atomic writes, shard files, manifests.
 
-Layout (the lake contract shared with the warehouse and the dashboard):
-
-    <root>/<table>/run=<run>/players=<n>/shard-<shard:05d>.parquet   table: events, rounds, rollups, games
-    <root>/runs/<run>/manifest.json  and  <root>/runs/<run>/spec.toml
-    <root>/runs/<run>/lease.json     while a driver writes the run (pipeline.lease)
+The layout, schema versions, manifest shape, run-name rule and the store's checks are the lake
+contract (lakecontract), shared with the warehouse and the dashboard.
 
 A file is written under a temporary name that does not end in `.parquet`
 (`shard-00012.parquet.tmp-<random>`) and renamed when complete. A shard renames events first,
@@ -17,9 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import math
 import os
-import re
 import secrets
 import socket
 from dataclasses import dataclass
@@ -29,87 +24,18 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from pipeline.schema import ROLLUPS_SINCE
-
-#: rename order: games last (the commit marker)
-TABLE_ORDER = ("events", "rounds", "rollups", "games")
-TMP_MARK = ".tmp-"
-ROW_GROUP_ROWS = 1 << 20  # large row groups: one per shard file at the usual shard sizes
-
-#: Per-table Parquet options beyond zstd. Writing the events file is most of a shard's cost
-#: once the compiled kernel plays the games; what costs is the number of values encoded (about
-#: 10 ns each), so the events table stores a row per game with its codes as a list, HITs folded
-#: and the round scores left to the rounds table (pipeline.schema), and no column holds nulls
-#: (no definition levels). Only the packed event codes are worth a dictionary (a few thousand
-#: distinct values; the list's leaf is named by its path). Min/max statistics only help where
-#: readers prune: game ids (replay finds a game by its id, DuckDB skips row groups by them) and,
-#: in rounds, the other ids; every other column's statistics are pure cost. Encoding 64k rows
-#: at a time instead of Arrow's 1024 saves 6% more. All three tables are LZ4-compressed: for
-#: the events 0.85-0.87x the CPU of zstd for 285 bytes a game instead of 250 (still less than
-#: the 315 of a row per round with zstd; benchmarks/event_layouts.py), for the small rounds and
-#: games tables 40% less CPU than zstd for 80 more bytes a game (zstd's cost is in the plain
-#: small integers it squeezes). benchmarks/kernel.py prints the cost per table and the events
-#: file's against a row per event.
-WRITE_BATCH_ROWS = 1 << 16
-WRITE_OPTIONS: dict[str, dict[str, object]] = {
-    "events": {
-        "use_dictionary": ["codes.list.element"],
-        "write_statistics": ["game"],
-        "write_batch_size": WRITE_BATCH_ROWS,
-        "compression": "lz4",
-    },
-    "rounds": {
-        "use_dictionary": ["policy"],
-        "write_statistics": ["game", "round"],
-        "write_batch_size": WRITE_BATCH_ROWS,
-        "compression": "lz4",
-    },
-    "rollups": {
-        "use_dictionary": [
-            "variant",
-            "ruleset",
-            "seating",
-            "grouping",
-            "figure",
-            "policy",
-            "opponent",
-        ],
-        "write_statistics": ["cell"],
-        "compression": "lz4",
-    },
-    "games": {
-        "use_dictionary": ["policy", "lineup", "ruleset", "variant"],
-        "write_statistics": ["game", "cell", "pair"],
-        "compression": "lz4",
-    },
-}
-
-
-#: One rule for run names everywhere (a spec's `name`, `--run`, the lake's `run=` partitions and
-#: `runs/` directories, `tournament status RUN`, `watch --run`, `replay RUN`): a name is one
-#: path segment that cannot climb out of the lake.
-RUN_NAME_MAX = 64
-_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-def check_run_name(name: object, what: str = "run name") -> str:
-    """`name` if it is a valid run name, else a one-line ValueError saying what is valid."""
-    if (
-        not isinstance(name, str)
-        or not _RUN_NAME.fullmatch(name)
-        or ".." in name
-        or len(name) > RUN_NAME_MAX
-    ):
-        raise ValueError(
-            f"{what} {name!r} is not a valid run name; use 1-{RUN_NAME_MAX} letters, digits, "
-            "'.', '_' or '-', starting with a letter or digit, without '..'"
-        )
-    return name
-
-
-def default_root() -> str:
-    """`$FLIP7_DATA`, or ./data."""
-    return os.environ.get("FLIP7_DATA") or "data"
+# The contract's names this package's modules (and benchmarks) import from here, re-exported.
+from lakecontract.layout import ROW_GROUP_ROWS as ROW_GROUP_ROWS
+from lakecontract.layout import TABLES as TABLE_ORDER
+from lakecontract.layout import TMP_MARK as TMP_MARK
+from lakecontract.layout import WRITE_OPTIONS as WRITE_OPTIONS
+from lakecontract.layout import default_root as default_root
+from lakecontract.manifest import check_manifest
+from lakecontract.names import check_run_name as check_run_name
+from lakecontract.names import is_run_name
+from lakecontract.store import LakeUnreachable as LakeUnreachable
+from lakecontract.store import check_bucket, probe_store, store_error
+from lakecontract.store import store_timeout as store_timeout
 
 
 def normalize_root(root: str) -> str:
@@ -243,10 +169,7 @@ class Lake:
             for info in self.fs.get_file_info(sel)
             if info.type == pafs.FileType.Directory
         ]
-        valid = [n for n in names if _RUN_NAME.fullmatch(n) and ".." not in n]
-        return sorted(
-            n for n in valid if len(n) <= RUN_NAME_MAX and self.exists(self.manifest_path(n))
-        )
+        return sorted(n for n in names if is_run_name(n) and self.exists(self.manifest_path(n)))
 
     # -- run data -----------------------------------------------------------------------------
 
@@ -318,320 +241,6 @@ class Lake:
                     self.fs.delete_file(info.path)
                     removed += 1
         return removed
-
-
-# -- errors of object stores ---------------------------------------------------------------------
-# The warehouse says the same things in the same words (warehouse/lake.py; the warehouse does
-# not import the pipeline, and a test keeps the two in step).
-
-
-class LakeUnreachable(OSError):
-    """The lake's store refused or did not answer (no bucket, no credentials, no server)."""
-
-
-def has_credentials() -> bool:
-    """Whether the standard AWS environment names credentials (keys, a profile, a web identity,
-    a container's, or a credentials file); an instance role cannot be seen from here."""
-    names = (
-        "AWS_ACCESS_KEY_ID",
-        "AWS_PROFILE",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-    )
-    if any(os.environ.get(n) for n in names):
-        return True
-    config = os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or os.path.expanduser(
-        "~/.aws/credentials"
-    )
-    return os.path.isfile(config)
-
-
-def store_error(root: str, exc: BaseException) -> LakeUnreachable:
-    """An error from the lake's store as one line naming the URI and what to fix."""
-    text = " ".join(str(exc).split())
-    endpoint = os.environ.get("AWS_ENDPOINT_URL") or os.environ.get("AWS_ENDPOINT_URL_S3")
-    if "NETWORK_CONNECTION" in text or "Could not connect" in text or "curlCode" in text:
-        where = f"endpoint {endpoint}" if endpoint else "its endpoint"
-        why = (
-            f"cannot reach the store of {root} ({where} does not answer); check that the server "
-            "runs and AWS_ENDPOINT_URL (or the URI's endpoint_override) points at it"
-        )
-    elif "NO_SUCH_BUCKET" in text or "bucket does not exist" in text.lower():
-        bucket = root.split("://", 1)[-1].split("/", 1)[0]
-        why = (
-            f"bucket {bucket!r} of {root} does not exist; create it, or point --data / "
-            "$FLIP7_DATA at an existing bucket"
-        )
-    elif not has_credentials():
-        why = (
-            f"no AWS credentials found to read {root}; set AWS_ACCESS_KEY_ID and "
-            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), or run where an instance role gives them"
-        )
-    elif any(
-        k in text
-        for k in (
-            "ACCESS_DENIED",
-            "AccessDenied",
-            "InvalidAccessKeyId",
-            "SignatureDoesNotMatch",
-            "INVALID_ACCESS_KEY_ID",
-            "credentials",
-            "HTTP response code: 403",
-        )
-    ):
-        why = (
-            f"access to {root} denied (missing or wrong credentials); set AWS_ACCESS_KEY_ID and "
-            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) for a user that may read it"
-        )
-    else:
-        why = f"cannot read {root}: {text}"
-    return LakeUnreachable(why)
-
-
-#: Seconds an S3 endpoint has to answer before a command gives up on it (a store that takes
-#: the connection and never answers would otherwise hold every request for minutes).
-STORE_TIMEOUT_ENV = "FLIP7_STORE_TIMEOUT"
-DEFAULT_STORE_TIMEOUT = 5.0
-#: Seconds of silence before saying that we wait.
-STORE_QUIET_SECONDS = 1.0
-
-
-def store_timeout() -> float:
-    """FLIP7_STORE_TIMEOUT seconds (default 5), checked."""
-    raw = os.environ.get(STORE_TIMEOUT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_STORE_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"{STORE_TIMEOUT_ENV}={raw!r}: must be a number of seconds > 0")
-    return value
-
-
-def store_endpoint(root: str) -> str | None:
-    """The endpoint an s3:// root is read from when one is set (the URI's endpoint_override,
-    else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL); None for AWS's own."""
-    from urllib.parse import parse_qs, urlsplit
-
-    query = parse_qs(urlsplit(root).query)
-    given = (query.get("endpoint_override") or [None])[0]
-    if given:
-        scheme = (query.get("scheme") or ["https"])[0]
-        return given if "://" in given else f"{scheme}://{given}"
-    return os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or None
-
-
-def probe_store(root: str, seconds: float | None = None) -> None:
-    """For an s3:// root with an endpoint set: a LakeUnreachable (store_error's line) unless the
-    endpoint takes a connection and answers an HTTP request within `seconds` (store_timeout()),
-    saying on stderr that it waits once the silence lasts STORE_QUIET_SECONDS."""
-    import sys
-    import time
-    from urllib.parse import urlsplit
-
-    if not root.lower().startswith("s3://"):
-        return
-    endpoint = store_endpoint(root)
-    if not endpoint:
-        return
-    parts = urlsplit(endpoint)
-    host = parts.hostname
-    if not host:
-        return
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        return
-    seconds = store_timeout() if seconds is None else seconds
-    deadline = time.monotonic() + seconds
-    unreachable = OSError(f"NETWORK_CONNECTION: {endpoint} did not answer within {seconds:g} s")
-    try:
-        sock = socket.create_connection((host, port), timeout=seconds)
-    except OSError:
-        raise store_error(root, unreachable) from None
-    said = False
-    with sock:
-        try:
-            sock.sendall(f"HEAD / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise store_error(root, unreachable)
-                sock.settimeout(min(left, STORE_QUIET_SECONDS))
-                try:
-                    sock.recv(1)  # any answer, or a close: the endpoint is there
-                    return
-                except TimeoutError:
-                    if not said and time.monotonic() < deadline:
-                        print(
-                            f"flip7: waiting for the store at {endpoint} to answer (up to "
-                            f"{seconds:g} s; {STORE_TIMEOUT_ENV}) ...",
-                            file=sys.stderr,
-                            flush=True,
-                        )
-                        said = True
-        except OSError as exc:
-            if isinstance(exc, LakeUnreachable):
-                raise
-            raise store_error(root, unreachable) from None
-
-
-def check_bucket(fs: pafs.FileSystem, base: str, root: str) -> None:
-    """On S3, a LakeUnreachable unless the root's bucket exists and answers."""
-    if not isinstance(fs, pafs.S3FileSystem):
-        return
-    bucket = base.split("/", 1)[0]
-    try:
-        info = fs.get_file_info(bucket)
-    except OSError as exc:
-        raise store_error(root, exc) from None
-    if info.type == pafs.FileType.NotFound:
-        raise store_error(root, OSError("NO_SUCH_BUCKET"))
-
-
-#: Fields every manifest has, with their JSON types (what `status`, `list` and resume read).
-MANIFEST_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "run": str,
-    "status": str,
-    "planned_shards": int,
-    "planned_games": int,
-    "cells": list,
-    "shards": dict,
-}
-
-
-def check_manifest(manifest: object, run: str, path: str) -> None:
-    """A ValueError naming `path` unless `manifest` is a JSON object of run `run`'s manifest."""
-    if not isinstance(manifest, dict):
-        raise ValueError(
-            f"manifest {path} is not a run manifest (a JSON {type(manifest).__name__}, "
-            "expected an object)"
-        )
-    for key, kind in MANIFEST_FIELDS.items():
-        if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
-            raise ValueError(
-                f"manifest {path} is not a run manifest (field {key!r} missing or not a "
-                f"{getattr(kind, '__name__', kind)})"
-            )
-    if manifest["run"] != run:
-        raise ValueError(
-            f"manifest {path} names run {manifest['run']!r}, not {run!r}: it was copied or "
-            "edited; move it back under runs/<its run>/ or delete it"
-        )
-    problem = manifest_shape_problem(manifest)
-    if problem is not None:
-        raise ValueError(
-            f"manifest {path} is not a run manifest ({problem}); it was edited or damaged: "
-            "rerun its spec with --overwrite, or delete runs/" + run
-        )
-
-
-#: Counts the lake holds are below 2**63 (Parquet's int64); a manifest's beyond that is forged.
-MAX_COUNT = (1 << 63) - 1
-
-
-def _is_int(x: object, lo: int = 0) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and lo <= x <= MAX_COUNT
-
-
-def _is_num(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def manifest_tables(manifest: dict[str, Any]) -> tuple[str, ...]:
-    """The tables a run of the manifest's schema version holds: runs before v6 have no rollups
-    (`flip7 warehouse upgrade` computes them)."""
-    version = manifest.get("schema_version")
-    if _is_int(version) and version < ROLLUPS_SINCE:
-        return tuple(t for t in TABLE_ORDER if t != "rollups")
-    return TABLE_ORDER
-
-
-def manifest_shape_problem(manifest: dict[str, Any]) -> str | None:
-    """What in a manifest does not have the shape every reader relies on (counts, cells,
-    shard records, the [stop] record), in a few words; None when all is well. Checked once
-    where a manifest is read, so that no command meets a field of the wrong type later."""
-    for key in ("planned_shards", "planned_games"):
-        if not _is_int(manifest[key]):
-            return f"field {key!r} is {manifest[key]!r}, not a count in 0..2^63-1"
-    if not isinstance(manifest.get("created", ""), str):
-        return "field 'created' is not a string"
-    for i, cell in enumerate(manifest["cells"]):
-        if not isinstance(cell, dict):
-            return f"cells[{i}] is not an object"
-        for key in ("cell", "players", "pair", "games", "game_offset"):
-            if not _is_int(cell.get(key)):
-                return f"cells[{i}].{key} is {cell.get(key)!r}, not a count"
-        lineup = cell.get("lineup")
-        if not isinstance(lineup, list) or not all(isinstance(s, str) for s in lineup):
-            return f"cells[{i}].lineup is not a list of policy names"
-    tables = manifest_tables(manifest)
-    for key, info in manifest["shards"].items():
-        if not (key.isascii() and key.isdigit()) or not isinstance(info, dict):
-            return f"shard entry {key!r} is not a shard number with its record"
-        for field_name in ("cell", "start", "stop", "games"):
-            if not _is_int(info.get(field_name)):
-                return f"shards.{key}.{field_name} is {info.get(field_name)!r}, not a count"
-        rows = info.get("rows")
-        if not isinstance(rows, dict) or not all(_is_int(rows.get(t)) for t in tables):
-            return f"shards.{key}.rows is not a count per table"
-        sizes = info.get("bytes", {})
-        if not isinstance(sizes, dict) or not all(_is_int(sizes.get(t)) for t in sizes):
-            return f"shards.{key}.bytes is not a size per table"
-        if not _is_num(info.get("seconds")):
-            return f"shards.{key}.seconds is not a number"
-        for record in ("stats", "compare"):
-            table = info.get(record, {})
-            if not isinstance(table, dict) or not all(
-                isinstance(v, list) and all(_is_num(x) for x in v) for v in table.values()
-            ):
-                return f"shards.{key}.{record} is not a list of numbers per name"
-    stop = manifest.get("stop")
-    if stop:
-        return _stop_problem(stop)
-    return None
-
-
-def _stop_problem(stop: object) -> str | None:
-    """What is wrong with a manifest's [stop] record (see pipeline.sequential), or None."""
-    if not isinstance(stop, dict):
-        return "field 'stop' is not an object"
-    compare = stop.get("compare")
-    if (
-        not isinstance(compare, list)
-        or len(compare) != 2
-        or not all(isinstance(c, str) for c in compare)
-    ):
-        return "stop.compare is not a pair of policy names"
-    if stop.get("test") not in ("sprt", "fixed") or stop.get("metric") not in ("win", "points"):
-        return "stop.test or stop.metric is not one a spec can give"
-    for key in ("h0", "h1", "alpha", "beta"):
-        if not _is_num(stop.get(key)):
-            return f"stop.{key} is {stop.get(key)!r}, not a number"
-    if stop["test"] != "sprt":
-        return None
-    bounds = stop.get("bounds")
-    if not isinstance(bounds, list) or len(bounds) != 2 or not all(map(_is_num, bounds)):
-        return "stop.bounds is not a pair of numbers"
-    for key in ("wave_games", "planned_games"):
-        if not _is_int(stop.get(key)):
-            return f"stop.{key} is {stop.get(key)!r}, not a count"
-    waves = stop.get("waves", [])
-    decision = stop.get("decision")
-    looks = [*(waves if isinstance(waves, list) else [None]), *([decision] if decision else [])]
-    for look in looks:
-        ok = isinstance(look, dict) and _is_int(look.get("games")) and _is_num(look.get("llr"))
-        if not ok or not all(look.get(k) is None or _is_num(look[k]) for k in _LOOK_NUMBERS):
-            return "stop.waves or stop.decision holds a look that is not games, llr and numbers"
-    if decision and not isinstance(decision.get("result"), str):
-        return "stop.decision.result is not a string"
-    return None
-
-
-_LOOK_NUMBERS = ("estimate", "half_width")
 
 
 # -- the driver that owns a running run ---------------------------------------------------------

@@ -26,8 +26,8 @@ Every row is unique and orderable by its run and ids: `(run, game)` for events,
 `shard` live in the path (hive partition directories and the file name), not in the files: the
 warehouse's staging views add them to every row (a constant column would cost CPU to encode in
 every shard for nothing). Strings are dictionary-encoded; no column holds nulls (declared so:
-Parquet then writes no definition levels). Bump SCHEMA_VERSION on any change; the manifest
-records it, and `flip7 warehouse upgrade RUN` rewrites an older run's files.
+Parquet then writes no definition levels). Bump SCHEMA_VERSION (lakecontract.layout) on any
+change; the manifest records it, and `flip7 warehouse upgrade RUN` rewrites an older run's files.
 """
 
 from __future__ import annotations
@@ -45,15 +45,10 @@ from flip7.events import (
     store_games,
     unfold_codes,
 )
+from lakecontract.layout import ROLLUPS_SINCE as ROLLUPS_SINCE
+from lakecontract.layout import SCHEMA_VERSION as SCHEMA_VERSION
 from pipeline import arrow
 
-#: 2: the events table packs kind..value into `code`; 3: `shard` only in the file name;
-#: 4: one events row per round, `codes` a list with HITs folded into the next event;
-#: 5: one events row per game with its rounds' lengths, ROUND_SCOREs left to the rounds table;
-#: 6: a fourth table per shard, `rollups` (pipeline.rollups), the marts' additive statistics.
-SCHEMA_VERSION = 6
-#: The first schema version whose shards have a rollups file.
-ROLLUPS_SINCE = 6
 #: An element of `codes` at or above 1 << HIT_SHIFT is an event preceded by a HIT of the same
 #: player with value (element >> HIT_SHIFT) - 1; the event itself is the bits below (the rule:
 #: flip7.events.fold_rows).

@@ -17,10 +17,8 @@ snapshot is what every query of one connection sees; reconnect to see shards com
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
-import socket
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -28,11 +26,19 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-TABLES = ("events", "rounds", "rollups", "games")
-#: The version of the pipeline's Parquet schema (pipeline.schema.SCHEMA_VERSION) these views
-#: read; a run whose manifest names another is refused by name (tests keep the two equal).
-SCHEMA_VERSION = 6
-SHARD_FILE = re.compile(r"^shard-(\d+)\.parquet$")
+# The contract's names this package's modules import from here, re-exported.
+from lakecontract.layout import SCHEMA_VERSION as SCHEMA_VERSION
+from lakecontract.layout import TABLES as TABLES
+from lakecontract.layout import default_root
+from lakecontract.manifest import schema_problem as schema_problem
+from lakecontract.manifest import view_problem
+from lakecontract.names import check_run_name as check_run_name
+from lakecontract.store import LakeUnreachable as LakeUnreachable
+from lakecontract.store import check_bucket as check_bucket
+from lakecontract.store import probe_store
+from lakecontract.store import store_error as store_error
+from lakecontract.store import store_timeout as store_timeout
+
 _SHARD_PATH = re.compile(r"/run=([^/]+)/players=([^/]+)/(shard-(\d+)\.parquet)$")
 #: Footers read at once from a remote store (each is a request or two), and from a local disk
 #: (pyarrow parses a footer without the GIL: 16,000 footers of a 10M-game lake of two runs are
@@ -45,206 +51,16 @@ class EmptyLakeError(FileNotFoundError):
     """The data root holds no committed shard (or none of the runs asked for)."""
 
 
-class LakeUnreachable(OSError):
-    """The lake's store refused or did not answer (no bucket, no credentials, no server)."""
-
-
-#: The pipeline's one rule for run names (pipeline.lake.check_run_name; the warehouse does not
-#: import the pipeline, and a test keeps the two in step): one path segment that cannot climb out
-#: of the lake. Every run name a command takes passes it before anything is read.
-RUN_NAME_MAX = 64
-_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-def check_run_name(name: object, what: str = "run name") -> str:
-    """`name` if it is a valid run name, else a one-line ValueError saying what is valid."""
-    if (
-        not isinstance(name, str)
-        or not _RUN_NAME.fullmatch(name)
-        or ".." in name
-        or len(name) > RUN_NAME_MAX
-    ):
-        raise ValueError(
-            f"{what} {name!r} is not a valid run name; use 1-{RUN_NAME_MAX} letters, digits, "
-            "'.', '_' or '-', starting with a letter or digit, without '..'"
-        )
-    return name
-
-
 def data_root(data_dir: str | os.PathLike[str] | None = None) -> str:
     """The lake root as given: the argument, else $FLIP7_DATA, else ./data."""
     if data_dir is not None:
         return os.fspath(data_dir)
-    return os.environ.get("FLIP7_DATA") or "data"
+    return default_root()
 
 
 def is_uri(root: str) -> bool:
     """True for `scheme://...` roots (s3://, file://, gs://, ...), False for plain paths."""
     return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", root) is not None
-
-
-def store_error(root: str, exc: BaseException) -> LakeUnreachable:
-    """An error from the lake's store as one line naming the URI and what to fix."""
-    text = " ".join(str(exc).split())
-    endpoint = os.environ.get("AWS_ENDPOINT_URL") or os.environ.get("AWS_ENDPOINT_URL_S3")
-    if "NETWORK_CONNECTION" in text or "Could not connect" in text or "curlCode" in text:
-        where = f"endpoint {endpoint}" if endpoint else "its endpoint"
-        why = (
-            f"cannot reach the store of {root} ({where} does not answer); check that the server "
-            "runs and AWS_ENDPOINT_URL (or the URI's endpoint_override) points at it"
-        )
-    elif "NO_SUCH_BUCKET" in text or "bucket does not exist" in text.lower():
-        bucket = root.split("://", 1)[-1].split("/", 1)[0]
-        why = (
-            f"bucket {bucket!r} of {root} does not exist; create it, or point --data / "
-            "$FLIP7_DATA at an existing bucket"
-        )
-    elif not has_credentials():
-        why = (
-            f"no AWS credentials found to read {root}; set AWS_ACCESS_KEY_ID and "
-            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), or run where an instance role gives them"
-        )
-    elif any(
-        k in text
-        for k in (
-            "ACCESS_DENIED",
-            "AccessDenied",
-            "InvalidAccessKeyId",
-            "SignatureDoesNotMatch",
-            "INVALID_ACCESS_KEY_ID",
-            "credentials",
-            "HTTP response code: 403",
-        )
-    ):
-        why = (
-            f"access to {root} denied (missing or wrong credentials); set AWS_ACCESS_KEY_ID and "
-            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) for a user that may read it"
-        )
-    else:
-        why = f"cannot read {root}: {text}"
-    return LakeUnreachable(why)
-
-
-def has_credentials() -> bool:
-    """Whether the standard AWS environment names credentials (keys, a profile, a web identity,
-    a container's, or a credentials file); an instance role cannot be seen from here."""
-    names = (
-        "AWS_ACCESS_KEY_ID",
-        "AWS_PROFILE",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-    )
-    if any(os.environ.get(n) for n in names):
-        return True
-    config = os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or os.path.expanduser(
-        "~/.aws/credentials"
-    )
-    return os.path.isfile(config)
-
-
-#: Seconds an S3 endpoint has to answer before a command gives up on it (a store that takes
-#: the connection and never answers would otherwise hold every request for minutes).
-STORE_TIMEOUT_ENV = "FLIP7_STORE_TIMEOUT"
-DEFAULT_STORE_TIMEOUT = 5.0
-#: Seconds of silence before saying that we wait.
-STORE_QUIET_SECONDS = 1.0
-
-
-def store_timeout() -> float:
-    """FLIP7_STORE_TIMEOUT seconds (default 5), checked."""
-    raw = os.environ.get(STORE_TIMEOUT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_STORE_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"{STORE_TIMEOUT_ENV}={raw!r}: must be a number of seconds > 0")
-    return value
-
-
-def store_endpoint(root: str) -> str | None:
-    """The endpoint an s3:// root is read from when one is set (the URI's endpoint_override,
-    else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL); None for AWS's own."""
-    from urllib.parse import parse_qs, urlsplit
-
-    query = parse_qs(urlsplit(root).query)
-    given = (query.get("endpoint_override") or [None])[0]
-    if given:
-        scheme = (query.get("scheme") or ["https"])[0]
-        return given if "://" in given else f"{scheme}://{given}"
-    return os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or None
-
-
-def probe_store(root: str, seconds: float | None = None) -> None:
-    """For an s3:// root with an endpoint set: a LakeUnreachable (store_error's line) unless the
-    endpoint takes a connection and answers an HTTP request within `seconds` (store_timeout()),
-    saying on stderr that it waits once the silence lasts STORE_QUIET_SECONDS."""
-    import sys
-    import time
-    from urllib.parse import urlsplit
-
-    if not root.lower().startswith("s3://"):
-        return
-    endpoint = store_endpoint(root)
-    if not endpoint:
-        return
-    parts = urlsplit(endpoint)
-    host = parts.hostname
-    if not host:
-        return
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        return
-    seconds = store_timeout() if seconds is None else seconds
-    deadline = time.monotonic() + seconds
-    unreachable = OSError(f"NETWORK_CONNECTION: {endpoint} did not answer within {seconds:g} s")
-    try:
-        sock = socket.create_connection((host, port), timeout=seconds)
-    except OSError:
-        raise store_error(root, unreachable) from None
-    said = False
-    with sock:
-        try:
-            sock.sendall(f"HEAD / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise store_error(root, unreachable)
-                sock.settimeout(min(left, STORE_QUIET_SECONDS))
-                try:
-                    sock.recv(1)  # any answer, or a close: the endpoint is there
-                    return
-                except TimeoutError:
-                    if not said and time.monotonic() < deadline:
-                        print(
-                            f"flip7: waiting for the store at {endpoint} to answer (up to "
-                            f"{seconds:g} s; {STORE_TIMEOUT_ENV}) ...",
-                            file=sys.stderr,
-                            flush=True,
-                        )
-                        said = True
-        except OSError as exc:
-            if isinstance(exc, LakeUnreachable):
-                raise
-            raise store_error(root, unreachable) from None
-
-
-def check_bucket(fs: pafs.FileSystem, base: str, root: str) -> None:
-    """On S3, a LakeUnreachable unless the root's bucket exists (a listing of a missing
-    bucket is merely empty)."""
-    if not isinstance(fs, pafs.S3FileSystem):
-        return
-    bucket = base.split("/", 1)[0]
-    try:
-        info = fs.get_file_info(bucket)
-    except OSError as exc:
-        raise store_error(root, exc) from None
-    if info.type == pafs.FileType.NotFound:
-        raise store_error(root, OSError("NO_SUCH_BUCKET"))
 
 
 def resolve(root: str) -> tuple[pafs.FileSystem, str]:
@@ -456,109 +272,6 @@ def snapshot(root: str | os.PathLike[str], runs: list[str] | None = None) -> Sna
     return snap
 
 
-def schema_problem(manifest: dict[str, object]) -> str:
-    """Why a run of another event-log schema cannot be read, and what to do: the command that
-    upgrades an older run in place, or a newer flip7 for a newer run."""
-    version = manifest.get("schema_version")
-    run = manifest.get("run")
-    head = (
-        f"run {run!r} was written with event-log schema v{version} (flip7 "
-        f"{manifest.get('package_version', '?')}); this flip7 reads v{SCHEMA_VERSION}: "
-    )
-    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
-        return head + "read it with a flip7 as new as the one that wrote it"
-    return head + f"upgrade it with `flip7 warehouse upgrade {run} [--data DIR|URI]`"
-
-
-def _manifest_problem(run: str, manifest: object) -> str | None:
-    """What makes a parsed manifest unreadable for the views, None if nothing: the fields the
-    staging views type (stg_manifests) must have their types, and it must name its own run."""
-    if not isinstance(manifest, dict):
-        return "the manifest is not a JSON object"
-    if manifest.get("run") != run:
-        return f"the manifest names run {manifest.get('run')!r}, not the run it sits in"
-    if manifest.get("schema_version") != SCHEMA_VERSION:
-        return schema_problem(manifest)
-    ints = ("seed", "planned_shards", "planned_games")
-    for key in ints:
-        if not isinstance(manifest.get(key), int) or isinstance(manifest.get(key), bool):
-            return f"field {key!r} is {manifest.get(key)!r}, not an integer"
-    for key in ("planned_shards", "planned_games"):
-        if not _is_count(manifest[key]):
-            return f"field {key!r} is {manifest[key]!r}, not a count in 0..2^63-1"
-    cells = manifest.get("cells")
-    if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
-        return "field 'cells' is not a list of cells"
-    for c in cells:
-        for key in ("cell", "players", "pair", "games", "game_offset"):
-            if not _is_count(c.get(key)):
-                return f"a cell's {key!r} is {c.get(key)!r}, not a count in 0..2^63-1"
-        lineup = c.get("lineup")
-        if not isinstance(lineup, list) or not all(isinstance(s, str) for s in lineup):
-            return f"cell {c.get('cell')}'s line-up is not a list of policy names"
-    shards = manifest.get("shards")
-    if not isinstance(shards, dict):
-        return "field 'shards' is not an object"
-    for key, info in shards.items():
-        if not (key.isascii() and key.isdigit()) or not isinstance(info, dict):
-            return f"shard entry {key!r} is not a shard number with its record"
-        for field_name in ("cell", "start", "stop", "games"):
-            if not _is_count(info.get(field_name)):
-                return f"shard {key}'s {field_name!r} is {info.get(field_name)!r}, not a count"
-    stop = manifest.get("stop")
-    return _stop_problem(stop) if stop else None
-
-
-_BIGINT = (1 << 63) - 1
-
-
-def _is_count(x: object) -> bool:
-    """An integer DuckDB's BIGINT holds, not negative (JSON allows any size)."""
-    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= _BIGINT
-
-
-def _is_number(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _stop_problem(stop: object) -> str | None:
-    """What is wrong with a manifest's [stop] record for the fields stg_manifest_stops types,
-    or None (a field of the wrong type would read as NULL and break the report's test line)."""
-    if not isinstance(stop, dict):
-        return "field 'stop' is not an object"
-    compare = stop.get("compare")
-    if not (
-        isinstance(compare, list) and len(compare) == 2 and all(isinstance(c, str) for c in compare)
-    ):
-        return "stop.compare is not a pair of policy names"
-    if stop.get("test") not in ("sprt", "fixed") or stop.get("metric") not in ("win", "points"):
-        return "stop.test or stop.metric is not one a spec gives"
-    for key in ("h0", "h1", "alpha", "beta"):
-        if not _is_number(stop.get(key)):
-            return f"stop.{key} is {stop.get(key)!r}, not a number"
-    if stop["test"] != "sprt":
-        return None
-    for key in ("max_games", "wave_games", "planned_games", "cell"):
-        if not _is_count(stop.get(key)):
-            return f"stop.{key} is {stop.get(key)!r}, not a count"
-    bounds = stop.get("bounds")
-    if not (isinstance(bounds, list) and len(bounds) == 2 and all(map(_is_number, bounds))):
-        return "stop.bounds is not a pair of numbers"
-    waves = stop.get("waves") or []
-    decision = stop.get("decision")
-    looks = [*(waves if isinstance(waves, list) else [None]), *([decision] if decision else [])]
-    for look in looks:
-        ok = isinstance(look, dict) and _is_count(look.get("games"))
-        if not ok or not all(
-            look.get(k) is None or _is_number(look.get(k))
-            for k in ("estimate", "half_width", "llr")
-        ):
-            return "stop.waves or stop.decision holds a look that is not games and numbers"
-    if isinstance(decision, dict) and not isinstance(decision.get("result"), str):
-        return "stop.decision.result is not a string"
-    return None
-
-
 def unreadable_files(snap: Snapshot, runs: set[str] | None = None) -> dict[str, str]:
     """{path: why} for each committed file (of `runs`, else of every run) whose Parquet footer
     cannot be read (truncated, not Parquet, unreadable); the others' row counts go into
@@ -607,7 +320,7 @@ def screen(snap: Snapshot) -> tuple[Snapshot, dict[str, str]]:
         except (OSError, ValueError) as exc:
             problems[run] = f"manifest {path} is not readable JSON ({exc})"
             continue
-        problem = _manifest_problem(run, manifest)
+        problem = view_problem(run, manifest)
         if problem is not None:
             problems[run] = f"manifest {path}: {problem}"
     # Shard files with no manifest (a driver that never recorded its run, a stray folder, files

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from flip7.events import HIT_SHIFT, EventKind, store_games, unfold_codes
+from lakecontract.layout import ROW_GROUP_ROWS, TMP_MARK, WRITE_OPTIONS
 from warehouse.lake import SCHEMA_VERSION, Snapshot, data_root, snapshot
 
 #: The schema versions this upgrade reads.
@@ -64,42 +65,6 @@ EVENTS = pa.schema(
         pa.field("codes", _INT64S, nullable=False),
     ]
 )
-#: As pipeline.lake: zstd unless the options say otherwise, one row group per shard file, and
-#: WRITE_OPTIONS (tests hold them equal).
-ROW_GROUP_ROWS = 1 << 20
-WRITE_OPTIONS: dict[str, dict[str, object]] = {
-    "events": {
-        "use_dictionary": ["codes.list.element"],
-        "write_statistics": ["game"],
-        "write_batch_size": 1 << 16,
-        "compression": "lz4",
-    },
-    "rounds": {
-        "use_dictionary": ["policy"],
-        "write_statistics": ["game", "round"],
-        "write_batch_size": 1 << 16,
-        "compression": "lz4",
-    },
-    "rollups": {
-        "use_dictionary": [
-            "variant",
-            "ruleset",
-            "seating",
-            "grouping",
-            "figure",
-            "policy",
-            "opponent",
-        ],
-        "write_statistics": ["cell"],
-        "compression": "lz4",
-    },
-    "games": {
-        "use_dictionary": ["policy", "lineup", "ruleset", "variant"],
-        "write_statistics": ["game", "cell", "pair"],
-        "compression": "lz4",
-    },
-}
-_TMP_MARK = ".tmp-"  # pipeline.lake.TMP_MARK: leftovers are removed by the pipeline's resume
 
 
 @dataclass(frozen=True)
@@ -311,7 +276,7 @@ def write_rollups(snap: Snapshot, progress: Callable[[int], None] | None = None)
 
 def _write(snap: Snapshot, path: str, table: pa.Table, options: dict[str, object]) -> None:
     """Write a Parquet file under a temporary name on the lake's filesystem, then rename."""
-    tmp = f"{path}{_TMP_MARK}{secrets.token_hex(6)}"
+    tmp = f"{path}{TMP_MARK}{secrets.token_hex(6)}"
     snap.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
     settings: dict[str, object] = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS}
     pq.write_table(table, tmp, filesystem=snap.fs, **{**settings, **options})  # type: ignore[arg-type]
