@@ -4,39 +4,9 @@
 -- position changes from round to round, so each game contributes the rounds played at a
 -- position: 95% intervals clustered by game, n = those rounds, y = their points (busts,
 -- Flip 7s); rates clipped to [0, 1]. From the shards' rollups (grouping 'position').
-with rollups as (
-    select * from int_cell_rollups
+with figures as (
+    select * from int_cell_figures
     where grouping = 'position'
-),
-
-sums as (
-    select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
-        key as position,
-        policy,
-        any_value(games) filter (figure = 'points') as games,
-        any_value(n) filter (figure = 'points') as rounds,
-        any_value(y) filter (figure = 'points') as points,
-        any_value(cluster_ratio_lo(games, y, n, yy, nn, yn)) filter (figure = 'points')
-            as points_per_round_lo,
-        any_value(cluster_ratio_hi(games, y, n, yy, nn, yn)) filter (figure = 'points')
-            as points_per_round_hi,
-        any_value(y) filter (figure = 'bust') as busts,
-        any_value(cluster_rate_lo(games, y, n, yy, nn, yn)) filter (figure = 'bust')
-            as bust_rate_lo,
-        any_value(cluster_rate_hi(games, y, n, yy, nn, yn)) filter (figure = 'bust')
-            as bust_rate_hi,
-        any_value(y) filter (figure = 'flip7') as flip7s,
-        any_value(cluster_rate_lo(games, y, n, yy, nn, yn)) filter (figure = 'flip7')
-            as flip7_rate_lo,
-        any_value(cluster_rate_hi(games, y, n, yy, nn, yn)) filter (figure = 'flip7')
-            as flip7_rate_hi
-    from rollups
-    group by run, variant, ruleset, players, lineup, cell, key, policy
 ),
 
 final as (
@@ -46,22 +16,24 @@ final as (
         ruleset,
         players,
         lineup,
-        position,
+        key as position,
         policy,
-        games,
-        rounds,
-        points / rounds as points_per_round,
-        points_per_round_lo,
-        points_per_round_hi,
-        busts,
-        busts / rounds as bust_rate,
-        bust_rate_lo,
-        bust_rate_hi,
-        flip7s,
-        flip7s / rounds as flip7_rate,
-        flip7_rate_lo,
-        flip7_rate_hi
-    from sums
+        points_games as games,
+        points_n as rounds,
+        points_y / points_n as points_per_round,
+        cluster_ratio_lo(points_games, points_y, points_n, points_yy, points_nn, points_yn)
+            as points_per_round_lo,
+        cluster_ratio_hi(points_games, points_y, points_n, points_yy, points_nn, points_yn)
+            as points_per_round_hi,
+        bust_y as busts,
+        bust_y / points_n as bust_rate,
+        cluster_rate_lo(bust_games, bust_y, bust_n, bust_yy, bust_nn, bust_yn) as bust_rate_lo,
+        cluster_rate_hi(bust_games, bust_y, bust_n, bust_yy, bust_nn, bust_yn) as bust_rate_hi,
+        flip7_y as flip7s,
+        flip7_y / points_n as flip7_rate,
+        cluster_rate_lo(flip7_games, flip7_y, flip7_n, flip7_yy, flip7_nn, flip7_yn) as flip7_rate_lo,
+        cluster_rate_hi(flip7_games, flip7_y, flip7_n, flip7_yy, flip7_nn, flip7_yn) as flip7_rate_hi
+    from figures
 )
 
 select * from final
