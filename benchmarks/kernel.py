@@ -52,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.common import median_cpu, median_rate  # noqa: E402
 from flip7 import kernel  # noqa: E402
 from flip7.engine import Engine  # noqa: E402
 from flip7.policies import parse_policies  # noqa: E402
@@ -74,14 +75,27 @@ VENGEANCE_TABLES = (
 )
 
 
-def median_rate(games: int, repeats: int, run: Callable[[], object]) -> float:
-    """Median games per CPU-second of `run` over `repeats` runs."""
-    rates = []
+def alternated(
+    reference: Callable[[], object],
+    compiled: Callable[[], kernel.Batch],
+    ref_games: int,
+    games: int,
+    repeats: int,
+) -> tuple[float, float, float]:
+    """(reference games/s, kernel games/s, events per game), medians over `repeats` rounds that
+    each run the reference engine then the kernel, so both see the same load on the machine."""
+    ref, ker = [], []
+    events = 0
     for _ in range(repeats):
         t0 = time.process_time()
-        run()
-        rates.append(games / (time.process_time() - t0))
-    return statistics.median(rates)
+        reference()
+        ref.append(ref_games / (time.process_time() - t0))
+        t0 = time.process_time()
+        batch = compiled()
+        ker.append(games / (time.process_time() - t0))
+        events = batch.ev.shape[1]
+        del batch
+    return statistics.median(ref), statistics.median(ker), events / games
 
 
 def engine_rates(
@@ -94,19 +108,15 @@ def engine_rates(
     n = len(lineup)
     seeds = kernel.derive_seeds(ROOT, 0, 0, games)
     seat_policy = kernel.rotation(n, np.arange(games) % n)
-    ref, ker = [], []
-    events = 0
-    for _ in range(repeats):
-        t0 = time.process_time()
+
+    def reference() -> None:
         for i in range(ref_games):
             Engine(ruleset, rotated(lineup, i), derive_seed(ROOT, 0, i), capture=capture).run()
-        ref.append(ref_games / (time.process_time() - t0))
-        t0 = time.process_time()
-        batch = kernel.play_batch(ruleset, lineup, seat_policy, seeds, capture=capture)
-        ker.append(games / (time.process_time() - t0))
-        events = batch.ev.shape[1]
-        del batch
-    return statistics.median(ref), statistics.median(ker), events / games
+
+    def compiled() -> kernel.Batch:
+        return kernel.play_batch(ruleset, lineup, seat_policy, seeds, capture=capture)
+
+    return alternated(reference, compiled, ref_games, games, repeats)
 
 
 def vengeance_rates(
@@ -122,22 +132,18 @@ def vengeance_rates(
     n = len(lineup)
     seeds = kernel.derive_seeds(ROOT, 0, 0, games)
     seat_policy = kernel.rotation(n, np.arange(games) % n)
-    ref, ker = [], []
-    events = 0
-    for _ in range(repeats):
-        t0 = time.process_time()
+
+    def reference() -> None:
         for i in range(ref_games):
             seats = rotated(lineup, i)
             variant.new_engine(ruleset, seats, derive_seed(ROOT, 0, i), capture=capture).run()
-        ref.append(ref_games / (time.process_time() - t0))
-        t0 = time.process_time()
-        batch = kernel.play_batch(
+
+    def compiled() -> kernel.Batch:
+        return kernel.play_batch(
             ruleset, lineup, seat_policy, seeds, capture=capture, variant=variant
         )
-        ker.append(games / (time.process_time() - t0))
-        events = batch.ev.shape[1]
-        del batch
-    return statistics.median(ref), statistics.median(ker), events / games
+
+    return alternated(reference, compiled, ref_games, games, repeats)
 
 
 def vengeance_section(games: int, ref_games: int, repeats: int) -> float:
@@ -255,12 +261,11 @@ def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
         path = os.path.join(d, "table.parquet")
         for label, data, options in cases:
             settings = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS, **options}
-            times = []
-            for _ in range(repeats):
-                t0 = time.process_time()
-                pq.write_table(data, path, **settings)  # type: ignore[arg-type]
-                times.append(time.process_time() - t0)
-            us = 1e6 * statistics.median(times) / games
+            cpu = median_cpu(
+                lambda: pq.write_table(data, path, **settings),  # type: ignore[arg-type]  # noqa: B023
+                repeats,
+            )
+            us = 1e6 * cpu / games
             out.append((label, us, os.path.getsize(path) / games))
     return out
 
