@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pyarrow as pa
 
 from flip7.events import FIELDS, WIDTH, EventKind
 from flip7.kernel import choose_engine, derive_seeds
@@ -117,3 +118,12 @@ def difference(logged: np.ndarray, replayed: np.ndarray) -> str | None:
 def _fields(code: np.int64) -> tuple[int, ...]:
     unpacked = unpack_codes(np.asarray([code], dtype=np.int64))
     return tuple(int(unpacked[k][0]) for k in FIELDS)
+
+
+def shard_rollups(games: pa.Table, rounds: pa.Table, players: int) -> pa.Table:
+    """A shard's rollup recomputed from its games and rounds tables by the compiled pass the
+    shard tasks write it with (pipeline.rollups.rollup_table): verify compares it with the
+    stored one (warehouse.shardcheck), and leaves the shards where the two differ to its SQL."""
+    from pipeline.rollups import rollup_table
+
+    return rollup_table(games, rounds, players)

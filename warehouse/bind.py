@@ -97,6 +97,30 @@ def sample(shards: np.ndarray, fraction: float, rng: np.random.Generator) -> np.
     return np.concatenate(picked)
 
 
+#: The sampled games' logged events as the compiled pass read them from their shards (run ->
+#: game -> (the packed codes as stored, HITs unfolded; the seats' policies; the cell)).
+Stored = dict[str, dict[int, tuple[np.ndarray, tuple[str, ...], int]]]
+
+
+@dataclass
+class Picked:
+    """What `pick` chose: per run, the sampled games' columns (shard, game, cell_game, pair,
+    seed), to replay once their events are at hand."""
+
+    binding: Binding
+    fraction: float
+    games: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+
+    def ranges(self) -> dict[tuple[str, int], tuple[int, int]]:
+        """Each sampled shard's block of game ids, as (run, shard) -> (first, last)."""
+        out = {}
+        for run, col in self.games.items():
+            for s in np.unique(col["shard"]).tolist():
+                ids = col["game"][col["shard"] == s]
+                out[(run, int(s))] = (int(ids.min()), int(ids.max()))
+        return out
+
+
 def bind(
     con: duckdb.DuckDBPyConnection,
     manifests: dict[str, dict[str, Any]],
@@ -109,7 +133,19 @@ def bind(
     `con` has the staging views over the snapshot; `manifests` the parsed manifests by run.
     Runs without a manifest are left to assert_manifest_counts, which names them.
     """
+    return replay(con, manifests, pick(con, manifests, replayer, fraction, rng), replayer)
+
+
+def pick(
+    con: duckdb.DuckDBPyConnection,
+    manifests: dict[str, dict[str, Any]],
+    replayer: Replayer | None,
+    fraction: float = SAMPLE,
+    rng: np.random.Generator | None = None,
+) -> Picked:
+    """bind's first half: every game's seed checked, and the sample to replay picked."""
     out = Binding()
+    picked = Picked(out, fraction)
     rng = rng or np.random.default_rng()
     runs = [r for (r,) in con.execute("SELECT DISTINCT run FROM stg_games ORDER BY run").fetchall()]
     for run in runs:
@@ -123,13 +159,39 @@ def bind(
             if check is None or not isinstance(seed, int):
                 continue
             ok = _check_seeds(out, run, seed, col, check)
-            picked = sample(col["shard"], fraction, rng)
-            picked = picked[ok[picked]]  # a game with a wrong seed is already reported
-            kept.append({k: v[picked] for k, v in col.items()})
+            chosen = sample(col["shard"], fraction, rng)
+            chosen = chosen[ok[chosen]]  # a game with a wrong seed is already reported
+            kept.append({k: v[chosen] for k, v in col.items()})
         if check is not None and manifest is not None and sum(len(k["game"]) for k in kept):
-            col = {k: np.concatenate([c[k] for c in kept]) for k in kept[0]}
+            picked.games[run] = {k: np.concatenate([c[k] for c in kept]) for k in kept[0]}
+    return picked
+
+
+def replay(
+    con: duckdb.DuckDBPyConnection,
+    manifests: dict[str, dict[str, Any]],
+    picked: Picked,
+    replayer: Replayer | None,
+    stored: Stored | None = None,
+) -> Binding:
+    """bind's second half: the picked games re-simulated and compared with their events, read
+    from `stored` where the compiled pass read them (warehouse.shardcheck.sample_games), else
+    from the lake through `con`."""
+    out, fraction = picked.binding, picked.fraction
+    if replayer is not None:
+        for run, col in picked.games.items():
             every = np.arange(len(col["game"]))
-            _replay(out, con, run, manifest, col, every, whole=fraction >= 1, replayer=check)
+            _replay(
+                out,
+                con,
+                run,
+                manifests[run],
+                col,
+                every,
+                whole=fraction >= 1,
+                replayer=replayer,
+                stored=(stored or {}).get(run, {}),
+            )
     if replayer is not None and fraction <= 0:
         out.notes.append(
             f"no game re-simulated (a replay sample of 0): the seeds and labels of "
@@ -210,18 +272,11 @@ def _replay(
     *,
     whole: bool,
     replayer: Replayer,
+    stored: dict[int, tuple[np.ndarray, tuple[str, ...], int]] | None = None,
 ) -> None:
-    """Re-simulate the picked games of one run and record those that differ from the log."""
+    """Re-simulate the picked games of one run and record those that differ from the log
+    (their events and seats from `stored` where it has them, else read through `con`)."""
     game = col["game"]
-    if whole:
-        where = ""
-    else:  # each shard's block as a range of game ids (integers: safe to write into the SQL)
-        shards = col["shard"][picked]
-        ranges = []
-        for s in np.unique(shards).tolist():
-            ids = game[picked[shards == s]]
-            ranges.append(f"game BETWEEN {int(ids.min())} AND {int(ids.max())}")
-        where = f" AND ({' OR '.join(ranges)})"
     wanted = set(game[picked].tolist())
     # A game replays under its cell's ruleset as the manifest names it (the run's, for a
     # manifest written before cells named theirs), never under the label its rows carry.
@@ -230,25 +285,14 @@ def _replay(
         c.get("cell"): str(c.get("ruleset") or run_ruleset) for c in manifest.get("cells") or []
     }
     seats: dict[int, tuple[str, ...]] = {}
-    game_ruleset: dict[int, str] = {}
-    for g, s, cell in con.execute(
-        "SELECT game, list(policy ORDER BY seat), any_value(cell) FROM stg_games "
-        f"WHERE run = $run{where} GROUP BY game",
-        {"run": run},
-    ).fetchall():
-        if g in wanted:
-            seats[g] = tuple(s)
-            game_ruleset[g] = cell_rulesets.get(cell, run_ruleset)
-    # The packed codes of each game as stored, one per event (HITs unfolded by event_codes), in
-    # order: without the ROUND_SCOREs, which the files leave to the rounds table (verify
-    # compares those with the scores it rebuilds), as the replayer compares them.
-    events = con.execute(
-        "SELECT game, code FROM (SELECT game, unnest(codes) AS code, "
-        "generate_subscripts(codes, 1) AS i FROM (SELECT game, event_codes(codes) AS codes "
-        f"FROM stg_event_games WHERE run = $run{where})) ORDER BY game, i",
-        {"run": run},
-    ).fetchnumpy()
-    logged = _split(events)
+    cells: dict[int, int] = {}
+    logged: dict[int, np.ndarray] = {}
+    for g in wanted & set(stored or {}):
+        logged[g], seats[g], cells[g] = stored[g]  # type: ignore[index]
+    rest = np.asarray([i for i in picked.tolist() if int(game[i]) not in logged], np.int64)
+    if len(rest):
+        _read_logged(con, run, col, rest, whole and not stored, seats, cells, logged)
+    game_ruleset = {g: cell_rulesets.get(c, run_ruleset) for g, c in cells.items()}
     at = {int(game[i]): i for i in picked.tolist()}
     groups: dict[tuple[tuple[str, ...], str], list[int]] = {}
     for g in sorted(wanted):
@@ -277,6 +321,48 @@ def _replay(
                         f"{problem}",
                     }
                 )
+
+
+def _read_logged(
+    con: duckdb.DuckDBPyConnection,
+    run: str,
+    col: dict[str, np.ndarray],
+    picked: np.ndarray,
+    whole: bool,
+    seats: dict[int, tuple[str, ...]],
+    cells: dict[int, int],
+    logged: dict[int, np.ndarray],
+) -> None:
+    """The picked games' seats, cells and logged events read from the lake through `con`."""
+    game = col["game"]
+    if whole:
+        where = ""
+    else:  # each shard's block as a range of game ids (integers: safe to write into the SQL)
+        shards = col["shard"][picked]
+        ranges = []
+        for s in np.unique(shards).tolist():
+            ids = game[picked[shards == s]]
+            ranges.append(f"game BETWEEN {int(ids.min())} AND {int(ids.max())}")
+        where = f" AND ({' OR '.join(ranges)})"
+    wanted = set(game[picked].tolist())
+    for g, s, cell in con.execute(
+        "SELECT game, list(policy ORDER BY seat), any_value(cell) FROM stg_games "
+        f"WHERE run = $run{where} GROUP BY game",
+        {"run": run},
+    ).fetchall():
+        if g in wanted:
+            seats[g] = tuple(s)
+            cells[g] = cell
+    # The packed codes of each game as stored, one per event (HITs unfolded by event_codes), in
+    # order: without the ROUND_SCOREs, which the files leave to the rounds table (verify
+    # compares those with the scores it rebuilds), as the replayer compares them.
+    events = con.execute(
+        "SELECT game, code FROM (SELECT game, unnest(codes) AS code, "
+        "generate_subscripts(codes, 1) AS i FROM (SELECT game, event_codes(codes) AS codes "
+        f"FROM stg_event_games WHERE run = $run{where})) ORDER BY game, i",
+        {"run": run},
+    ).fetchnumpy()
+    logged.update((g, c) for g, c in _split(events).items() if g in wanted)
 
 
 def _split(events: dict[str, Any]) -> dict[int, np.ndarray]:

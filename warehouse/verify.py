@@ -5,9 +5,19 @@ It runs the data tests in sql/tests (each returns failing rows, none when all is
 - `-- scope: lake` tests once over the whole snapshot: the manifests' row counts equal the
   Parquet footers, complete runs hold every planned game once, each cell plays the ruleset its
   manifest names;
-- `-- scope: shard` tests a few shards at a time (a game never spans shards): every round and
-  every game rebuilt from the event log alone equals the compact tables, every game is whole.
-  Per batch, the intermediate relations are computed once into small tables (one row per game
+- `-- scope: shard` tests (a game never spans shards): every round and every game rebuilt from
+  the event log alone equals the compact tables, every game is whole, every rollup equals the
+  one recomputed from its shard's tables. First a compiled pass (warehouse.shardcheck) reads
+  each shard's files once, `workers` shards at a time (threads: the pass and pyarrow's reads
+  release the GIL; one shard's tables in memory per thread), and clears a shard when every
+  condition of these tests holds there, compared row by row (stricter than the tests); the
+  SQL tests then run on the shards it did not clear (damaged, Vengeance, unreadable as
+  written), so the account, failing rows and all, is the SQL's. On a clean classic lake that
+  is no shard: the cost is a few microseconds a game (docs/warehouse.md, "What verify costs").
+  Where no compiled rollup is at hand (no replayer offering `shard_rollups`), the rollups test
+  runs in SQL on every shard.
+  The SQL, per shard batch (a few shards at a time):
+  the intermediate relations are computed once into small tables (one row per game
   from each side, compared in int_games_compared; the events grouped per player per round
   stream into the events' side without being stored) and the tests read those; batches are spread over worker threads, each with its own single-threaded DuckDB
   connection (small hash tables stay in cache; measured faster than one big query). A test
@@ -38,9 +48,11 @@ from dataclasses import dataclass, field
 import duckdb
 
 from warehouse import record as records
-from warehouse.bind import SAMPLE, Replayer, bind, find_replayer
-from warehouse.build import bind_files, build, is_view_only, ordered, scope, sql_files
-from warehouse.db import attach, scratch
+from warehouse import shardcheck
+from warehouse.bind import SAMPLE, Replayer, Stored, find_replayer, pick
+from warehouse.bind import replay as replay_picked
+from warehouse.build import bind_files, build, is_view_only, ordered, reads, scope, sql_files
+from warehouse.db import MEMORY_LIMIT_ENV, attach, scratch
 from warehouse.lake import EmptyLakeError, Shard, Snapshot, data_root, screen, snapshot
 
 EXAMPLES = 5
@@ -56,6 +68,12 @@ VENGEANCE_ROUNDS = "int_vengeance_rounds"
 #: Views that int_vengeance_rounds reads too: tables in batches with Vengeance games.
 READ_BY_VENGEANCE = frozenset({"int_event_groups"})
 EMPTY = "\nWITH NO DATA"
+#: DuckDB's buffers for the lake-wide tests and the seeds, unless $FLIP7_MEMORY_LIMIT says
+#: otherwise: past it they spill, so that verify's peak stays under 1 GB at 10M games (the
+#: readers' default, 4 GB, let it grow past 1.2 GB there).
+LAKE_MEMORY = "512MB"
+#: The test the compiled pass clears only where it could recompute the rollup.
+ROLLUPS_TEST = "assert_rollups_match_tables"
 
 
 @dataclass
@@ -153,17 +171,31 @@ def _made_as(name: str, sql: str, vengeance: bool) -> str:
     return "table"
 
 
+def _needed(files: dict[str, str], shard_tests: dict[str, str]) -> set[str]:
+    """The intermediate relations the tests read, directly or through one another."""
+    todo = [n for sql in shard_tests.values() for n in reads(sql) if n in files]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += [n for n in reads(files[name]) if n in files]
+    return seen
+
+
 def _shard_worker(
     lake: Snapshot | str, shard_tests: dict[str, str]
 ) -> Callable[[list[Shard]], dict[str, list[dict[str, object]]]]:
     """A function checking a batch of shards of `lake` (a snapshot, or a root to list), with
     one DuckDB connection per thread. A local lake's files are read by DuckDB itself; a lake
-    on another filesystem (S3, ...) through pyarrow datasets attached batch by batch."""
+    on another filesystem (S3, ...) through pyarrow datasets attached batch by batch. Only
+    the intermediate relations the tests read are made."""
     whole = lake if isinstance(lake, Snapshot) else snapshot(lake)
     local = threading.local()
     files = sql_files("intermediate")
+    needed = _needed(files, shard_tests)
     names = sorted(ordered(files), key=lambda name: name != TABLES_SUMMARY)  # stable
-    intermediate = {name: files[name] for name in names}
+    intermediate = {name: files[name] for name in names if name in needed}
 
     def check(shards: list[Shard]) -> dict[str, list[dict[str, object]]]:
         con = getattr(local, "con", None)
@@ -220,6 +252,62 @@ def _shard_worker(
     return check
 
 
+def _lake_connection(snap: Snapshot) -> duckdb.DuckDBPyConnection:
+    """A connection with the staging views over the whole snapshot, holding at most
+    $FLIP7_MEMORY_LIMIT, else LAKE_MEMORY, in DuckDB's buffers (spilling past it)."""
+    con = scratch(None if os.environ.get(MEMORY_LIMIT_ENV) else LAKE_MEMORY)
+    build(con, snap, layers=("staging",), lake_table=None if snap.local else attach(con, snap))
+    return con
+
+
+def _batches(shards: list[Shard], batch: int) -> list[list[Shard]]:
+    return [shards[i : i + batch] for i in range(0, len(shards), batch)]
+
+
+def _compiled_pass(
+    snap: Snapshot,
+    shards: list[Shard],
+    replayer: Replayer | None,
+    workers: int,
+    progress: Callable[[int, int], None] | None,
+    sampled: dict[tuple[str, int], tuple[int, int]],
+    stored: Stored,
+) -> tuple[list[Shard], list[Shard]]:
+    """Run warehouse.shardcheck over every shard, `workers` threads at a time (the pass and
+    pyarrow's reads release the GIL); the shards that need every SQL test (not cleared) and
+    those that need the rollups test alone (cleared, but no compiled rollup to compare).
+    The games of each shard's block in `sampled` (the replay's sample) go into `stored`."""
+    rollups = shardcheck.rollup_pass(replayer)
+
+    def one(shard: Shard) -> shardcheck.Outcome:
+        try:
+            tables = shardcheck.read(snap.fs, shard.files)
+        except (OSError, ValueError) as exc:
+            return shardcheck.Outcome(False, f"not read: {exc}")
+        block = sampled.get((shard.run, shard.shard))
+        if block is not None:
+            try:
+                games = shardcheck.sample_games(tables, *block)
+            except Exception:  # noqa: BLE001 (not as written: the replay reads them through SQL)
+                games = {}
+            with lock:
+                stored.setdefault(shard.run, {}).update(games)
+        return shardcheck.check(tables, shard.players, rollups)
+
+    lock = threading.Lock()
+
+    sql_all, sql_rollups = [], []
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for done, (shard, outcome) in enumerate(zip(shards, pool.map(one, shards), strict=True), 1):
+            if not outcome.clear:
+                sql_all.append(shard)
+            elif outcome.rollups is None:
+                sql_rollups.append(shard)
+            if progress is not None:
+                progress(done, len(shards))
+    return sql_all, sql_rollups
+
+
 def _recorded_shards(snap: Snapshot) -> dict[str, int]:
     """How many finished shards each manifest records."""
     return {
@@ -239,12 +327,15 @@ def verify(
     replayer: Replayer | None = None,
     discover: bool = True,
     keep_record: bool = False,
+    compiled: bool = True,
 ) -> Verification:
     """Check every committed shard of the lake (or of one run); see the module docstring.
 
     `replay` is the share of each shard's games re-simulated (1 for all); `replayer` the
     replayer to use, else (with `discover`) the one installed under the entry point group.
     With `keep_record`, a pass is recorded beside each manifest and a failure clears it.
+    `compiled=False` leaves the shard tests to SQL alone (every shard, as before the compiled
+    pass: what the tests of that pass compare it with).
     """
     root = data_root(data_dir)
     whole_snap = snapshot(root, [run] if run else None)
@@ -275,8 +366,7 @@ def verify(
     events = 0
     binding = None
     if snap.shards:
-        con = scratch()
-        build(con, snap, layers=("staging",), lake_table=None if snap.local else attach(con, snap))
+        con = _lake_connection(snap)
         for name, sql in tests("lake").items():
             record(name, sql, failing_rows(con, sql))
         # Events as the games table counts them (the events files hold a row per game, without
@@ -287,7 +377,28 @@ def verify(
             ][0]
         )
         manifests = {r: json.loads(snap.read_text(p)) for r, p in snap.manifests.items()}
-        binding = bind(con, manifests, replayer, replay)
+        # The seeds checked and the replay's sample picked; the compiled pass (below) reads
+        # the sampled games' events with the rest of their shards, and the replay follows.
+        picked = pick(con, manifests, replayer, replay)
+        con.close()  # its buffers go back before the shards are read
+    whole = [s for s in snap.shards if all(snap.exists(p) for p in s.files.values())]
+    stored: Stored = {}
+    # The compiled pass first, shard by shard (each shard's files read once, in bounded
+    # memory, `workers` at a time); the SQL tests then check what it did not clear.
+    if compiled and whole:
+        sql_all, sql_rollups = _compiled_pass(
+            snap, whole, replayer, workers, progress, picked.ranges(), stored
+        )
+    else:
+        sql_all, sql_rollups = whole, []
+    if snap.shards:
+        # a connection to the lake again only where a sampled game was not read above
+        unread = any(
+            not set(col["game"].tolist()) <= set(stored.get(run, {}))
+            for run, col in picked.games.items()
+        )
+        con = _lake_connection(snap) if unread else scratch(spill=False)
+        binding = replay_picked(con, manifests, picked, replayer, stored)
         con.close()
         record(
             "seeds_match_manifest",
@@ -312,16 +423,23 @@ def verify(
     shard_tests = tests("shard")
     for name, sql in shard_tests.items():
         checks.setdefault(name, Check(name, about(sql)))
-    whole = [s for s in snap.shards if all(snap.exists(p) for p in s.files.values())]
-    batches = [whole[i : i + batch] for i in range(0, len(whole), batch)]
-    check = _shard_worker(snap, shard_tests)
-    done = 0
+    rollups_only = {ROLLUPS_TEST: shard_tests[ROLLUPS_TEST]}
+    work = [(shard_tests, b) for b in _batches(sql_all, batch)]
+    work += [(rollups_only, b) for b in _batches(sql_rollups, batch)]
+    workers_of = {ROLLUPS_TEST: _shard_worker(snap, rollups_only)}
+    full = _shard_worker(snap, shard_tests)
+    done = len(whole) - len(sql_all) - len(sql_rollups)
+
+    def run_sql(item: tuple[dict[str, str], list[Shard]]) -> dict[str, list[dict[str, object]]]:
+        which, shards = item
+        return (full if which is shard_tests else workers_of[ROLLUPS_TEST])(shards)
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for shards, result in zip(batches, pool.map(check, batches), strict=True):
+        for (_, shards), result in zip(work, pool.map(run_sql, work), strict=True):
             for name, rows in result.items():
                 record(name, shard_tests[name], rows)
             done += len(shards)
-            if progress is not None:
+            if progress is not None and not compiled:
                 progress(done, len(whole))
     result = Verification(
         str(root),
