@@ -35,6 +35,7 @@ ABOUT = {
     "sprt_oc": "the sequential test's operating characteristics, by simulation",
     "startup": "how fast `flip7` starts against a bare Python; a first compile's cost",
     "verify_binding": "the CPU cost of verify's binding step (seed checks and replays)",
+    "verify_cost": "what `warehouse verify` costs against what writing the games cost",
     "warehouse": "`flip7 report` and `warehouse verify` on a 1M-game lake (built once, cached)",
     "warehouse_scale": "report, compare and card-level SQL as the lake grows: wall, CPU, peak RSS",
     "whole_run": "a whole tournament run against its shards: where the wall time goes",
