@@ -163,6 +163,22 @@ def sweep(
     return rows
 
 
+def scaling_line(
+    r: dict[str, Any], first: dict[str, Any], widths: tuple[int, int, int], speedup: bool
+) -> str:
+    """One process count's row of a sweep (procs, games, seconds, games_per_s, events_per_s),
+    with its speedup (optional) and efficiency against the first row's per-process rate;
+    `widths`: the games, games/s and events/s columns'."""
+    g, gs, es = widths
+    per_proc = first["games_per_s"] / first["procs"]
+    up = f"speedup {r['games_per_s'] / per_proc:>5.2f}  " if speedup else ""
+    return (
+        f"{r['procs']:>3} procs {r['games']:>{g},} games {r['seconds']:>7.2f} s "
+        f"{r['games_per_s']:>{gs},.0f} games/s {r['events_per_s']:>{es},.0f} events/s  "
+        f"{up}efficiency {r['games_per_s'] / (per_proc * r['procs']):>5.0%}"
+    )
+
+
 @contextmanager
 def scratch(out: str | None, prefix: str) -> Iterator[str]:
     """`out` when given (kept), else a new temporary directory deleted afterwards."""

@@ -99,49 +99,34 @@ def alternated(
 
 
 def engine_rates(
-    specs: str, capture: bool, ref_games: int, games: int, repeats: int
+    specs: str,
+    capture: bool,
+    ref_games: int,
+    games: int,
+    repeats: int,
+    variant_spec: str | None = None,
 ) -> tuple[float, float, float]:
     """(reference games/s, kernel games/s, events per game), medians over `repeats` rounds that
-    each run the reference engine then the kernel, so both see the same load on the machine."""
-    ruleset = parse_ruleset("3.1")
-    lineup = parse_policies(specs)
-    n = len(lineup)
-    seeds = kernel.derive_seeds(ROOT, 0, 0, games)
-    seat_policy = kernel.rotation(n, np.arange(games) % n)
-
-    def reference() -> None:
-        for i in range(ref_games):
-            Engine(ruleset, rotated(lineup, i), derive_seed(ROOT, 0, i), capture=capture).run()
-
-    def compiled() -> kernel.Batch:
-        return kernel.play_batch(ruleset, lineup, seat_policy, seeds, capture=capture)
-
-    return alternated(reference, compiled, ref_games, games, repeats)
-
-
-def vengeance_rates(
-    specs: str, variant_spec: str, capture: bool, ref_games: int, games: int, repeats: int
-) -> tuple[float, float, float]:
-    """engine_rates for "With a Vengeance": the reference VengeanceEngine against the
-    Vengeance kernel, in alternation."""
+    each run the reference engine then the kernel, so both see the same load on the machine.
+    With `variant_spec` ("With a Vengeance"), that variant's reference engine and kernel."""
     from flip7.variants import parse_variant
 
     ruleset = parse_ruleset("3.1")
-    variant = parse_variant(variant_spec)
+    variant = parse_variant(variant_spec) if variant_spec else None
+    new_engine = Engine if variant is None else variant.new_engine
     lineup = parse_policies(specs)
     n = len(lineup)
     seeds = kernel.derive_seeds(ROOT, 0, 0, games)
     seat_policy = kernel.rotation(n, np.arange(games) % n)
+    on_variant = {} if variant is None else {"variant": variant}
 
     def reference() -> None:
         for i in range(ref_games):
             seats = rotated(lineup, i)
-            variant.new_engine(ruleset, seats, derive_seed(ROOT, 0, i), capture=capture).run()
+            new_engine(ruleset, seats, derive_seed(ROOT, 0, i), capture=capture).run()
 
     def compiled() -> kernel.Batch:
-        return kernel.play_batch(
-            ruleset, lineup, seat_policy, seeds, capture=capture, variant=variant
-        )
+        return kernel.play_batch(ruleset, lineup, seat_policy, seeds, capture=capture, **on_variant)
 
     return alternated(reference, compiled, ref_games, games, repeats)
 
@@ -158,7 +143,7 @@ def vengeance_section(games: int, ref_games: int, repeats: int) -> float:
     worst = float("inf")
     for name, specs, variant in VENGEANCE_TABLES:
         for capture in (True, False):
-            ref, ker, per_game = vengeance_rates(specs, variant, capture, ref_games, games, repeats)
+            ref, ker, per_game = engine_rates(specs, capture, ref_games, games, repeats, variant)
             ev_rate = f"{ker * per_game:>14,.0f}" if capture else f"{'-':>14}"
             print(
                 f"{name:<8}{'on' if capture else 'off':>8}{ref:>12,.0f}{ker:>12,.0f}"

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import scratch, sweep, timed_pool, write_json  # noqa: E402
+from benchmarks.common import scaling_line, scratch, sweep, timed_pool, write_json  # noqa: E402
 from pipeline.plan import Plan, cell_engines, make_plan  # noqa: E402
 from pipeline.spec import parse_spec  # noqa: E402
 from pipeline.task import run_shard  # noqa: E402
@@ -83,19 +83,12 @@ def main() -> None:
         f"python {sys.version.split()[0]}{note}"
     )
     with scratch(args.out, "flip7-scaling-") as root:
-        rows = sweep(counts, lambda procs: measure(procs, args, root), line)
+        rows = sweep(counts, lambda procs: measure(procs, args, root), show)
     write_json(args.json, {"cores": cores, "engine": engine, "rows": rows})
 
 
-def line(r: dict[str, Any], first: dict[str, Any]) -> str:
-    """One process count's figures, with speedup and efficiency against the first count's."""
-    base = first["games_per_s"] / first["procs"]
-    return (
-        f"{r['procs']:>3} procs {r['games']:>8,} games {r['seconds']:>7.2f} s "
-        f"{r['games_per_s']:>9,.0f} games/s {r['events_per_s']:>12,.0f} events/s  "
-        f"speedup {r['games_per_s'] / first['games_per_s'] * first['procs']:>5.2f}  "
-        f"efficiency {r['games_per_s'] / (base * r['procs']):>5.0%}"
-    )
+def show(r: dict[str, Any], first: dict[str, Any]) -> str:
+    return scaling_line(r, first, (8, 9, 12), speedup=True)
 
 
 if __name__ == "__main__":

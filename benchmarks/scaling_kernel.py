@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import one_core, scratch, sweep, timed_pool, write_json  # noqa: E402
+from benchmarks.common import one_core, scaling_line, scratch, sweep, timed_pool, write_json  # noqa: E402
 
 ROOT_SEED = 8
 LINEUP = ("sum:20",) * 4
@@ -108,18 +108,12 @@ def main() -> None:
         f"({info.seconds:.1f} s); python {sys.version.split()[0]}"
     )
     with scratch(args.out, "flip7-scaling-kernel-") as root:
-        rows = sweep(counts, lambda procs: measure(procs, args, root), line)
+        rows = sweep(counts, lambda procs: measure(procs, args, root), show)
     write_json(args.json, {"cores": cores, "mode": args.mode, "engine": args.engine, "rows": rows})
 
 
-def line(r: dict[str, Any], first: dict[str, Any]) -> str:
-    """One process count's figures, with efficiency against the first count's."""
-    per_proc = first["games_per_s"] / first["procs"]
-    return (
-        f"{r['procs']:>3} procs {r['games']:>9,} games {r['seconds']:>7.2f} s "
-        f"{r['games_per_s']:>10,.0f} games/s {r['events_per_s']:>13,.0f} events/s  "
-        f"efficiency {r['games_per_s'] / (per_proc * r['procs']):>5.0%}"
-    )
+def show(r: dict[str, Any], first: dict[str, Any]) -> str:
+    return scaling_line(r, first, (9, 10, 13), speedup=False)
 
 
 if __name__ == "__main__":

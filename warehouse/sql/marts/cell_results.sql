@@ -13,33 +13,25 @@ with figures as (
 
 final as (
     select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
+        columns(lambda c: is_cell_key(c)),
         rounds_games as games,
         rounds_y as rounds,
         rounds_y / rounds_games as rounds_per_game,
-        cluster_ratio_lo(rounds_games, rounds_y, rounds_n, rounds_yy, rounds_nn, rounds_yn)
-            as rounds_per_game_lo,
-        cluster_ratio_hi(rounds_games, rounds_y, rounds_n, rounds_yy, rounds_nn, rounds_yn)
-            as rounds_per_game_hi,
+        rounds_ratio_lo as rounds_per_game_lo,
+        rounds_ratio_hi as rounds_per_game_hi,
         points_n as seat_rounds,
         points_y as points,
         points_y / points_n as points_per_round,
-        cluster_ratio_lo(points_games, points_y, points_n, points_yy, points_nn, points_yn)
-            as points_per_round_lo,
-        cluster_ratio_hi(points_games, points_y, points_n, points_yy, points_nn, points_yn)
-            as points_per_round_hi,
+        points_ratio_lo as points_per_round_lo,
+        points_ratio_hi as points_per_round_hi,
         bust_y as busts,
         bust_y / points_n as bust_rate,
-        cluster_rate_lo(bust_games, bust_y, bust_n, bust_yy, bust_nn, bust_yn) as bust_rate_lo,
-        cluster_rate_hi(bust_games, bust_y, bust_n, bust_yy, bust_nn, bust_yn) as bust_rate_hi,
+        bust_rate_lo,
+        bust_rate_hi,
         flip7_y as flip7s,
         flip7_y / points_n as flip7_rate,
-        cluster_rate_lo(flip7_games, flip7_y, flip7_n, flip7_yy, flip7_nn, flip7_yn) as flip7_rate_lo,
-        cluster_rate_hi(flip7_games, flip7_y, flip7_n, flip7_yy, flip7_nn, flip7_yn) as flip7_rate_hi
+        flip7_rate_lo,
+        flip7_rate_hi
     from figures
 )
 

@@ -10,23 +10,16 @@ with figures as (
 
 final as (
     select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
+        columns(lambda c: is_cell_key(c)),
         policy,
         points_games as games,
         win_n as player_games,
         points_n as rounds,
         points_y as points,
         points_y / points_n as points_per_round,
-        cluster_ratio_half(points_games, points_y, points_n, points_yy, points_nn, points_yn)
-            / 1.959963984540054 as se,
-        cluster_ratio_lo(points_games, points_y, points_n, points_yy, points_nn, points_yn)
-            as ppr_lo,
-        cluster_ratio_hi(points_games, points_y, points_n, points_yy, points_nn, points_yn)
-            as ppr_hi
+        points_ratio_half / 1.959963984540054 as se,
+        points_ratio_lo as ppr_lo,
+        points_ratio_hi as ppr_hi
     from figures
 )
 

@@ -13,30 +13,26 @@ with figures as (
 
 final as (
     select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
+        columns(lambda c: is_cell_key(c)),
         policy,
         games,
         rounds,
         bust_y as busts,
         bust_y / rounds as bust_rate,
-        cluster_rate_lo(bust_games, bust_y, bust_n, bust_yy, bust_nn, bust_yn) as bust_rate_lo,
-        cluster_rate_hi(bust_games, bust_y, bust_n, bust_yy, bust_nn, bust_yn) as bust_rate_hi,
+        bust_rate_lo,
+        bust_rate_hi,
         flip7_y as flip7s,
         flip7_y / rounds as flip7_rate,
-        cluster_rate_lo(flip7_games, flip7_y, flip7_n, flip7_yy, flip7_nn, flip7_yn) as flip7_rate_lo,
-        cluster_rate_hi(flip7_games, flip7_y, flip7_n, flip7_yy, flip7_nn, flip7_yn) as flip7_rate_hi,
+        flip7_rate_lo,
+        flip7_rate_hi,
         stay_y as stays,
         stay_y / rounds as stay_rate,
-        cluster_rate_lo(stay_games, stay_y, stay_n, stay_yy, stay_nn, stay_yn) as stay_rate_lo,
-        cluster_rate_hi(stay_games, stay_y, stay_n, stay_yy, stay_nn, stay_yn) as stay_rate_hi,
+        stay_rate_lo,
+        stay_rate_hi,
         freeze_y as freezes,
         freeze_y / rounds as freeze_rate,
-        cluster_rate_lo(freeze_games, freeze_y, freeze_n, freeze_yy, freeze_nn, freeze_yn) as freeze_rate_lo,
-        cluster_rate_hi(freeze_games, freeze_y, freeze_n, freeze_yy, freeze_nn, freeze_yn) as freeze_rate_hi
+        freeze_rate_lo,
+        freeze_rate_hi
     from figures
     where rounds is not null
 )

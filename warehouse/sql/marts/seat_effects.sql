@@ -12,33 +12,21 @@ with figures as (
 
 final as (
     select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
+        columns(lambda c: is_cell_key(c)),
         key as seat,
         policy,
         win_games as player_games,
         win_y as wins,
         win_y / win_n as win_rate,
-        cluster_rate_lo(win_games, win_y, win_n, win_yy, win_nn, win_yn) as win_rate_lo,
-        cluster_rate_hi(win_games, win_y, win_n, win_yy, win_nn, win_yn) as win_rate_hi,
+        win_rate_lo,
+        win_rate_hi,
         win_y / (win_n / players) as win_index,
-        cluster_index_lo(
-            win_games, win_y, win_n, win_n / players, win_yy,
-            win_nn / (players * players), win_yn / players
-        ) as win_index_lo,
-        cluster_index_hi(
-            win_games, win_y, win_n, win_n / players, win_yy,
-            win_nn / (players * players), win_yn / players
-        ) as win_index_hi,
+        win_index_lo,
+        win_index_hi,
         points_n as rounds,
         points_y / points_n as points_per_round,
-        cluster_ratio_lo(points_games, points_y, points_n, points_yy, points_nn, points_yn)
-            as points_per_round_lo,
-        cluster_ratio_hi(points_games, points_y, points_n, points_yy, points_nn, points_yn)
-            as points_per_round_hi
+        points_ratio_lo as points_per_round_lo,
+        points_ratio_hi as points_per_round_hi
     from figures
 )
 

@@ -12,29 +12,19 @@ with figures as (
 
 final as (
     select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
+        columns(lambda c: is_cell_key(c)),
         policy,
         win_games as games,
         win_n as player_games,
         win_y as wins,
         win_y / win_n as win_rate,
-        cluster_rate_lo(win_games, win_y, win_n, win_yy, win_nn, win_yn) as win_rate_lo,
-        cluster_rate_hi(win_games, win_y, win_n, win_yy, win_nn, win_yn) as win_rate_hi,
+        win_rate_lo,
+        win_rate_hi,
         1.0 / players as expected_rate,
         win_n / players as expected_wins,
         win_y / (win_n / players) as win_index,
-        cluster_index_lo(
-            win_games, win_y, win_n, win_n / players, win_yy,
-            win_nn / (players * players), win_yn / players
-        ) as win_index_lo,
-        cluster_index_hi(
-            win_games, win_y, win_n, win_n / players, win_yy,
-            win_nn / (players * players), win_yn / players
-        ) as win_index_hi,
+        win_index_lo,
+        win_index_hi,
         rank_y / win_n as mean_rank
     from figures
 )
