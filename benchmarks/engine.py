@@ -10,13 +10,16 @@ disturbs them less than wall time; each figure is the median of --repeats runs.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+import sys
+from pathlib import Path
 
-from flip7.engine import Engine
-from flip7.events import EventKind
-from flip7.policies import parse_policies
-from flip7.rules import parse_ruleset
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import median_rate  # noqa: E402
+from flip7.engine import Engine  # noqa: E402
+from flip7.events import EventKind  # noqa: E402
+from flip7.policies import parse_policies  # noqa: E402
+from flip7.rules import parse_ruleset  # noqa: E402
 
 FLOOR = 5000  # four-player sum:20 games per CPU-second with events captured (issue 2)
 
@@ -25,19 +28,19 @@ def measure(specs: str, capture: bool, games: int, repeats: int) -> tuple[float,
     """(games/s, events/s, card draws/s) medians over repeats."""
     ruleset = parse_ruleset("3.1")
     lineup = parse_policies(specs)
-    rates = []
     events = draws = 0
-    for _ in range(repeats):
+
+    def play() -> None:
+        nonlocal events, draws
         events = draws = 0
-        t0 = time.process_time()
         for seed in range(games):
             result = Engine(ruleset, lineup, seed, capture=capture).run()
             if capture:
                 ev = result.events
                 events += len(ev) // 5
                 draws += ev[0::5].count(EventKind.DRAW)
-        rates.append(games / (time.process_time() - t0))
-    rate = statistics.median(rates)
+
+    rate = median_rate(games, repeats, play)
     per_game_events = events / games if capture else 0.0
     per_game_draws = draws / games if capture else 0.0
     return rate, rate * per_game_events, rate * per_game_draws

@@ -32,8 +32,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -43,6 +41,7 @@ import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
+from benchmarks.common import alternate, cpu_seconds, median_cpu  # noqa: E402
 from flip7.events import EventKind, fold_rows  # noqa: E402
 from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS  # noqa: E402
 from pipeline.schema import event_codes, events_table  # noqa: E402
@@ -56,15 +55,6 @@ PER_GAME_ROUNDS = (
 )
 PER_GAME = f"select game, {PER_GAME_ROUNDS} as round, unnest(codes) as code from '{{path}}'"
 PER_ROUND = "select game, round, unnest(codes) as code from '{path}'"
-
-
-def median_cpu(run: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        run()
-        times.append(time.process_time() - t0)
-    return statistics.median(times)
 
 
 def per_round(game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, code: np.ndarray) -> pa.Table:
@@ -144,19 +134,14 @@ def main() -> None:
     tables = simulate_shard(task, engine="kernel")
     cases = layouts(tables["events"], tables["rounds"])
 
-    times: dict[str, list[float]] = {label: [] for label in cases}
-    for _ in range(repeats):  # in turn, so that drift spreads over every layout alike
-        for label, (table, options, _sql) in cases.items():
-            t0 = time.process_time()
-            write(table, options)
-            times[label].append(time.process_time() - t0)
+    # in turn, so that drift spreads over every layout alike
+    times = alternate(repeats, cases, lambda _, c: cpu_seconds(lambda: write(c[0], c[1])))
     cost = {label: 1e6 * statistics.median(t) / games for label, t in times.items()}
 
     con = duckdb.connect()
     con.execute("set threads = 1")
     sizes: dict[str, float] = {}
     queries: dict[str, str] = {}
-    read_times: dict[str, list[float]] = {label: [] for label in cases}
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, (table, options, sql)) in enumerate(cases.items()):
             path = os.path.join(tmp, f"events-{i}.parquet")
@@ -168,11 +153,11 @@ def main() -> None:
                 + sql.format(path=path)
                 + ") group by all"
             )
-        for _ in range(max(3, repeats // 2)):
-            for label, query in queries.items():
-                t0 = time.process_time()
-                con.execute(query).fetchall()
-                read_times[label].append(time.process_time() - t0)
+        read_times = alternate(
+            max(3, repeats // 2),
+            queries,
+            lambda _, q: cpu_seconds(lambda: con.execute(q).fetchall()),
+        )
     reads = {label: 1e6 * statistics.median(t) / games for label, t in read_times.items()}
 
     base = cost["stored"]

@@ -52,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.common import median_cpu, median_rate  # noqa: E402
 from flip7 import kernel  # noqa: E402
 from flip7.engine import Engine  # noqa: E402
 from flip7.policies import parse_policies  # noqa: E402
@@ -74,70 +75,60 @@ VENGEANCE_TABLES = (
 )
 
 
-def median_rate(games: int, repeats: int, run: Callable[[], object]) -> float:
-    """Median games per CPU-second of `run` over `repeats` runs."""
-    rates = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        run()
-        rates.append(games / (time.process_time() - t0))
-    return statistics.median(rates)
-
-
-def engine_rates(
-    specs: str, capture: bool, ref_games: int, games: int, repeats: int
+def alternated(
+    reference: Callable[[], object],
+    compiled: Callable[[], kernel.Batch],
+    ref_games: int,
+    games: int,
+    repeats: int,
 ) -> tuple[float, float, float]:
     """(reference games/s, kernel games/s, events per game), medians over `repeats` rounds that
     each run the reference engine then the kernel, so both see the same load on the machine."""
-    ruleset = parse_ruleset("3.1")
-    lineup = parse_policies(specs)
-    n = len(lineup)
-    seeds = kernel.derive_seeds(ROOT, 0, 0, games)
-    seat_policy = kernel.rotation(n, np.arange(games) % n)
     ref, ker = [], []
     events = 0
     for _ in range(repeats):
         t0 = time.process_time()
-        for i in range(ref_games):
-            Engine(ruleset, rotated(lineup, i), derive_seed(ROOT, 0, i), capture=capture).run()
+        reference()
         ref.append(ref_games / (time.process_time() - t0))
         t0 = time.process_time()
-        batch = kernel.play_batch(ruleset, lineup, seat_policy, seeds, capture=capture)
+        batch = compiled()
         ker.append(games / (time.process_time() - t0))
         events = batch.ev.shape[1]
         del batch
     return statistics.median(ref), statistics.median(ker), events / games
 
 
-def vengeance_rates(
-    specs: str, variant_spec: str, capture: bool, ref_games: int, games: int, repeats: int
+def engine_rates(
+    specs: str,
+    capture: bool,
+    ref_games: int,
+    games: int,
+    repeats: int,
+    variant_spec: str | None = None,
 ) -> tuple[float, float, float]:
-    """engine_rates for "With a Vengeance": the reference VengeanceEngine against the
-    Vengeance kernel, in alternation."""
+    """(reference games/s, kernel games/s, events per game), medians over `repeats` rounds that
+    each run the reference engine then the kernel, so both see the same load on the machine.
+    With `variant_spec` ("With a Vengeance"), that variant's reference engine and kernel."""
     from flip7.variants import parse_variant
 
     ruleset = parse_ruleset("3.1")
-    variant = parse_variant(variant_spec)
+    variant = parse_variant(variant_spec) if variant_spec else None
+    new_engine = Engine if variant is None else variant.new_engine
     lineup = parse_policies(specs)
     n = len(lineup)
     seeds = kernel.derive_seeds(ROOT, 0, 0, games)
     seat_policy = kernel.rotation(n, np.arange(games) % n)
-    ref, ker = [], []
-    events = 0
-    for _ in range(repeats):
-        t0 = time.process_time()
+    on_variant = {} if variant is None else {"variant": variant}
+
+    def reference() -> None:
         for i in range(ref_games):
             seats = rotated(lineup, i)
-            variant.new_engine(ruleset, seats, derive_seed(ROOT, 0, i), capture=capture).run()
-        ref.append(ref_games / (time.process_time() - t0))
-        t0 = time.process_time()
-        batch = kernel.play_batch(
-            ruleset, lineup, seat_policy, seeds, capture=capture, variant=variant
-        )
-        ker.append(games / (time.process_time() - t0))
-        events = batch.ev.shape[1]
-        del batch
-    return statistics.median(ref), statistics.median(ker), events / games
+            new_engine(ruleset, seats, derive_seed(ROOT, 0, i), capture=capture).run()
+
+    def compiled() -> kernel.Batch:
+        return kernel.play_batch(ruleset, lineup, seat_policy, seeds, capture=capture, **on_variant)
+
+    return alternated(reference, compiled, ref_games, games, repeats)
 
 
 def vengeance_section(games: int, ref_games: int, repeats: int) -> float:
@@ -152,7 +143,7 @@ def vengeance_section(games: int, ref_games: int, repeats: int) -> float:
     worst = float("inf")
     for name, specs, variant in VENGEANCE_TABLES:
         for capture in (True, False):
-            ref, ker, per_game = vengeance_rates(specs, variant, capture, ref_games, games, repeats)
+            ref, ker, per_game = engine_rates(specs, capture, ref_games, games, repeats, variant)
             ev_rate = f"{ker * per_game:>14,.0f}" if capture else f"{'-':>14}"
             print(
                 f"{name:<8}{'on' if capture else 'off':>8}{ref:>12,.0f}{ker:>12,.0f}"
@@ -255,12 +246,11 @@ def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
         path = os.path.join(d, "table.parquet")
         for label, data, options in cases:
             settings = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS, **options}
-            times = []
-            for _ in range(repeats):
-                t0 = time.process_time()
-                pq.write_table(data, path, **settings)  # type: ignore[arg-type]
-                times.append(time.process_time() - t0)
-            us = 1e6 * statistics.median(times) / games
+            cpu = median_cpu(
+                lambda: pq.write_table(data, path, **settings),  # type: ignore[arg-type]  # noqa: B023
+                repeats,
+            )
+            us = 1e6 * cpu / games
             out.append((label, us, os.path.getsize(path) / games))
     return out
 

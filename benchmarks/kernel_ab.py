@@ -23,6 +23,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import alternate  # noqa: E402
 
 CHILD = r"""
 import json, sys, time
@@ -96,13 +101,15 @@ def main() -> None:
         if not os.path.isdir(os.path.join(tree, "flip7", "kernel")):
             raise SystemExit(f"{label}: {tree} holds no flip7/kernel; give a source tree")
     print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
-    runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
     with tempfile.TemporaryDirectory(prefix="flip7-ab-") as caches:
-        for r in range(args.rounds):
-            for label, tree in trees.items():
-                got = measure(tree, os.path.join(caches, label), args.games, args.repeats)
-                runs[label].append(got)
-                print(f"round {r + 1} {label:<7}" + "".join(f"{v:>12,.0f}" for v in got.values()))
+
+        def one(label: str, tree: str) -> dict[str, float]:
+            return measure(tree, os.path.join(caches, label), args.games, args.repeats)
+
+        def show(r: int, label: str, got: dict[str, float]) -> None:
+            print(f"round {r} {label:<7}" + "".join(f"{v:>12,.0f}" for v in got.values()))
+
+        runs = alternate(args.rounds, trees, one, show)
     print(f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'table':<18}{'before':>12}{'after':>12}{'after/before':>14}")
     for name in runs["before"][0]:

@@ -15,19 +15,15 @@ own overhead is measured on 2 cores by benchmarks/pipeline.py.
 from __future__ import annotations
 
 import argparse
-import json
-import multiprocessing as mp
+import functools
 import os
-import shutil
 import sys
-import tempfile
-import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import scaling_line, scratch, sweep, timed_pool, write_json  # noqa: E402
 from pipeline.plan import Plan, cell_engines, make_plan  # noqa: E402
 from pipeline.spec import parse_spec  # noqa: E402
 from pipeline.task import run_shard  # noqa: E402
@@ -41,24 +37,13 @@ def plan_for(games: int, players: int, shard_size: int, name: str, engine: str) 
     return make_plan(spec, engine=engine)
 
 
-def _init() -> None:
-    """One core per process: no hidden helper threads in numpy/pyarrow."""
-    import pyarrow as pa
-
-    pa.set_cpu_count(1)
-
-
 def measure(procs: int, args: argparse.Namespace, root: str) -> dict[str, Any]:
     plan = plan_for(
         procs * args.games_per_proc, args.players, args.shard_size, f"p{procs}", args.engine
     )
     warm = plan_for(procs * 40, args.players, 20, f"warm{procs}", args.engine)
-    ctx = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=procs, mp_context=ctx, initializer=_init) as pool:
-        list(pool.map(run_shard, warm.shards, [root] * len(warm.shards)))
-        t0 = time.perf_counter()
-        results = list(pool.map(run_shard, plan.shards, [root] * len(plan.shards)))
-        secs = time.perf_counter() - t0
+    shard = functools.partial(run_shard, root=root)
+    secs, results = timed_pool(procs, shard, warm.shards, plan.shards)
     events = sum(r["events"] for r in results)
     return {
         "procs": procs,
@@ -97,29 +82,13 @@ def main() -> None:
         f"{args.players} players per process, shards of {args.shard_size}, "
         f"python {sys.version.split()[0]}{note}"
     )
-    root = args.out or tempfile.mkdtemp(prefix="flip7-scaling-")
-    rows = []
-    try:
-        for procs in counts:
-            if procs > cores:
-                print(f"skipping {procs} processes: only {cores} cores")
-                continue
-            rows.append(measure(procs, args, root))
-            r = rows[-1]
-            base = rows[0]["games_per_s"] / rows[0]["procs"]
-            print(
-                f"{r['procs']:>3} procs {r['games']:>8,} games {r['seconds']:>7.2f} s "
-                f"{r['games_per_s']:>9,.0f} games/s {r['events_per_s']:>12,.0f} events/s  "
-                f"speedup {r['games_per_s'] / rows[0]['games_per_s'] * rows[0]['procs']:>5.2f}  "
-                f"efficiency {r['games_per_s'] / (base * r['procs']):>5.0%}",
-                flush=True,
-            )
-    finally:
-        if not args.out:
-            shutil.rmtree(root, ignore_errors=True)
-    if args.json:
-        doc = {"cores": cores, "engine": engine, "rows": rows}
-        Path(args.json).write_text(json.dumps(doc, indent=1) + "\n")
+    with scratch(args.out, "flip7-scaling-") as root:
+        rows = sweep(counts, lambda procs: measure(procs, args, root), show)
+    write_json(args.json, {"cores": cores, "engine": engine, "rows": rows})
+
+
+def show(r: dict[str, Any], first: dict[str, Any]) -> str:
+    return scaling_line(r, first, (8, 9, 12), speedup=True)
 
 
 if __name__ == "__main__":

@@ -17,18 +17,14 @@ clock starts, so the figures are steady-state work. Needs numpy, numba and pyarr
 from __future__ import annotations
 
 import argparse
-import json
-import multiprocessing as mp
 import os
-import shutil
 import sys
-import tempfile
-import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import one_core, scaling_line, scratch, sweep, timed_pool, write_json  # noqa: E402
 
 ROOT_SEED = 8
 LINEUP = ("sum:20",) * 4
@@ -36,11 +32,9 @@ LINEUP = ("sum:20",) * 4
 
 def _init() -> None:
     """One core per process (no helper threads), and the kernel loaded before timing."""
-    import pyarrow as pa
-
     from flip7.kernel import load_info
 
-    pa.set_cpu_count(1)
+    one_core()
     load_info()
 
 
@@ -80,12 +74,8 @@ def measure(procs: int, args: argparse.Namespace, root: str) -> dict[str, Any]:
         for s, a in enumerate(range(0, games, size))
     ]
     warm = [(args.mode, args.engine, 10_000 + i, 0, 20, root) for i in range(procs)]
-    ctx = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=procs, mp_context=ctx, initializer=_init) as pool:
-        list(pool.map(_shard, warm))
-        t0 = time.perf_counter()
-        events = sum(pool.map(_shard, jobs))
-        secs = time.perf_counter() - t0
+    secs, results = timed_pool(procs, _shard, warm, jobs, initializer=_init)
+    events = sum(results)
     return {
         "procs": procs,
         "games": games,
@@ -117,28 +107,13 @@ def main() -> None:
         f"{args.shard_size:,}; kernel {'compiled' if info.compiled else 'cached'} "
         f"({info.seconds:.1f} s); python {sys.version.split()[0]}"
     )
-    root = args.out or tempfile.mkdtemp(prefix="flip7-scaling-kernel-")
-    rows: list[dict[str, Any]] = []
-    try:
-        for procs in counts:
-            if procs > cores:
-                print(f"skipping {procs} processes: only {cores} cores")
-                continue
-            rows.append(measure(procs, args, root))
-            r, first = rows[-1], rows[0]
-            per_proc = first["games_per_s"] / first["procs"]
-            print(
-                f"{r['procs']:>3} procs {r['games']:>9,} games {r['seconds']:>7.2f} s "
-                f"{r['games_per_s']:>10,.0f} games/s {r['events_per_s']:>13,.0f} events/s  "
-                f"efficiency {r['games_per_s'] / (per_proc * r['procs']):>5.0%}",
-                flush=True,
-            )
-    finally:
-        if not args.out:
-            shutil.rmtree(root, ignore_errors=True)
-    if args.json:
-        out = {"cores": cores, "mode": args.mode, "engine": args.engine, "rows": rows}
-        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
+    with scratch(args.out, "flip7-scaling-kernel-") as root:
+        rows = sweep(counts, lambda procs: measure(procs, args, root), show)
+    write_json(args.json, {"cores": cores, "mode": args.mode, "engine": args.engine, "rows": rows})
+
+
+def show(r: dict[str, Any], first: dict[str, Any]) -> str:
+    return scaling_line(r, first, (9, 10, 13), speedup=False)
 
 
 if __name__ == "__main__":

@@ -29,13 +29,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import median_wall, run_child  # noqa: E402
 
 TARGETS = {"solve": 2.0, "solve --all": 30.0, "solve --race": 60.0}
 SEED_002 = {"solve": 13.0, "solve --all": 180.0}
@@ -43,23 +45,10 @@ SEED_002 = {"solve": 13.0, "solve --all": 180.0}
 
 def run_command(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall, child CPU) seconds of one `flip7 ...` process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    cmd = [sys.executable, "-m", "flip7", *args, "--no-file"]
-    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
-
-
-def median_of(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    done = run_child([sys.executable, "-m", "flip7", *args, "--no-file"], cwd=None, env=env)
+    if done.code:
+        raise SystemExit(f"flip7 {' '.join(args)} failed:\n{done.stderr}")
+    return done.wall, done.cpu
 
 
 def cross_check(model_name: str, rounds: int) -> None:
@@ -190,7 +179,7 @@ def win_timing(model_name: str) -> None:
     reward = table.reward(2, 180, 205)
     for numbers in ((3,), (3, 8), (3, 8, 11), (3, 8, 11, 5)):
         mask = sum(1 << v for v in numbers)
-        secs = median_of(lambda mask=mask: ir.solve(reward, mask, 0), 5)
+        secs = median_wall(lambda mask=mask: ir.solve(reward, mask, 0), 5)
         print(f"  in-round sweep from {len(numbers)} number(s): {secs * 1e3:.1f} ms")
 
 
@@ -274,14 +263,14 @@ def main() -> None:
     rows = policy_rows(solution)
     print("in-process, kernels loaded (medians):")
     figures = [
-        ("solve()", median_of(lambda: solve(model), args.repeats)),
-        ("reachable()", median_of(lambda: reachable(solution.space), args.repeats)),
+        ("solve()", median_wall(lambda: solve(model), args.repeats)),
+        ("reachable()", median_wall(lambda: reachable(solution.space), args.repeats)),
         (
             f"policy_rows(): {len(rows) - 1} policies",
-            median_of(lambda: policy_rows(solution), args.repeats),
+            median_wall(lambda: policy_rows(solution), args.repeats),
         ),
-        ("advise()", median_of(lambda: advise(solution), args.repeats)),
-        ("odds compute()", median_of(lambda: compute(solution), args.repeats)),
+        ("advise()", median_wall(lambda: advise(solution), args.repeats)),
+        ("odds compute()", median_wall(lambda: compute(solution), args.repeats)),
     ]
     for name, secs in figures:
         print(f"  {name:<34}{secs:>8.3f} s")

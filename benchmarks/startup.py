@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import run_child  # noqa: E402
+
 PY = sys.executable
 
 COMMANDS = {
@@ -64,15 +66,10 @@ def env(**extra: str) -> dict[str, str]:
 
 def timed(cmd: list[str], environ: dict[str, str]) -> tuple[float, float]:
     """(wall seconds, child CPU seconds) of one run of `cmd`."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    done = subprocess.run(cmd, cwd=ROOT, env=environ, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
+    done = run_child(cmd, cwd=ROOT, env=environ)
+    if done.code != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return done.wall, done.cpu
 
 
 def startup(repeats: int) -> None:

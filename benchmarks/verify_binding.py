@@ -10,6 +10,7 @@ the lake benchmarks/warehouse.py builds (/tmp/flip7-bench).
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -29,8 +30,12 @@ from warehouse.lake import snapshot  # noqa: E402
 
 
 def main() -> int:
-    root = Path(sys.argv[1])
-    shares = [float(x) for x in sys.argv[2:]] or [0.0, 0.01, 0.05]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("lake", type=Path)
+    parser.add_argument("shares", nargs="*", type=float, help="default 0 0.01 0.05")
+    args = parser.parse_args()
+    root = args.lake
+    shares = args.shares or [0.0, 0.01, 0.05]
     snap = snapshot(root)
     con = duckdb.connect(":memory:")
     con.execute("SET threads = 1")

@@ -26,12 +26,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks.common import bench_lake, run_child  # noqa: E402
+
 #: "how often does each card turn up, by policy": the per-card question a user asks of the log.
 CARD_SQL = (
     "SELECT g.policy, e.card, count(*) AS n FROM stg_stored_events e JOIN stg_games g "
@@ -121,15 +123,11 @@ def simulate(source: Path, target: Path, games: int) -> None:
 def measure(cmd: list[str]) -> tuple[float, float, int, float]:
     """(wall seconds, peak RSS in MB, exit status, CPU seconds) of one fresh process running
     cmd."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        print(f"  exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}", flush=True)
-    return wall, usage.ru_maxrss / 1024, code, usage.ru_utime + usage.ru_stime
+    done = run_child(cmd)
+    if done.code != 0:
+        err = done.stderr.strip()
+        print(f"  exit {done.code}: {err.splitlines()[-1] if err else ''}", flush=True)
+    return done.wall, done.peak_kb / 1024, done.code, done.cpu
 
 
 def main() -> int:
@@ -144,12 +142,7 @@ def main() -> int:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     for n in sizes:
-        build = [sys.executable, str(REPO / "benchmarks" / "warehouse.py")]
-        subprocess.run(
-            [*build, "--games", str(n), "--root", str(args.root / str(n)), "--build-only"],
-            check=True,
-        )
-        twin(args.root / str(n))
+        twin(bench_lake(n, args.root / str(n)))
     lakes = {n: args.root / str(n) for n in sizes}
     if args.simulate:
         lakes[args.simulate] = args.root / f"sim-{args.simulate}"

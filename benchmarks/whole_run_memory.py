@@ -24,14 +24,15 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks.common import run_child  # noqa: E402
 
 DASHBOARD_BUILD = (
     "import sys\n"
@@ -93,24 +94,16 @@ def measure(cmd: list[str], repo: Path) -> tuple[int, float, int, int]:
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd, env=env, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
+    child = run_child(cmd, cwd=repo, env=env)
     done.set()
     sampler.join()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        sys.stderr.write(err.decode(errors="replace")[-2000:])
+    if child.code:
+        sys.stderr.write(child.stderr[-2000:])
     left = os.listdir(spill)
     shutil.rmtree(spill, ignore_errors=True)
     if left:
         sys.stderr.write(f"left in the spill directory after exit: {left}\n")
-    return usage.ru_maxrss, wall, proc.returncode, peak[0]
+    return child.peak_kb, child.wall, child.code, peak[0]
 
 
 def main() -> int:

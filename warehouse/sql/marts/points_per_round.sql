@@ -3,37 +3,24 @@
 -- clustered by game (y = the points of the policy's seats in a game, n = the rounds they
 -- played there; not clipped). `se` is that interval's standard error (half-width / 1.96).
 -- From the shards' rollups.
-with rollups as (
-    select * from int_cell_rollups
-    where grouping = 'policy'
-),
-
-points as (
-    select * from rollups where figure = 'points'
-),
-
-seats as (
-    select run, cell, policy, n as player_games from rollups where figure = 'win'
+with figures as (
+    select * from int_cell_figures
+    where grouping = 'policy' and points_n is not null and win_n is not null
 ),
 
 final as (
     select
-        p.run,
-        p.variant,
-        p.ruleset,
-        p.players,
-        p.lineup,
-        p.policy,
-        p.games,
-        s.player_games,
-        p.n as rounds,
-        p.y as points,
-        p.y / p.n as points_per_round,
-        cluster_ratio_half(p.games, p.y, p.n, p.yy, p.nn, p.yn) / 1.959963984540054 as se,
-        cluster_ratio_lo(p.games, p.y, p.n, p.yy, p.nn, p.yn) as ppr_lo,
-        cluster_ratio_hi(p.games, p.y, p.n, p.yy, p.nn, p.yn) as ppr_hi
-    from points as p
-    inner join seats as s on p.run = s.run and p.cell = s.cell and p.policy = s.policy
+        columns(lambda c: is_cell_key(c)),
+        policy,
+        points_games as games,
+        win_n as player_games,
+        points_n as rounds,
+        points_y as points,
+        points_y / points_n as points_per_round,
+        points_ratio_half / 1.959963984540054 as se,
+        points_ratio_lo as ppr_lo,
+        points_ratio_hi as ppr_hi
+    from figures
 )
 
 select * from final

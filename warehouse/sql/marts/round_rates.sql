@@ -2,57 +2,39 @@
 -- Flip 7, stay and freeze rates per round played, each with its count and 95% interval
 -- clustered by game (y = the game's busts, ... of the policy's seats, n = the rounds they
 -- played in it; clipped to [0, 1]). From the shards' rollups.
-with rollups as (
-    select * from int_cell_rollups
-    where grouping = 'policy' and figure in ('bust', 'flip7', 'stay', 'freeze')
-),
-
-rates as (
+with figures as (
     select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
-        cell,
-        policy,
-        figure,
-        games,
-        n as rounds,
-        y as count,
-        cluster_rate_lo(games, y, n, yy, nn, yn) as lo,
-        cluster_rate_hi(games, y, n, yy, nn, yn) as hi
-    from rollups
+        *,
+        coalesce(bust_games, flip7_games, stay_games, freeze_games) as games,
+        coalesce(bust_n, flip7_n, stay_n, freeze_n) as rounds
+    from int_cell_figures
+    where grouping = 'policy'
 ),
 
 final as (
     select
-        run,
-        variant,
-        ruleset,
-        players,
-        lineup,
+        columns(lambda c: is_cell_key(c)),
         policy,
-        any_value(games) as games,
-        any_value(rounds) as rounds,
-        any_value(count) filter (figure = 'bust') as busts,
-        any_value(count) filter (figure = 'bust') / any_value(rounds) as bust_rate,
-        any_value(lo) filter (figure = 'bust') as bust_rate_lo,
-        any_value(hi) filter (figure = 'bust') as bust_rate_hi,
-        any_value(count) filter (figure = 'flip7') as flip7s,
-        any_value(count) filter (figure = 'flip7') / any_value(rounds) as flip7_rate,
-        any_value(lo) filter (figure = 'flip7') as flip7_rate_lo,
-        any_value(hi) filter (figure = 'flip7') as flip7_rate_hi,
-        any_value(count) filter (figure = 'stay') as stays,
-        any_value(count) filter (figure = 'stay') / any_value(rounds) as stay_rate,
-        any_value(lo) filter (figure = 'stay') as stay_rate_lo,
-        any_value(hi) filter (figure = 'stay') as stay_rate_hi,
-        any_value(count) filter (figure = 'freeze') as freezes,
-        any_value(count) filter (figure = 'freeze') / any_value(rounds) as freeze_rate,
-        any_value(lo) filter (figure = 'freeze') as freeze_rate_lo,
-        any_value(hi) filter (figure = 'freeze') as freeze_rate_hi
-    from rates
-    group by run, variant, ruleset, players, lineup, cell, policy
+        games,
+        rounds,
+        bust_y as busts,
+        bust_y / rounds as bust_rate,
+        bust_rate_lo,
+        bust_rate_hi,
+        flip7_y as flip7s,
+        flip7_y / rounds as flip7_rate,
+        flip7_rate_lo,
+        flip7_rate_hi,
+        stay_y as stays,
+        stay_y / rounds as stay_rate,
+        stay_rate_lo,
+        stay_rate_hi,
+        freeze_y as freezes,
+        freeze_y / rounds as freeze_rate,
+        freeze_rate_lo,
+        freeze_rate_hi
+    from figures
+    where rounds is not null
 )
 
 select * from final

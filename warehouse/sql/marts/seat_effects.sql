@@ -5,49 +5,29 @@
 -- n = 1 seat for the win rate (y = 1 if that seat won) and n = the game's rounds for points
 -- per round (y = that seat's total); 95% intervals clustered by game (the win index's not
 -- clipped: the `cluster_index_*` macros). From the shards' rollups (grouping 'seat').
-with rollups as (
-    select * from int_cell_rollups
-    where grouping = 'seat'
-),
-
-wins as (
-    select * from rollups where figure = 'win'
-),
-
-points as (
-    select * from rollups where figure = 'points'
+with figures as (
+    select * from int_cell_figures
+    where grouping = 'seat' and win_n is not null and points_n is not null
 ),
 
 final as (
     select
-        w.run,
-        w.variant,
-        w.ruleset,
-        w.players,
-        w.lineup,
-        w.key as seat,
-        w.policy,
-        w.games as player_games,
-        w.y as wins,
-        w.y / w.n as win_rate,
-        cluster_rate_lo(w.games, w.y, w.n, w.yy, w.nn, w.yn) as win_rate_lo,
-        cluster_rate_hi(w.games, w.y, w.n, w.yy, w.nn, w.yn) as win_rate_hi,
-        w.y / (w.n / w.players) as win_index,
-        cluster_index_lo(
-            w.games, w.y, w.n, w.n / w.players, w.yy,
-            w.nn / (w.players * w.players), w.yn / w.players
-        ) as win_index_lo,
-        cluster_index_hi(
-            w.games, w.y, w.n, w.n / w.players, w.yy,
-            w.nn / (w.players * w.players), w.yn / w.players
-        ) as win_index_hi,
-        p.n as rounds,
-        p.y / p.n as points_per_round,
-        cluster_ratio_lo(p.games, p.y, p.n, p.yy, p.nn, p.yn) as points_per_round_lo,
-        cluster_ratio_hi(p.games, p.y, p.n, p.yy, p.nn, p.yn) as points_per_round_hi
-    from wins as w
-    inner join points as p
-        on w.run = p.run and w.cell = p.cell and w.key = p.key and w.policy = p.policy
+        columns(lambda c: is_cell_key(c)),
+        key as seat,
+        policy,
+        win_games as player_games,
+        win_y as wins,
+        win_y / win_n as win_rate,
+        win_rate_lo,
+        win_rate_hi,
+        win_y / (win_n / players) as win_index,
+        win_index_lo,
+        win_index_hi,
+        points_n as rounds,
+        points_y / points_n as points_per_round,
+        points_ratio_lo as points_per_round_lo,
+        points_ratio_hi as points_per_round_hi
+    from figures
 )
 
 select * from final

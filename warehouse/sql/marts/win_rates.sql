@@ -5,47 +5,28 @@
 -- its own interval, not clipped (the `cluster_index_*` macros, as in league). `games`: games
 -- the policy sat in (the clusters); `player_games`: seats played (a policy in two seats of one
 -- game counts twice). Also the mean finishing rank (1 = winner). From the shards' rollups.
-with rollups as (
-    select * from int_cell_rollups
-    where grouping = 'policy'
-),
-
-wins as (
-    select * from rollups where figure = 'win'
-),
-
-ranks as (
-    select run, cell, policy, y as rank_sum from rollups where figure = 'rank'
+with figures as (
+    select * from int_cell_figures
+    where grouping = 'policy' and win_n is not null and rank_y is not null
 ),
 
 final as (
     select
-        w.run,
-        w.variant,
-        w.ruleset,
-        w.players,
-        w.lineup,
-        w.policy,
-        w.games,
-        w.n as player_games,
-        w.y as wins,
-        w.y / w.n as win_rate,
-        cluster_rate_lo(w.games, w.y, w.n, w.yy, w.nn, w.yn) as win_rate_lo,
-        cluster_rate_hi(w.games, w.y, w.n, w.yy, w.nn, w.yn) as win_rate_hi,
-        1.0 / w.players as expected_rate,
-        w.n / w.players as expected_wins,
-        w.y / (w.n / w.players) as win_index,
-        cluster_index_lo(
-            w.games, w.y, w.n, w.n / w.players, w.yy,
-            w.nn / (w.players * w.players), w.yn / w.players
-        ) as win_index_lo,
-        cluster_index_hi(
-            w.games, w.y, w.n, w.n / w.players, w.yy,
-            w.nn / (w.players * w.players), w.yn / w.players
-        ) as win_index_hi,
-        r.rank_sum / w.n as mean_rank
-    from wins as w
-    inner join ranks as r on w.run = r.run and w.cell = r.cell and w.policy = r.policy
+        columns(lambda c: is_cell_key(c)),
+        policy,
+        win_games as games,
+        win_n as player_games,
+        win_y as wins,
+        win_y / win_n as win_rate,
+        win_rate_lo,
+        win_rate_hi,
+        1.0 / players as expected_rate,
+        win_n / players as expected_wins,
+        win_y / (win_n / players) as win_index,
+        win_index_lo,
+        win_index_hi,
+        rank_y / win_n as mean_rank
+    from figures
 )
 
 select * from final
