@@ -53,7 +53,10 @@ class LeaseHeld(ValueError):
 
 
 class LeaseLost(OSError):
-    """This driver no longer owns its run: another took the lease, or it could not be renewed."""
+    """This driver no longer owns its run: another took the lease, or it could not be renewed.
+    `announced`: its one error line is already on stderr (said before Ray was stopped)."""
+
+    announced = False
 
 
 def lease_path(lake: Lake, run: str) -> str:

@@ -484,6 +484,11 @@ def _run_leased(
                     lake.write_manifest(manifest)
                     last_write = time.perf_counter()
         except BaseException as exc:
+            if isinstance(exc, LeaseLost):
+                # Said before the tasks are cancelled and Ray stops: cancelling a task as it
+                # completes can trip a check failure inside Ray that ends this process at once.
+                print(f"flip7 tournament: error: {_one_line(exc)}", file=sys.stderr, flush=True)
+                exc.announced = True
             for ref in pending:
                 ray.cancel(ref, force=True)
             if isinstance(exc, LeaseLost):  # the run is another driver's now: leave it be

@@ -373,8 +373,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(printable(line), file=sys.stderr)
         return 2
     except OSError as exc:
-        # The machine refused (a read-only or full disk, an unreachable Ray): one line.
-        print(f"flip7 {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        # The machine refused (a read-only or full disk, an unreachable Ray): one line, unless
+        # the command already said it (a driver whose run was taken over, before stopping Ray).
+        if not getattr(exc, "announced", False):
+            print(f"flip7 {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 1
     if target is not None or (tee and out.lines):
         path = target or Path("results") / f"{args.command}-..."

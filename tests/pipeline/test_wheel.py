@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -22,7 +23,18 @@ import pytest
 pytestmark = pytest.mark.ray
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "README.md", "flip7", "pipeline", "warehouse", "dashboard")
+#: What the build reads: the packages pyproject.toml ships (so a new package is never left out
+#: of the copy, and a wheel that lacks one fails here), its README and pyproject itself.
+SOURCES = (
+    "pyproject.toml",
+    "README.md",
+    *(
+        pattern.rstrip("*")
+        for pattern in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+            "packages"
+        ]["find"]["include"]
+    ),
+)
 
 
 def sh(*argv: str | Path, cwd: Path, env: dict[str, str], timeout: float = 600) -> str:
