@@ -473,8 +473,8 @@ def runs_games(df: pd.DataFrame) -> AnyChart:
             "status:N",
             title="status",
             scale=alt.Scale(
-                domain=["complete", "running", "failed", "no manifest"],
-                range=["#2e7d32", "#ef6c00", "#c62828", "#757575"],
+                domain=["complete", "running", "interrupted", "failed", "no manifest"],
+                range=["#2e7d32", "#ef6c00", "#f9a825", "#c62828", "#757575"],
             ),
         ),
         tooltip=[

@@ -125,11 +125,16 @@ def test_a_run_stopped_with_ctrl_c_reads_interrupted(
     assert main(["tournament", "status", "t", "--data", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("run t: interrupted") and "error:" not in out, out
+    query = ["sql", "--data", str(tmp_path), "--format", "csv", "SELECT status FROM runs"]
+    assert main(query) == 0  # the runs mart, so report and the dashboard, say the same
+    assert capsys.readouterr().out.split() == ["status", "interrupted"]
     manifest.update(status="failed", error="shard 3: disk full")
     lake.write_manifest(manifest)
     assert main(["tournament", "status", "t", "--data", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("run t: failed") and "error: shard 3: disk full" in out
+    assert main(query) == 0
+    assert capsys.readouterr().out.split() == ["status", "failed"]
 
 
 def test_a_finished_spec_run_again_says_nothing_to_do_and_nothing_else(

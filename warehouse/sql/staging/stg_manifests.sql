@@ -14,6 +14,7 @@ with source as (
         "rotate": "BOOLEAN",
         "created": "VARCHAR",
         "status": "VARCHAR",
+        "error": "VARCHAR",
         "planned_shards": "INTEGER",
         "planned_games": "BIGINT",
         "cells": [{
@@ -36,7 +37,13 @@ final as (
         m.seed,
         m.rotate,
         try_cast(m.created as timestamptz) as created,
-        m.status,
+        -- a run its user stopped (Ctrl-C, SIGTERM: recorded `failed` with that reason) reads
+        -- `interrupted`, as `flip7 tournament status` says: it resumes with --resume
+        case
+            when m.status = 'failed' and m.error in ('interrupted', 'terminated')
+                then 'interrupted'
+            else m.status
+        end as status,
         m.planned_shards,
         m.planned_games,
         m.cells,
