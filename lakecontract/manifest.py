@@ -174,6 +174,8 @@ def stop_problem(stop: object) -> str | None:
     stg_manifest_stops types), or None."""
     if not isinstance(stop, dict):
         return "field 'stop' is not an object"
+    if stop.get("test") == "ranking":
+        return _ranking_problem(stop)
     compare = stop.get("compare")
     if not (
         isinstance(compare, list) and len(compare) == 2 and all(isinstance(c, str) for c in compare)
@@ -199,6 +201,41 @@ def stop_problem(stop: object) -> str | None:
         ok = isinstance(look, dict) and is_count(look.get("games")) and is_number(look.get("llr"))
         if not ok or not all(look.get(k) is None or is_number(look[k]) for k in _LOOK_NUMBERS):
             return "stop.waves or stop.decision holds a look that is not games, llr and numbers"
+    if isinstance(decision, dict) and not isinstance(decision.get("result"), str):
+        return "stop.decision.result is not a string"
+    return None
+
+
+def _ranking_problem(stop: dict[str, Any]) -> str | None:
+    """What is wrong with a ranking test's [stop] record (pipeline.ranking), or None."""
+    for key in ("alpha", "beta", "margin", "pair_alpha", "pair_beta"):
+        if not is_number(stop.get(key)):
+            return f"stop.{key} is {stop.get(key)!r}, not a number"
+    for key in ("wave_games", "planned_games"):
+        if not is_count(stop.get(key)):
+            return f"stop.{key} is {stop.get(key)!r}, not a count"
+    policies = stop.get("policies")
+    if not (isinstance(policies, list) and all(isinstance(p, str) for p in policies)):
+        return "stop.policies is not a list of policy names"
+    bounds = stop.get("bounds")
+    if not (isinstance(bounds, list) and len(bounds) == 2 and all(map(is_number, bounds))):
+        return "stop.bounds is not a pair of numbers"
+    waves = stop.get("waves") or []
+    decision = stop.get("decision")
+    looks = [*(waves if isinstance(waves, list) else [None]), *([decision] if decision else [])]
+    for look in looks:
+        ok = (
+            isinstance(look, dict)
+            and is_count(look.get("games"))
+            and is_count(look.get("open"))
+            and isinstance(look.get("pairs"), list)
+            and all(
+                isinstance(p, dict) and is_number(p.get("llr")) and is_count(p.get("meetings"))
+                for p in look["pairs"]
+            )
+        )
+        if not ok:
+            return "stop.waves or stop.decision holds a look that is not games, open and pairs"
     if isinstance(decision, dict) and not isinstance(decision.get("result"), str):
         return "stop.decision.result is not a string"
     return None

@@ -197,7 +197,7 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
     def announce() -> None:  # once there are shards to run: not for a run already complete
         out.print(f"writing to {normalize_root(root)} on {where}; {engine_line(plan)}")
         stop = manifest_entry(plan).get("stop")
-        if stop is not None and stop["test"] == "sprt":
+        if stop is not None and stop["test"] != "fixed":
             out.print(describe(stop))
         if args.address and "://" not in normalize_root(root):
             out.print(

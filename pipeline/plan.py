@@ -109,28 +109,33 @@ def make_plan(
                 offset += games
     for c in cells:
         check_engine(engine, c, spec)
+    # A sequential run lists its shards wave by wave (the k-th shard of every cell, then the
+    # next), so that the driver, submitting in plan order, completes its waves in turn.
+    starts = [(start, c) for c in cells for start in range(0, c.games, spec.shard_size)]
+    if spec.stop.sequential:
+        starts.sort(key=lambda sc: sc[0])  # stable: cells in order within a wave
     shards: list[ShardTask] = []
-    for c in cells:
-        for start in range(0, c.games, spec.shard_size):
-            shards.append(
-                ShardTask(
-                    run=run,
-                    shard=len(shards),
-                    cell=c.cell,
-                    pair=c.pair,
-                    lineup=c.lineup,
-                    ruleset=c.ruleset,
-                    variant=spec.variant,
-                    root_seed=spec.seed,
-                    rotate=spec.rotate,
-                    game_offset=c.game_offset,
-                    start=start,
-                    stop=min(start + spec.shard_size, c.games),
-                    engine=engine,
-                    deck=spec.deck,
-                    compare=spec.stop.compare,
-                )
+    for start, c in starts:
+        shards.append(
+            ShardTask(
+                run=run,
+                shard=len(shards),
+                cell=c.cell,
+                pair=c.pair,
+                lineup=c.lineup,
+                ruleset=c.ruleset,
+                variant=spec.variant,
+                root_seed=spec.seed,
+                rotate=spec.rotate,
+                game_offset=c.game_offset,
+                start=start,
+                stop=min(start + spec.shard_size, c.games),
+                engine=engine,
+                deck=spec.deck,
+                compare=spec.stop.compare,
+                ahead=spec.stop.test == "ranking",
             )
+        )
     return Plan(run, spec, scale, tuple(cells), tuple(shards), engine)
 
 

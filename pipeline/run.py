@@ -292,6 +292,8 @@ def record_shard(manifest: dict[str, Any], task: ShardTask, result: dict[str, An
         manifest["shards"][str(task.shard)]["stats"] = result["stats"]
     if "compare" in result:  # the paired sums of a [stop] comparison (pipeline.sequential)
         manifest["shards"][str(task.shard)]["compare"] = result["compare"]
+    if "ahead" in result:  # the head-to-head sums of a [stop] ranking test (pipeline.ranking)
+        manifest["shards"][str(task.shard)]["ahead"] = result["ahead"]
 
 
 def finish(lake: Lake, manifest: dict[str, Any], failed: dict[int, str]) -> None:
@@ -373,7 +375,7 @@ def _run_leased(
 ) -> RunReport:
     """run_tournament, once this driver holds the run's lease."""
     start = check_start(lake, plan, resume=resume, overwrite=overwrite)
-    # -- a sequential test ([stop] test = "sprt"): the Stopper looks at complete waves in plan
+    # -- a sequential test ([stop] test = "sprt" or "ranking"): the Stopper looks at complete waves in plan
     # order; once it decides, no new shard starts (those running finish and are kept).
     stopper = Stopper(lake, plan, start.manifest) if plan.spec.stop.sequential else None
     if stopper is not None and stopper.decided:

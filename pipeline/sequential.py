@@ -10,6 +10,9 @@ order. So the looks, the decision and the games it took depend on the seed and t
 never on the number of workers or the order in which shards finish; shards still running when
 it decides are finished and kept, but not looked at. The manifest's `stop` entry holds the
 test, every look and the decision; `--resume` recomputes them from the recorded shards.
+With `test = "ranking"` (a league) the same waves, the k-th shard of every cell, feed the
+ranking test of pipeline.ranking instead: each shard then returns its head-to-head sums
+(`ahead`), and a sequential plan lists its shards wave by wave, so they run in that order.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from flip7.stats import Z95, RatioSums
-from pipeline import arrow, sprt
+from pipeline import arrow, ranking, sprt
 
 if TYPE_CHECKING:
     from flip7.cli import Output
@@ -93,6 +96,8 @@ def read_compare(lake: Lake, manifest: dict[str, Any], shard: str) -> dict[str, 
 def manifest_entry(plan: Plan) -> dict[str, Any]:
     """What a new manifest records of the spec's [stop] table: {} for a plain fixed run."""
     stop = plan.spec.stop
+    if stop.test == "ranking":
+        return {"stop": ranking.manifest_entry(plan)}
     if not stop.compare:
         return {}
     entry: dict[str, Any] = {**stop.to_json(), "cell": plan.cells[0].cell}
@@ -112,7 +117,7 @@ def stop_mismatch(manifest: dict[str, Any], plan: Plan) -> str | None:
     """The first [stop] field in which a recorded run and the spec differ, or None."""
     fresh = manifest_entry(plan).get("stop") or {}
     old = manifest.get("stop") or {}
-    for key in ("test", "compare", "metric", "h0", "h1", "alpha", "beta", "max_games"):
+    for key in ("test", "compare", "metric", "h0", "h1", "alpha", "beta", "max_games", "margin"):
         if old.get(key) != fresh.get(key):
             return f"stop.{key}: run has {old.get(key)!r}, spec gives {fresh.get(key)!r}"
     return None
@@ -128,7 +133,8 @@ def waves_of(plan: Plan) -> list[list[int]]:
 
 
 class Stopper:
-    """The sequential test of a run, fed with recorded shards; it writes `manifest["stop"]`."""
+    """The sequential test of a run, fed with recorded shards; it writes `manifest["stop"]`:
+    the SPRT of one comparison, or the ranking test of a league (pipeline.ranking)."""
 
     def __init__(self, lake: Lake, plan: Plan, manifest: dict[str, Any]) -> None:
         self.lake = lake
@@ -141,6 +147,7 @@ class Stopper:
         self.state["waves"] = []
         self.state["decision"] = None
         self.total = RatioSums()
+        self.ranking = ranking.RankingTest(self.state) if self.spec.test == "ranking" else None
         self.advance()
 
     @property
@@ -159,6 +166,12 @@ class Stopper:
         g, *rest = entry["compare"][self.spec.metric]
         return RatioSums(int(g), *rest)
 
+    def _shard_entry(self, shard: int) -> dict[str, Any]:
+        entry: dict[str, Any] = self.manifest["shards"][str(shard)]
+        if "ahead" not in entry:  # recorded by a worker that did not send them
+            entry["ahead"] = ranking.read_ahead(self.lake, self.manifest, str(shard))
+        return entry
+
     def advance(self) -> None:
         shards = self.manifest["shards"]
         looks = self.state["waves"]
@@ -167,6 +180,14 @@ class Stopper:
             ids = self.waves[k]
             if not all(str(i) in shards for i in ids):
                 return
+            last = k == len(self.waves) - 1
+            if self.ranking is not None:
+                entries = [self._shard_entry(i) for i in ids]  # plan order
+                record, ends = self.ranking.look(entries, last)
+                looks.append({"wave": k, "shards": ids, **record})
+                if ends:
+                    self.state["decision"] = ranking.decision_of(record, k)
+                continue
             wave = RatioSums()
             for i in ids:  # plan order: the same float sums on every run
                 wave = wave + self._shard_sums(i)
@@ -174,13 +195,15 @@ class Stopper:
             seen = sprt.look(self.total, self.spec.h0, self.spec.h1)
             looks.append({"wave": k, "shards": ids, "sums": _fields(wave), **seen.to_json()})
             decision = sprt.decide(seen.llr, self.lower, self.upper)
-            if decision is None and k == len(self.waves) - 1:
+            if decision is None and last:
                 decision = sprt.INCONCLUSIVE
             if decision is not None:
                 self.state["decision"] = {"result": decision, "wave": k, **seen.to_json()}
 
     def progress(self) -> str:
         """A short line for the progress bar: the LLR between its bounds, the estimate."""
+        if self.ranking is not None:
+            return ranking.progress(self.state)
         if not self.state["waves"]:
             return "SPRT: no complete wave yet"
         last = self.state["waves"][-1]
@@ -217,6 +240,8 @@ def _defined(x: float | None) -> float | None:
 
 def describe(stop: dict[str, Any]) -> str:
     """One line: the test and its parameters."""
+    if stop["test"] == "ranking":
+        return ranking.describe(stop)
     a, b = stop["compare"]
     what = "win rate" if stop["metric"] == "win" else "points per round"
     if stop["test"] != "sprt":
@@ -235,6 +260,8 @@ def describe(stop: dict[str, Any]) -> str:
 def decision_line(stop: dict[str, Any]) -> str:
     """'H1 accepted after N games: A − B = x ± y (95%)', 'H0 accepted ...', 'inconclusive at the
     ceiling ...', or how far an undecided test has got."""
+    if stop["test"] == "ranking":
+        return ranking.decision_line(stop)
     decision = stop.get("decision")
     if decision is None:
         if not stop.get("waves"):
@@ -282,9 +309,11 @@ def summary_lines(lake: Lake, manifest: dict[str, Any], *, header: bool = True) 
     if not stop:
         return []
     head = [describe(stop)] if header else []
-    if stop["test"] != "sprt":
+    if stop["test"] == "fixed":
         return [*head, fixed_line(lake, manifest)] if manifest["shards"] else []
     lines = [*head, decision_line(stop)]
+    if stop["test"] == "ranking":
+        lines += ranking.pair_lines(stop)
     decision = stop.get("decision")
     recorded = sum(s["games"] for s in manifest["shards"].values())
     if decision is not None and recorded > decision["games"]:
@@ -303,6 +332,12 @@ def status_lines(lake: Lake, manifest: dict[str, Any]) -> list[str]:
     looks = stop.get("waves") or []
     if not looks:
         return lines
+    if stop["test"] == "ranking":
+        lines.append(f"  {'look':>6}{'games':>12}{'decided':>9}")
+        for w in looks[-STATUS_WAVES:]:
+            done = f"{len(w['pairs']) - w['open']}/{len(w['pairs'])}"
+            lines.append(f"  {w['wave']:>6}{w['games']:>12,}{done:>9}")
+        return lines
     unit = "percentage points" if stop["metric"] == "win" else "points per round"
     lines.append(f"  {'look':>6}{'games':>12}{'LLR':>9}  {' − '.join(stop['compare'])} ({unit})")
     for w in looks[-STATUS_WAVES:]:
@@ -319,6 +354,11 @@ def cmd_plan_games(args: argparse.Namespace, out: Output) -> int:
     from pipeline.spec import load_spec
 
     stop = load_spec(args.spec).stop if args.spec else None
+    if stop is not None and stop.test == "ranking":
+        raise ValueError(
+            f"{args.spec}: a ranking test has no single difference to size; plan-games sizes "
+            "one comparison (a [stop] with compare = [A, B])"
+        )
     metric = stop.metric if stop else "win"
     alpha = args.alpha if args.alpha is not None else (stop.alpha if stop else 0.05)
     beta = args.beta if args.beta is not None else (stop.beta if stop else 0.05)
@@ -343,7 +383,7 @@ def cmd_plan_games(args: argparse.Namespace, out: Output) -> int:
         lake = Lake.open(args.data or default_root())
         manifest = lake.load_manifest(args.run)
         run_stop = manifest.get("stop")
-        if not run_stop:
+        if not run_stop or run_stop["test"] == "ranking":
             raise ValueError(f"--run: run {args.run!r} compares no policies (no [stop] compare)")
         metric = run_stop["metric"]
         total = RatioSums()

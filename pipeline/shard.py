@@ -54,6 +54,9 @@ class ShardTask:
     #: (A, B) when the spec compares two policies ([stop] compare): the task also returns the
     #: paired sums of A - B over its games (pipeline.sequential.compare_sums).
     compare: tuple[str, ...] = ()
+    #: True when the spec stops by its ranking ([stop] test = "ranking"): the task also returns
+    #: its head-to-head sums (pipeline.ranking.ahead_rows).
+    ahead: bool = False
 
     @property
     def n_players(self) -> int:

@@ -67,7 +67,8 @@ _TOP_KEYS = {
     "out": "output location (a directory or any pyarrow filesystem URI)",
     "policy_timeout": "seconds a shard may take before a policy that never answers is stopped",
     "lineups": "the line-ups, as [[lineups]] tables",
-    "stop": "when to stop: a [stop] table (test = 'fixed' or 'sprt', see docs/sequential.md)",
+    "stop": "when to stop: a [stop] table (test = 'fixed', 'sprt' or 'ranking', see "
+    "docs/sequential.md)",
 }
 _LINEUP_KEYS = {
     "name": "a label for the line-up",
@@ -95,7 +96,8 @@ class LineupSpec:
 
 @dataclass(frozen=True)
 class StopSpec:
-    """The [stop] table, validated: `fixed` plays every game; `sprt` stops at a decision."""
+    """The [stop] table, validated: `fixed` plays every game; `sprt` stops at a decision on
+    one comparison, `ranking` once every adjacent pair of a league's ranking is decided."""
 
     test: str = "fixed"
     compare: tuple[str, ...] = ()  # (A, B): the test is on A - B
@@ -105,12 +107,21 @@ class StopSpec:
     alpha: float = 0.05
     beta: float = 0.05
     max_games: int = 0
+    margin: float = 0.0  # ranking: the chance of finishing ahead beyond 1/2 that separates
 
     @property
     def sequential(self) -> bool:
-        return self.test == "sprt"
+        """True when the run stops at a decision (it then runs in waves)."""
+        return self.test in ("sprt", "ranking")
 
     def to_json(self) -> dict[str, Any]:
+        if self.test == "ranking":
+            return {
+                "test": self.test,
+                "alpha": self.alpha,
+                "beta": self.beta,
+                "margin": self.margin,
+            }
         return {
             "test": self.test,
             "compare": list(self.compare),
@@ -242,7 +253,7 @@ def parse_spec(text: str) -> Spec:
     # a bad top-level games or players is one problem, not one more per line-up using it
     default_games = check(lambda: _get(data, "games", int, "", None), 1)
     stop = check(lambda: _stop(data))
-    if stop is not None and stop.sequential:
+    if stop is not None and stop.test == "sprt":
         default_games = stop.max_games
     default_players = (
         check(lambda: _players(data.get("players"), "players"), (MIN_PLAYERS,))
@@ -593,7 +604,8 @@ def _check_pairs(lineups: tuple[LineupSpec, ...]) -> None:
 # -- the [stop] table: a fixed number of games, or a sequential test (pipeline/sprt.py) --------
 
 _STOP_KEYS = {
-    "test": "'fixed' (play every game, the default) or 'sprt' (stop at a decision)",
+    "test": "'fixed' (play every game, the default), 'sprt' (stop at a decision) or 'ranking' "
+    "(stop once every adjacent pair of the ranking is decided)",
     "compare": "the two policies under test, e.g. ['ev', 'bust:0.25']: the test is on A - B",
     "metric": "'win' (win rate difference) or 'points' (points per round difference)",
     "h0": "the difference under H0, e.g. 0.0",
@@ -601,7 +613,10 @@ _STOP_KEYS = {
     "alpha": "the chance of accepting H1 when H0 holds, in (0, 0.5)",
     "beta": "the chance of accepting H0 when H1 holds, in (0, 0.5)",
     "max_games": "the ceiling: games after which the test ends inconclusive",
+    "margin": "ranking: the chance of finishing ahead beyond 1/2 worth separating, e.g. 0.03",
 }
+#: The keys of a ranking test (its ceiling is the line-ups' games).
+_RANKING_KEYS = ("test", "alpha", "beta", "margin")
 _SEQUENTIAL_ONLY = ("max_games",)
 
 
@@ -614,8 +629,15 @@ def _stop(data: dict[str, Any]) -> StopSpec:
         raise ValueError("stop: must be a [stop] table, e.g. test = 'sprt' with compare = [A, B]")
     _check_keys(raw, _STOP_KEYS, "stop.")
     test = raw.get("test", "fixed")
-    if test not in ("fixed", "sprt"):
-        raise ValueError(f"stop.test: {test!r} is not a test; valid: 'fixed' or 'sprt'")
+    if test not in ("fixed", "sprt", "ranking"):
+        raise ValueError(f"stop.test: {test!r} is not a test; valid: 'fixed', 'sprt' or 'ranking'")
+    if test == "ranking":
+        return _ranking_stop(raw)
+    if "margin" in raw:
+        raise ValueError(
+            "stop.margin: only a ranking test (test = 'ranking') takes margin; an SPRT "
+            "takes h0 and h1"
+        )
     sequential = test == "sprt"
     if not sequential:
         for key in _SEQUENTIAL_ONLY:
@@ -684,6 +706,28 @@ def _stop(data: dict[str, Any]) -> StopSpec:
     return StopSpec(test, compare, metric, h0, h1, alpha, beta, max_games)
 
 
+def _ranking_stop(raw: dict[str, Any]) -> StopSpec:
+    """A ranking test: alpha, beta and margin; its ceiling is the line-ups' games."""
+    for key in raw:
+        if key not in _RANKING_KEYS:
+            raise ValueError(
+                f"stop.{key}: a ranking test takes only {', '.join(_RANKING_KEYS[1:])} (it "
+                "tests every adjacent pair of the ranking, up to the line-ups' games)"
+            )
+    alpha = _number(raw, "alpha", 0.05)
+    beta = _number(raw, "beta", 0.05)
+    for key, p in (("alpha", alpha), ("beta", beta)):
+        if not 0.0 < p < 0.5:
+            raise ValueError(f"stop.{key}: must be in (0, 0.5), got {p}")
+    margin = _number(raw, "margin", None)
+    if not 0.0 < margin < 0.5:
+        raise ValueError(
+            f"stop.margin: a chance of finishing ahead beyond 1/2 lies in (0, 0.5), got "
+            f"{margin}; e.g. 0.03 (53% against 47%)"
+        )
+    return StopSpec("ranking", alpha=alpha, beta=beta, margin=margin)
+
+
 def _number(raw: dict[str, Any], key: str, default: float | None) -> float:
     if key not in raw:
         if default is None:
@@ -698,6 +742,9 @@ def _number(raw: dict[str, Any], key: str, default: float | None) -> float:
 def _check_stop(stop: StopSpec, lineups: tuple[LineupSpec, ...]) -> None:
     """A comparison needs exactly one cell, and both policies seated in it: every game is then
     one paired observation of A - B (docs/sequential.md)."""
+    if stop.test == "ranking":
+        _check_ranking(lineups)
+        return
     if not stop.compare:
         return
     layouts = [layout for lu in lineups for _ in lu.rulesets for layout in lu.layouts]
@@ -714,3 +761,28 @@ def _check_stop(stop: StopSpec, lineups: tuple[LineupSpec, ...]) -> None:
                 f"stop.compare[{j}]: {policy!r} sits at no seat of the line-up "
                 f"({', '.join(layouts[0])}); both policies must share the table"
             )
+
+
+def _check_ranking(lineups: tuple[LineupSpec, ...]) -> None:
+    """A ranking test needs two or more policies, every two of which share a table (their
+    head-to-head rate is the test), and no common shuffles (each game is its own cluster)."""
+    for i, lu in enumerate(lineups):
+        if lu.pair is not None:
+            raise ValueError(
+                f"lineups[{i}].pair: a ranking test treats every game as independent; common "
+                "random numbers tie games of different line-ups together: drop pair"
+            )
+    tables = [set(layout) for lu in lineups for layout in lu.layouts]
+    policies = sorted(set().union(*tables))
+    if len(policies) < 2:
+        raise ValueError(
+            f"stop.test: a ranking test ranks two or more policies; the line-ups seat only "
+            f"{policies[0]!r}"
+        )
+    for j, a in enumerate(policies):
+        for b in policies[j + 1 :]:
+            if not any(a in t and b in t for t in tables):
+                raise ValueError(
+                    f"stop.test: a ranking test compares every two policies head to head, "
+                    f"but {a!r} and {b!r} never share a table; add a line-up seating both"
+                )

@@ -22,6 +22,7 @@ from flip7.rules import RULES_VERSION
 from pipeline import arrow
 from pipeline.lake import TABLE_ORDER, WRITE_OPTIONS, Lake
 from pipeline.memory import keep_freed_memory
+from pipeline.ranking import ahead_rows
 from pipeline.sequential import compare_sums
 from pipeline.shard import ShardTask, simulate_shard
 from pipeline.summary import shard_stats
@@ -91,6 +92,8 @@ def run_shard(
     }
     if task.compare:  # the paired sums of a [stop] comparison (pipeline.sequential)
         result["compare"] = compare_sums(tables["games"], task.compare)
+    if task.ahead:  # the head-to-head sums of a [stop] ranking test (pipeline.ranking)
+        result["ahead"] = ahead_rows(tables["rollups"])
     return result
 
 

@@ -1,0 +1,190 @@
+"""The ranking stop rule (pipeline.ranking) alone: its operating characteristics on synthetic
+head-to-head sums drawn from a Bradley-Terry model, and the [stop] test = "ranking" spec."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from flip7.stats import RatioSums, cluster_ratio
+from pipeline import ranking
+from pipeline.plan import make_plan
+from pipeline.sequential import manifest_entry, stop_mismatch
+from pipeline.spec import parse_spec
+
+ALPHA = BETA = 0.05
+MARGIN = 0.05
+REPS = 300
+#: Three standard errors of a rate near 0.05 estimated from REPS replications.
+SLACK = 3 * math.sqrt(0.05 * 0.95 / REPS)
+NAMES = ["a", "b", "c", "d"]
+
+
+def _run(theta: list[float], rng: np.random.Generator, wave: int, waves: int) -> dict[str, object]:
+    """One league of heads-up meetings drawn from Bradley-Terry strengths `theta` (a meets b
+    `wave` times a wave, one meeting a game), looked at wave by wave as the driver does; the
+    last look and the games it took."""
+    k = len(theta)
+    lower, upper = ranking.bounds(ALPHA, BETA, k)
+    sums = ranking.Sums()
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    p = np.array([1 / (1 + math.exp(theta[j] - theta[i])) for i, j in pairs])
+    wins = rng.binomial(wave, p, size=(waves, len(pairs)))
+    for w in range(waves):
+        sums.add(
+            [NAMES[i], NAMES[j], wave, float(c), float(wave), float(c), float(wave), float(c)]
+            for (i, j), c in zip(pairs, wins[w], strict=True)
+        )
+        order, looks = ranking.look(NAMES[:k], sums, MARGIN, lower, upper)
+        if all(x.verdict is not None for x in looks) or w == waves - 1:
+            return {"order": order, "looks": looks, "wave": w}
+    raise AssertionError("unreachable")
+
+
+def test_a_true_tie_is_declared_equivalent_at_most_alpha_wrongly() -> None:
+    """Four equal policies: the rule declares every adjacent pair equivalent, and separates
+    one wrongly in at most alpha of 300 leagues (within 3 standard errors; the split over the
+    three pairs makes the family-wise rate the nominal one); almost never the ceiling."""
+    rng = np.random.default_rng(20261207)
+    runs = [_run([0.0] * 4, rng, wave=200, waves=60) for _ in range(REPS)]
+    wrong = sum(any(x.verdict == ranking.SEPARATED for x in r["looks"]) for r in runs)
+    open_ = sum(any(x.verdict is None for x in r["looks"]) for r in runs)
+    assert wrong / REPS <= ALPHA + SLACK
+    assert open_ / REPS < 0.02
+
+
+def test_gaps_at_the_margin_are_separated_at_most_beta_wrongly() -> None:
+    """Adjacent policies apart by exactly the margin (each finishes ahead of the next in 55%
+    of meetings): every adjacent pair is separated, in the true order, and one is wrongly
+    declared equivalent in at most beta of 300 leagues (within 3 standard errors)."""
+    rng = np.random.default_rng(20261208)
+    step = math.log((0.5 + MARGIN) / (0.5 - MARGIN))
+    theta = [3 * step, 2 * step, step, 0.0]
+    runs = [_run(theta, rng, wave=200, waves=60) for _ in range(REPS)]
+    wrong = sum(any(x.verdict == ranking.EQUIVALENT for x in r["looks"]) for r in runs)
+    assert wrong / REPS <= BETA + SLACK
+    decided = [r for r in runs if all(x.verdict == ranking.SEPARATED for x in r["looks"])]
+    assert sum(r["order"] == NAMES for r in decided) / len(decided) > 0.9
+
+
+def test_a_big_gap_separates_in_the_first_looks_and_a_tie_beside_it_is_equivalent() -> None:
+    """a = b far above c (a finishes ahead of c in 88% of meetings): the rule separates the
+    lower of a and b from c and declares a and b equivalent, in every one of 50 leagues, on
+    average within ten looks of 200 meetings a pair (the tie takes longest)."""
+    rng = np.random.default_rng(3)
+    waves = []
+    for _ in range(50):
+        r = _run([2.0, 2.0, 0.0], rng, wave=200, waves=60)
+        waves.append(r["wave"])
+        verdicts = {frozenset((x.above, x.below)): x.verdict for x in r["looks"]}
+        assert verdicts == {
+            frozenset("ab"): ranking.EQUIVALENT,
+            frozenset("bc"): ranking.SEPARATED,
+        } or verdicts == {frozenset("ab"): ranking.EQUIVALENT, frozenset("ac"): ranking.SEPARATED}
+    assert np.mean(waves) < 10
+
+
+def test_flipped_sums_and_the_pair_estimate_match_the_clustered_ratio() -> None:
+    """B over A is A over B with y' = n - y in every game; the pair's estimate and half-width
+    are flip7.stats.cluster_ratio's (the statistics contract's interval)."""
+    rng = np.random.default_rng(4)
+    n = rng.integers(1, 4, size=300).astype(float)  # decided meetings a game (bigger tables)
+    y = rng.binomial(n.astype(int), 0.6).astype(float)
+    ab = RatioSums.of(zip(y, n, strict=True))
+    ba = ranking.flipped(ab)
+    direct = RatioSums.of(zip(n - y, n, strict=True))
+    assert all(math.isclose(u, v) for u, v in zip(_fields(ba), _fields(direct), strict=True))
+    seen = ranking.pair_look("a", "b", ab, MARGIN, -3.0, 3.0)
+    ref = cluster_ratio(*_fields(ab))
+    assert math.isclose(seen.estimate, ref.value)
+    assert math.isclose(seen.half_width, ref.half_width)
+
+
+def _fields(s: RatioSums) -> list[float]:
+    return [s.games, s.sum_y, s.sum_n, s.sum_yy, s.sum_nn, s.sum_yn]
+
+
+def test_an_empty_pair_is_open_and_ranks_by_name() -> None:
+    """No meetings yet: no evidence either way (LLR 0, open), ties broken by name."""
+    lower, upper = ranking.bounds(ALPHA, BETA, 3)
+    order, looks = ranking.look(["c", "a", "b"], ranking.Sums(), MARGIN, lower, upper)
+    assert order == ["a", "b", "c"]
+    assert [x.verdict for x in looks] == [None, None] and all(x.llr == 0 for x in looks)
+
+
+def test_bonferroni_split() -> None:
+    """K policies: each of the K - 1 adjacent pairs gets alpha / (K - 1) and beta / (K - 1);
+    the separated side is two one-sided tests, so its bound uses half of that alpha."""
+    assert ranking.pair_error_rates(0.05, 0.1, 11) == (0.005, 0.01)
+    lower, upper = ranking.bounds(0.05, 0.1, 11)
+    assert math.isclose(upper, math.log((1 - 0.01) / 0.0025))
+    assert math.isclose(lower, math.log(0.01 / (1 - 0.0025)))
+
+
+# -- the spec ----------------------------------------------------------------------------------
+
+LEAGUE = """
+name = "lg"
+seed = 1
+games = 300
+shard_size = 100
+[[lineups]]
+seats = ["ev", "bust:0.25"]
+[[lineups]]
+seats = ["ev", "bust:0.25", "sum:10"]
+[stop]
+test = "ranking"
+margin = 0.05
+"""
+
+
+def test_a_ranking_spec_plans_wave_by_wave_with_its_ceiling() -> None:
+    """The line-ups' games are the ceiling; shards run the k-th of every cell, then the next;
+    each task returns its head-to-head sums; the manifest entry splits alpha over 2 pairs."""
+    plan = make_plan(parse_spec(LEAGUE))
+    assert [(t.cell, t.start) for t in plan.shards] == [
+        (c, s) for s in (0, 100, 200) for c in (0, 1)
+    ]
+    assert all(t.ahead and not t.compare for t in plan.shards)
+    stop = manifest_entry(plan)["stop"]
+    assert stop["policies"] == ["bust:0.25", "ev", "sum:10"]
+    assert stop["pair_alpha"] == 0.025 and stop["wave_games"] == 200
+    assert stop["planned_games"] == 600
+    changed = make_plan(parse_spec(LEAGUE.replace("0.05", "0.04")))
+    assert stop_mismatch({"stop": stop}, changed) == ("stop.margin: run has 0.05, spec gives 0.04")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("margin = 0.05", "stop.margin: missing"),
+        ("margin = 0.5", "stop.margin: a chance of finishing ahead beyond 1/2 lies in (0, 0.5)"),
+        ("margin = 0.05\nh1 = 0.1", "stop.h1: a ranking test takes only alpha, beta, margin"),
+        ("margin = 0.05\nalpha = 0.6", "stop.alpha: must be in (0, 0.5), got 0.6"),
+    ],
+)
+def test_bad_ranking_stop_tables_name_the_field(change: str, message: str) -> None:
+    """Each mistake in a ranking [stop] table names its field and what would be valid."""
+    text = LEAGUE.replace("margin = 0.05", "" if change == "margin = 0.05" else change)
+    with pytest.raises(ValueError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
+        parse_spec(text)
+
+
+def test_a_ranking_needs_every_pair_to_meet_and_no_common_shuffles() -> None:
+    """Two policies that never share a table cannot be tested head to head; a `pair` label
+    would tie games of line-ups together; a margin belongs to a ranking test only."""
+    apart = LEAGUE.replace('seats = ["ev", "bust:0.25", "sum:10"]', 'seats = ["ev", "sum:10"]')
+    with pytest.raises(ValueError, match="'bust:0.25' and 'sum:10' never share a table"):
+        parse_spec(apart)
+    paired = LEAGUE.replace(
+        '[[lineups]]\nseats = ["ev", "bust:0.25"]\n',
+        '[[lineups]]\nseats = ["ev", "bust:0.25"]\npair = "x"\n'
+        '[[lineups]]\nseats = ["ev", "sum:10"]\npair = "x"\n',
+    )
+    with pytest.raises(ValueError, match=r"lineups\[0\].pair: a ranking test"):
+        parse_spec(paired)
+    sprt = 'name = "s"\n[[lineups]]\nmix = ["ev", "sum:10"]\nplayers = [2]\n[stop]\nmargin = 0.1\n'
+    with pytest.raises(ValueError, match="stop.margin: only a ranking test"):
+        parse_spec(sprt)
