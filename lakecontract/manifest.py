@@ -191,16 +191,25 @@ def stop_problem(stop: object) -> str | None:
     for key in ("max_games", "wave_games", "planned_games", "cell"):
         if not is_count(stop.get(key)):
             return f"stop.{key} is {stop.get(key)!r}, not a count"
+    return _looks_problem(stop, _sprt_look, "games, llr and numbers")
+
+
+def _sprt_look(look: object) -> bool:
+    if not (isinstance(look, dict) and is_count(look.get("games")) and is_number(look.get("llr"))):
+        return False
+    return all(look.get(k) is None or is_number(look[k]) for k in _LOOK_NUMBERS)
+
+
+def _looks_problem(stop: dict[str, Any], good: Callable[[object], bool], what: str) -> str | None:
+    """A sequential [stop] record's bounds, looks (each `good`) and decision result."""
     bounds = stop.get("bounds")
     if not (isinstance(bounds, list) and len(bounds) == 2 and all(map(is_number, bounds))):
         return "stop.bounds is not a pair of numbers"
     waves = stop.get("waves") or []
     decision = stop.get("decision")
     looks = [*(waves if isinstance(waves, list) else [None]), *([decision] if decision else [])]
-    for look in looks:
-        ok = isinstance(look, dict) and is_count(look.get("games")) and is_number(look.get("llr"))
-        if not ok or not all(look.get(k) is None or is_number(look[k]) for k in _LOOK_NUMBERS):
-            return "stop.waves or stop.decision holds a look that is not games, llr and numbers"
+    if not all(good(look) for look in looks):
+        return f"stop.waves or stop.decision holds a look that is not {what}"
     if isinstance(decision, dict) and not isinstance(decision.get("result"), str):
         return "stop.decision.result is not a string"
     return None
@@ -217,25 +226,14 @@ def _ranking_problem(stop: dict[str, Any]) -> str | None:
     policies = stop.get("policies")
     if not (isinstance(policies, list) and all(isinstance(p, str) for p in policies)):
         return "stop.policies is not a list of policy names"
-    bounds = stop.get("bounds")
-    if not (isinstance(bounds, list) and len(bounds) == 2 and all(map(is_number, bounds))):
-        return "stop.bounds is not a pair of numbers"
-    waves = stop.get("waves") or []
-    decision = stop.get("decision")
-    looks = [*(waves if isinstance(waves, list) else [None]), *([decision] if decision else [])]
-    for look in looks:
-        ok = (
-            isinstance(look, dict)
-            and is_count(look.get("games"))
-            and is_count(look.get("open"))
-            and isinstance(look.get("pairs"), list)
-            and all(
-                isinstance(p, dict) and is_number(p.get("llr")) and is_count(p.get("meetings"))
-                for p in look["pairs"]
-            )
-        )
-        if not ok:
-            return "stop.waves or stop.decision holds a look that is not games, open and pairs"
-    if isinstance(decision, dict) and not isinstance(decision.get("result"), str):
-        return "stop.decision.result is not a string"
-    return None
+    return _looks_problem(stop, _ranking_look, "games, open and pairs")
+
+
+def _ranking_look(look: object) -> bool:
+    if not (isinstance(look, dict) and is_count(look.get("games")) and is_count(look.get("open"))):
+        return False
+    pairs = look.get("pairs")
+    return isinstance(pairs, list) and all(
+        isinstance(p, dict) and is_number(p.get("llr")) and is_count(p.get("meetings"))
+        for p in pairs
+    )

@@ -246,8 +246,9 @@ def describe(stop: dict[str, Any]) -> str:
     lower, upper = stop["bounds"]
     return (
         f"ranking test of {k} policies: stop when each of the {k - 1} adjacent pairs is "
-        f"separated (finishing ahead in 1/2 ± {stop['margin']:g} of meetings or beyond) or "
-        f"equivalent (1/2), alpha {stop['alpha']:g}, beta {stop['beta']:g} in all "
+        f"separated (one finishes ahead of the other in 1/2 + {stop['margin']:g} of their "
+        f"meetings or more) or equivalent (1/2), alpha {stop['alpha']:g}, beta {stop['beta']:g} "
+        "in all "
         f"({stop['pair_alpha']:.3g} and {stop['pair_beta']:.3g} a pair); LLR bounds "
         f"[{lower:.2f}, {upper:.2f}], a look every {stop['wave_games']:,} games, at most "
         f"{stop['planned_games']:,}"

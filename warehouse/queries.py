@@ -36,6 +36,8 @@ docs/warehouse.md for the definitions.
   distribution of those cells, one per variant, ruleset and seating.
 - `sprt_tests(con, runs)` and `sprt_waves(con, run)`: sequential tests (SPRT): each run's
   decision, and every look of one run's test (docs/sequential.md).
+- `ranking_stops(con, run)`: a league that stops by its ranking: each adjacent pair's
+  head-to-head rate and verdict at the deciding (else the last) look (docs/sequential.md).
 
 Filters are optional: None means all. `runs` and `policies` take lists; `variant` a name (as in
 the run manifest); `players` a field size; `lineup` a line-up label. Every result is a pandas
@@ -479,6 +481,12 @@ def sprt_waves(con: duckdb.DuckDBPyConnection, run: str) -> pd.DataFrame:
     """Every look of one run's sequential test, in order: games, estimate with its interval,
     the LLR between its bounds, the decision at the deciding look."""
     return _df(con, "SELECT * FROM sprt_waves WHERE run = $run ORDER BY wave", run=run)
+
+
+def ranking_stops(con: duckdb.DuckDBPyConnection, run: str) -> pd.DataFrame:
+    """The adjacent pairs of a run's ranking test, best first: each pair's head-to-head rate
+    with its interval, its LLR between the bounds, and its verdict (empty for other runs)."""
+    return _df(con, "SELECT * FROM ranking_stops WHERE run = $run ORDER BY place", run=run)
 
 
 def cell_results(

@@ -118,6 +118,8 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
     )
     for line in sprt_lines(con, run):  # a sequential test's decision, if the run has one
         result.line(line)
+    for line in ranking_lines(con, run):  # a ranking test's pairs, if the run stops by one
+        result.line(line)
     result.line(
         "Figures are per cell (line-up x field size"
         + (" x ruleset" if several else "")
@@ -376,3 +378,41 @@ def sprt_lines(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
     else:
         verdict = f"no decision yet after {n:,} games (LLR {t.llr:+.2f}): {text}"
     return [head, verdict]
+
+
+def ranking_lines(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
+    """A run that stops by its ranking: why it stopped, and each adjacent pair's verdict, as
+    `flip7 tournament status` says them (docs/sequential.md); [] for any other run."""
+    pairs = queries.ranking_stops(con, run)
+    if pairs.empty:
+        return []
+    first = pairs.iloc[0]
+    n = int(first.games)
+    done = int((pairs.verdict != "open").sum())
+    counts = (
+        f"{int((pairs.verdict == 'separated').sum())} separated, "
+        f"{int((pairs.verdict == 'equivalent').sum())} equivalent"
+    )
+    if first.decision == "decided":
+        head = f"every adjacent pair decided after {n:,} games ({counts}): the run stopped there"
+    elif first.decision == "inconclusive":
+        head = (
+            f"inconclusive at the ceiling, {n:,} games: {done} of {len(pairs)} pairs decided "
+            f"({counts})"
+        )
+    else:
+        head = f"no decision yet after {n:,} games: {done} of {len(pairs)} pairs decided ({counts})"
+    lines = [
+        f"Ranking test (stop once every adjacent pair is separated by {first.margin:g} in the "
+        f"chance of finishing ahead, or equivalent; alpha {first.alpha:g}, beta {first.beta:g}): "
+        + head
+    ]
+    for p in pairs.itertuples():
+        rate = "n/a" if p.estimate != p.estimate else f"{100 * p.estimate:.1f}%"
+        half = (p.estimate_hi - p.estimate_lo) / 2
+        spread = "" if half != half else f" ± {100 * half:.1f}"
+        lines.append(
+            f"  {p.verdict:<11} {p.above} over {p.below}: ahead in {rate}{spread} of "
+            f"{int(p.meetings):,} meetings (LLR {p.llr:+.2f})"
+        )
+    return lines

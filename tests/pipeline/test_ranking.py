@@ -13,6 +13,7 @@ from pipeline import ranking
 from pipeline.plan import make_plan
 from pipeline.sequential import manifest_entry, stop_mismatch
 from pipeline.spec import parse_spec
+from tests.pipeline.test_ranking_run import LEAGUE
 
 ALPHA = BETA = 0.05
 MARGIN = 0.05
@@ -125,49 +126,35 @@ def test_bonferroni_split() -> None:
 
 # -- the spec ----------------------------------------------------------------------------------
 
-LEAGUE = """
-name = "lg"
-seed = 1
-games = 300
-shard_size = 100
-[[lineups]]
-seats = ["ev", "bust:0.25"]
-[[lineups]]
-seats = ["ev", "bust:0.25", "sum:10"]
-[stop]
-test = "ranking"
-margin = 0.05
-"""
-
 
 def test_a_ranking_spec_plans_wave_by_wave_with_its_ceiling() -> None:
     """The line-ups' games are the ceiling; shards run the k-th of every cell, then the next;
     each task returns its head-to-head sums; the manifest entry splits alpha over 2 pairs."""
     plan = make_plan(parse_spec(LEAGUE))
     assert [(t.cell, t.start) for t in plan.shards] == [
-        (c, s) for s in (0, 100, 200) for c in (0, 1)
+        (c, s) for s in range(0, 2000, 100) for c in range(4)
     ]
     assert all(t.ahead and not t.compare for t in plan.shards)
     stop = manifest_entry(plan)["stop"]
     assert stop["policies"] == ["bust:0.25", "ev", "sum:10"]
-    assert stop["pair_alpha"] == 0.025 and stop["wave_games"] == 200
-    assert stop["planned_games"] == 600
-    changed = make_plan(parse_spec(LEAGUE.replace("0.05", "0.04")))
-    assert stop_mismatch({"stop": stop}, changed) == ("stop.margin: run has 0.05, spec gives 0.04")
+    assert stop["pair_alpha"] == 0.025 and stop["wave_games"] == 400
+    assert stop["planned_games"] == 8000
+    changed = make_plan(parse_spec(LEAGUE.replace("0.1", "0.04")))
+    assert stop_mismatch({"stop": stop}, changed) == "stop.margin: run has 0.1, spec gives 0.04"
 
 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ("margin = 0.05", "stop.margin: missing"),
+        ("margin = 0.1", "stop.margin: missing"),
         ("margin = 0.5", "stop.margin: a chance of finishing ahead beyond 1/2 lies in (0, 0.5)"),
-        ("margin = 0.05\nh1 = 0.1", "stop.h1: a ranking test takes only alpha, beta, margin"),
-        ("margin = 0.05\nalpha = 0.6", "stop.alpha: must be in (0, 0.5), got 0.6"),
+        ("margin = 0.1\nh1 = 0.1", "stop.h1: a ranking test takes only alpha, beta, margin"),
+        ("margin = 0.1\nalpha = 0.6", "stop.alpha: must be in (0, 0.5), got 0.6"),
     ],
 )
 def test_bad_ranking_stop_tables_name_the_field(change: str, message: str) -> None:
     """Each mistake in a ranking [stop] table names its field and what would be valid."""
-    text = LEAGUE.replace("margin = 0.05", "" if change == "margin = 0.05" else change)
+    text = LEAGUE.replace("margin = 0.1", "" if change == "margin = 0.1" else change)
     with pytest.raises(ValueError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
         parse_spec(text)
 
@@ -175,16 +162,27 @@ def test_bad_ranking_stop_tables_name_the_field(change: str, message: str) -> No
 def test_a_ranking_needs_every_pair_to_meet_and_no_common_shuffles() -> None:
     """Two policies that never share a table cannot be tested head to head; a `pair` label
     would tie games of line-ups together; a margin belongs to a ranking test only."""
-    apart = LEAGUE.replace('seats = ["ev", "bust:0.25", "sum:10"]', 'seats = ["ev", "sum:10"]')
+    apart = LEAGUE.replace('[[lineups]]\nseats = ["bust:0.25", "sum:10"]\n', "").replace(
+        'seats = ["ev", "bust:0.25", "sum:10"]', 'seats = ["ev", "ev", "bust:0.25"]'
+    )
     with pytest.raises(ValueError, match="'bust:0.25' and 'sum:10' never share a table"):
         parse_spec(apart)
     paired = LEAGUE.replace(
         '[[lineups]]\nseats = ["ev", "bust:0.25"]\n',
-        '[[lineups]]\nseats = ["ev", "bust:0.25"]\npair = "x"\n'
-        '[[lineups]]\nseats = ["ev", "sum:10"]\npair = "x"\n',
-    )
+        '[[lineups]]\nseats = ["ev", "bust:0.25"]\npair = "x"\n',
+    ).replace('seats = ["ev", "sum:10"]\n', 'seats = ["ev", "sum:10"]\npair = "x"\n')
     with pytest.raises(ValueError, match=r"lineups\[0\].pair: a ranking test"):
         parse_spec(paired)
     sprt = 'name = "s"\n[[lineups]]\nmix = ["ev", "sum:10"]\nplayers = [2]\n[stop]\nmargin = 0.1\n'
     with pytest.raises(ValueError, match="stop.margin: only a ranking test"):
         parse_spec(sprt)
+
+
+def test_the_stopping_league_plays_the_leagues_line_ups() -> None:
+    """experiments/league-sprt.toml is league.toml's league (the same line-ups, seed and
+    ceiling) with a ranking [stop]: its docs compare the games it took with the full league's."""
+    from pipeline.spec import load_spec
+
+    full, stopping = load_spec("experiments/league.toml"), load_spec("experiments/league-sprt.toml")
+    assert stopping.lineups == full.lineups and stopping.seed == full.seed
+    assert stopping.stop.test == "ranking" and full.stop.test == "fixed"

@@ -1,4 +1,5 @@
-"""A sequential test on a real local Ray: the same decision on 1 CPU and on 2 CPUs."""
+"""Sequential tests on a real local Ray: the same decision on 1 CPU and on 2 CPUs; a league
+that stops by its ranking stops before its full size."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from pipeline.lake import Lake
 from pipeline.run import run_tournament
 from pipeline.task import FAULT_ENV
+from tests.pipeline.test_ranking_run import league_plan
 from tests.pipeline.test_sprt_run import run_emulated, sprt_plan
 
 pytestmark = pytest.mark.ray
@@ -62,3 +64,19 @@ def test_a_failed_shard_stops_the_test_and_resume_finishes_it(
     report = run_tournament(plan, root, resume=True, num_cpus=1, progress=False)
     assert report.status == "complete"
     assert Lake.open(root).load_manifest("s")["stop"] == ref
+
+
+def test_a_league_stops_early_on_ray(ray_local: None, tmp_path: Path) -> None:
+    """Two CPUs, shards finishing in any order: the league completes with every adjacent pair
+    of its ranking decided, having run under half its planned shards, and its manifest's
+    [stop] record equals the plan-order run's."""
+    plan = league_plan()
+    ref = run_emulated(plan, str(tmp_path / "inline"))["stop"]
+    root = tmp_path / "lake"
+    report = run_tournament(plan, str(root), num_cpus=2, progress=False)
+    assert report.status == "complete"
+    manifest = Lake.open(str(root)).load_manifest("lg")
+    assert manifest["stop"] == ref
+    assert manifest["stop"]["decision"]["result"] == "decided"
+    assert len(ref["waves"]) * 4 <= len(report.ran) < len(plan.shards) // 2
+    assert report.games < plan.games // 2

@@ -1,6 +1,7 @@
--- One row per run whose spec has a [stop] comparison (runs/<run>/manifest.json's `stop`): the
--- test, its parameters, every look of a sequential test (`waves`) and its decision, typed.
--- Runs without a comparison have no row. See docs/sequential.md.
+-- One row per run whose spec has a [stop] table (runs/<run>/manifest.json's `stop`): the test
+-- (a comparison, or a league's ranking test with its `margin`, `policies` and each look's
+-- adjacent `pairs`), its parameters, every look (`waves`) and its decision, typed. Runs
+-- without a [stop] have no row. See docs/sequential.md.
 with source as (
     select unnest(from_json(manifests(), '[{
         "run": "VARCHAR",
@@ -9,13 +10,24 @@ with source as (
             "h0": "DOUBLE", "h1": "DOUBLE", "alpha": "DOUBLE", "beta": "DOUBLE",
             "max_games": "BIGINT", "cell": "INTEGER", "wave_games": "BIGINT",
             "planned_games": "BIGINT", "bounds": ["DOUBLE"],
+            "margin": "DOUBLE", "policies": ["VARCHAR"],
             "waves": [{
                 "wave": "INTEGER", "shards": ["INTEGER"], "games": "BIGINT",
-                "estimate": "DOUBLE", "half_width": "DOUBLE", "llr": "DOUBLE"
+                "estimate": "DOUBLE", "half_width": "DOUBLE", "llr": "DOUBLE",
+                "open": "BIGINT", "pairs": [{
+                    "above": "VARCHAR", "below": "VARCHAR", "meetings": "BIGINT",
+                    "estimate": "DOUBLE", "half_width": "DOUBLE", "llr": "DOUBLE",
+                    "verdict": "VARCHAR"
+                }]
             }],
             "decision": {
                 "result": "VARCHAR", "wave": "INTEGER", "games": "BIGINT",
-                "estimate": "DOUBLE", "half_width": "DOUBLE", "llr": "DOUBLE"
+                "estimate": "DOUBLE", "half_width": "DOUBLE", "llr": "DOUBLE",
+                "open": "BIGINT", "pairs": [{
+                    "above": "VARCHAR", "below": "VARCHAR", "meetings": "BIGINT",
+                    "estimate": "DOUBLE", "half_width": "DOUBLE", "llr": "DOUBLE",
+                    "verdict": "VARCHAR"
+                }]
             }
         }
     }]')) as m
@@ -38,6 +50,8 @@ final as (
         m.stop.planned_games as planned_games,
         m.stop.bounds[1] as lower_bound,
         m.stop.bounds[2] as upper_bound,
+        m.stop.margin as margin,
+        m.stop.policies as policies,
         m.stop.waves as waves,
         m.stop.decision as decision
     from source

@@ -1,9 +1,10 @@
 -- scope: lake
 -- A run whose manifest says complete holds every planned game exactly once: each cell's game
 -- ids are game_offset .. game_offset + games - 1, the planned shard and game counts are met, and
--- no (run, game, seat) appears twice in any run. A run whose sequential test (SPRT) decided is
--- complete at its decision: it holds the recorded shards' games (a prefix of each cell, at
--- least the games the test used) instead of every planned one (docs/sequential.md).
+-- no (run, game, seat) appears twice in any run. A run whose sequential test (an SPRT, or a
+-- league's ranking test) decided is complete at its decision: it holds the recorded shards'
+-- games (a prefix of each cell, at least the games the test used) instead of every planned
+-- one (docs/sequential.md).
 with manifests as (
     select * from stg_manifests
 ),
@@ -11,7 +12,7 @@ with manifests as (
 decided as (
     select run, decision.games as decision_games
     from stg_manifest_stops
-    where test = 'sprt' and decision is not null
+    where test in ('sprt', 'ranking') and decision is not null
 ),
 
 recorded as (
