@@ -28,6 +28,7 @@ ABOUT = {
     "kernel_pairs": "two source trees in pairs on one pinned core (before/after, small changes)",
     "pipeline": "tournament games/s on Ray on 1 and 2 CPUs against the bare engine",
     "ray_start": "starting a local Ray on a busy machine, as `flip7 tournament run` does",
+    "ranking_oc": "the ranking stop rule's operating characteristics, by simulation",
     "s3_lake": "report and verify on a lake in an S3-compatible store against local disk",
     "scaling": "the shard work over 1 to 16 processes (weak scaling, no Ray)",
     "scaling_kernel": "the compiled kernel over 1 to 16 processes (weak scaling)",
