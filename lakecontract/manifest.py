@@ -113,6 +113,15 @@ def manifest_shape_problem(manifest: dict[str, Any]) -> str | None:
                 isinstance(v, list) and all(is_number(x) for x in v) for v in table.values()
             ):
                 return f"shards.{key}.{record} is not a list of numbers per name"
+        ahead = info.get("ahead", [])
+        if not isinstance(ahead, list) or not all(
+            isinstance(r, list)
+            and len(r) == 8
+            and all(isinstance(p, str) for p in r[:2])
+            and all(is_number(x) for x in r[2:])
+            for r in ahead
+        ):
+            return f"shards.{key}.ahead is not a list of [policy, policy, six sums] rows"
         return None
 
     return _body_problem(manifest, recorded)

@@ -121,3 +121,24 @@ def test_status_names_the_decided_pairs(
     assert f"every adjacent pair decided after {n:,} games (1 separated, 1 equivalent)" in text
     assert "equivalent  " in text and "separated   " in text
     assert "over sum:10: ahead in" in text
+
+
+def test_a_damaged_record_is_named(reference: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    """A manifest whose head-to-head rows or ranking looks were edited is refused on loading,
+    naming the field, rather than failing inside the Stopper."""
+    import json
+    import shutil
+
+    root, ref = reference
+    shutil.copytree(root, tmp_path / "lake")
+    path = tmp_path / "lake" / "runs" / "lg" / "manifest.json"
+    edited = json.loads(path.read_text())
+    edited["shards"]["0"]["ahead"] = [["ev", "sum:10", "many"]]
+    path.write_text(json.dumps(edited))
+    with pytest.raises(ValueError, match=r"shards\.0\.ahead is not a list of \[policy, policy"):
+        Lake.open(str(tmp_path / "lake")).load_manifest("lg")
+    stop = json.loads(json.dumps(ref["stop"]))
+    stop["waves"][0]["pairs"] = "none"
+    assert stop_problem(stop) == (
+        "stop.waves or stop.decision holds a look that is not games, open and pairs"
+    )
