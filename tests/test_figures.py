@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def figures() -> ModuleType:
+    sys.path.insert(0, str(ROOT / "experiments"))  # its siblings: run_figures, murch_ppr
     spec = importlib.util.spec_from_file_location("figures", ROOT / "experiments" / "figures.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -28,7 +29,8 @@ def test_every_cheap_figure_is_on_its_page(figures: ModuleType) -> None:
     """Each exact, cheap figure (the race rows of dp, ev and the best sum:N and bust:P, the gaps
     the prose quotes, README's sentence) is stated by its page as the code computes it today."""
     cheap = [f for f in figures.FIGURES if f.cheap]
-    assert {f.page for f in cheap} == {"docs/play-to-win.md", "docs/sequential.md", "README.md"}
+    pages = {"docs/play-to-win.md", "docs/sequential.md", "docs/solver.md", "README.md"}
+    assert {f.page for f in cheap} == pages
     stale = {(f.page, f.section, line) for f in cheap for line in figures.missing(f, f.lines())}
     assert not stale, sorted(stale)
 
@@ -46,3 +48,25 @@ def test_every_figure_names_a_page_and_a_command(figures: ModuleType) -> None:
     for fig in figures.FIGURES:
         assert (ROOT / fig.page).is_file(), fig.page
         assert fig.command.startswith(("flip7 ", "python ")), fig.command
+
+
+def test_run_figures_are_written_as_the_pages_write_them(figures: ModuleType) -> None:
+    """The tournament figures' formats: a rate with its interval in %, a gain with signs, a
+    fair share (the field-size table's first row: ev heads-up, 160,000 games)."""
+    import run_figures as rf
+
+    assert rf.pct(0.5077125, 0.5052628, 0.5101622) == "50.77% [50.53, 51.02]"
+    assert rf.pct(0.5077125, 0.5052628, 0.5101622, 1) == "50.8% [50.5, 51.0]"
+    assert rf.num(0.2257686, 0.1925853, 0.2589519, 3, "+") == "+0.226 [+0.193, +0.259]"
+    assert rf.num(20.7122055, 20.6855416, 20.7388693) == "20.71 [20.69, 20.74]"
+    assert [rf.fair(n) for n in (2, 4, 6, 10)] == ["50%", "25%", "16.7%", "10%"]
+
+
+def test_every_run_figure_is_not_cheap_and_names_its_run(figures: ModuleType) -> None:
+    """The figures from runs (tournaments, simulations, experiment scripts) are not run by
+    the tests, and each command names what runs."""
+    import run_figures as rf
+
+    got = [f for f in figures.FIGURES if f.lines in {x[3] for x in rf.FIGURES}]
+    assert len(got) == len(rf.FIGURES) and not any(f.cheap for f in got)
+    assert all(("experiments/" in f.command) or "flip7 sim" in f.command for f in got)
