@@ -12,10 +12,11 @@ marts give it. The script prints each one under the command that produces it, so
 what a policy means (bust:0.25 once stood for another rule here) shows up as a figure the page
 no longer states: `--check` compares every figure with its page, whitespace and line breaks
 aside. tests/test_figures.py runs the cheap ones (exact solver values, a few seconds) on every
-test run; the rest run here: the solver's longer solves, the simulations, and (run_figures.py)
-the shipped tournaments (every game seeded by its spec; about 4.3M games, a few CPU minutes on
-the compiled kernel, plus the play-to-win study's `win` seats), `experiments/murch_ppr.py` on
-the reference engine and the play-to-win study's report.
+test run; the rest run here: the solver's longer solves, the simulations, and (run_figures.py,
+lake_figures.py) the shipped tournaments (every game seeded by its spec; about 4.3M games, a
+few CPU minutes on the compiled kernel, plus the play-to-win study's `win` seats: its tables
+solve on first use), `experiments/murch_ppr.py` on the reference engine and the play-to-win
+study's report.
 
 Figures a page states that are not here: timings and sizes on disk (they measure a machine, not
 the code), the league's ratings (docs/experiments.md: `flip7 ratings` over the league run), the
@@ -36,8 +37,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import figure_runs  # runs the commands: tournaments into a lake, flip7 sim, flip7 sql
 import run_figures  # the figures from runs: tournaments, simulations, experiment scripts
-from run_figures import sim
+from figure_runs import sim
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The race-optimal policy's expected rounds to 200 (model basic), as `flip7 solve --race`
@@ -423,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--num-cpus", type=int, metavar="N", help="CPUs for the tournaments' Ray")
     args = parser.parse_args(argv)
-    run_figures.SETTINGS.update(data=args.data, num_cpus=args.num_cpus and str(args.num_cpus))
+    figure_runs.SETTINGS.update(data=args.data, num_cpus=args.num_cpus and str(args.num_cpus))
     stale = 0
     page = section = None
     for fig in sorted(FIGURES, key=lambda f: f.page):  # page by page, in their order

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def figures() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "experiments"))  # its siblings: run_figures, murch_ppr
+    sys.path.insert(0, str(ROOT / "experiments"))  # its siblings: figure_runs, run_figures, ...
     spec = importlib.util.spec_from_file_location("figures", ROOT / "experiments" / "figures.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -53,7 +53,7 @@ def test_every_figure_names_a_page_and_a_command(figures: ModuleType) -> None:
 def test_run_figures_are_written_as_the_pages_write_them(figures: ModuleType) -> None:
     """The tournament figures' formats: a rate with its interval in %, a gain with signs, a
     fair share (the field-size table's first row: ev heads-up, 160,000 games)."""
-    import run_figures as rf
+    import figure_runs as rf
 
     assert rf.pct(0.5077125, 0.5052628, 0.5101622) == "50.77% [50.53, 51.02]"
     assert rf.pct(0.5077125, 0.5052628, 0.5101622, 1) == "50.8% [50.5, 51.0]"
