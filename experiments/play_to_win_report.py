@@ -82,13 +82,14 @@ def study(data: str, run: str) -> Games:
 
 
 def tables(games: Games) -> list[tuple[str, int, bool]]:
-    """The study's tables, (opponent, players, half), in the page's order."""
+    """The study's tables, (opponent, players, half), in the page's order: those with games of
+    `win`, `dp` and the baseline (all of them once the run is complete)."""
     return [
         (opp, n, half)
         for opp in OPPONENTS
         for n in (2, 4, 6)
         for half in ((False, True) if n > 2 else (False,))
-        if (opp, n, "win", half) in games
+        if all((opp, n, me, half) in games for me in ("win", "dp", opp))
     ]
 
 
@@ -149,7 +150,7 @@ def summary(games: Games) -> list[str]:
         over_dp[half].append(100 * gains(games, opp, n, half)[1][0])
 
     def span(xs: list[float]) -> str:
-        return f"{min(xs):.1f} to {max(xs):.1f}"
+        return f"{min(xs):.1f} to {max(xs):.1f}" if xs else "(no table yet)"
 
     return [
         f"by {span(above[False])} points with one seat against the field, {span(above[True])} "
