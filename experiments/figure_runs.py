@@ -9,6 +9,7 @@ are then read with `flip7 sql` over that run, the queries the pages give.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -81,7 +82,8 @@ def sim(*argv: str) -> dict:  # type: ignore[type-arg]
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "sim.json"
-        code = main(["sim", *argv, "--format", "json", "-o", str(out), "--no-file"])
+        with contextlib.redirect_stdout(sys.stderr):  # its "output saved to" line
+            code = main(["sim", *argv, "--format", "json", "-o", str(out), "--no-file"])
         if code != 0:
             raise RuntimeError(f"flip7 sim {' '.join(argv)} exited {code}")
         return json.loads(out.read_text())  # type: ignore[no-any-return]

@@ -18,6 +18,7 @@ JOIN round_rates AS r USING (run, players, lineup, policy) ORDER BY players, pol
 """
 
 
+@functools.cache
 def _field() -> dict[tuple[int, str], dict]:  # type: ignore[type-arg]
     return {(r["players"], r["policy"]): r for r in query("field-size", _FIELD)}
 
@@ -77,8 +78,10 @@ ORDER BY counting DESC, method, players
 """
 
 
-def _gains(spec: str = "card-counting") -> dict[tuple[str, int, str], dict]:  # type: ignore[type-arg]
-    return {(r["counting"], r["players"], r["method"]): r for r in query(spec, _COUNTING)}
+@functools.cache
+def _gains() -> dict[tuple[str, int, str], dict]:  # type: ignore[type-arg]
+    rows = query("card-counting", _COUNTING)
+    return {(r["counting"], r["players"], r["method"]): r for r in rows}
 
 
 def _ppr_gain(r: dict) -> str:  # type: ignore[type-arg]
@@ -348,29 +351,47 @@ def _differences(rulesets: tuple[str, ...], figures: tuple[str, ...]) -> list[tu
     return out
 
 
+_TARGETS = ("3.1(target=150)", "3.1", "3.1(target=250)")
+
+
+def _ev_win(n: int, ruleset: str) -> str:
+    """ev's win rate against sum:24 (heads-up, or against three at four players)."""
+    r = _cells()["ev vs sum:24" if n == 2 else "ev vs 3 sum:24", n, ruleset]
+    return pct(r["ev_win"], r["ev_win_lo"], r["ev_win_hi"], 1)
+
+
+def _clear() -> tuple[list[tuple], list[tuple], int]:  # type: ignore[type-arg]
+    """The differences from 3.1 at 200 of the targets' pace figures and of the other rulesets'
+    figures, and how many of the latter exclude zero."""
+    pace = _differences(_TARGETS[::2], ("points_per_round", "bust_rate", "flip7_rate"))
+    rules = _differences(("immediate", "legacy"), tuple(f for f, _ in _RULE_FIGURES))
+    return pace, rules, sum(d[5] > 0 or d[6] < 0 for d in rules)
+
+
 def rules_prose() -> list[str]:
     """What the page reads off the tables: the target's rounds, ev's win rate against sum:24
     by target, and how many differences from 3.1 exclude zero."""
-    c = _cells()
-
-    def ev(n: int, ruleset: str, lineup: str) -> str:
-        r = c[lineup, n, ruleset]
-        return pct(r["ev_win"], r["ev_win_lo"], r["ev_win_hi"], 1)
-
-    targets = ("3.1(target=150)", "3.1", "3.1(target=250)")
-    two, four = "ev vs sum:24", "ev vs 3 sum:24"
-    rounds = [f"{c[two, 2, t]['rounds_per_game']:.2f}" for t in targets]
-    pace = _differences(targets[::2], ("points_per_round", "bust_rate", "flip7_rate"))
-    rules = _differences(("immediate", "legacy"), tuple(f for f, _ in _RULE_FIGURES))
+    rounds = [f"{_cells()['ev vs sum:24', 2, t]['rounds_per_game']:.2f}" for t in _TARGETS]
+    pace, rules, n_rules = _clear()
     clear = [d for d in pace if d[5] > 0 or d[6] < 0]
+    w2, w4 = ([_ev_win(n, t) for t in _TARGETS] for n in (2, 4))
     return [
         f"`ev` against `sum:24`: {rounds[0]}, {rounds[1]} and {rounds[2]} rounds at 150, 200 and "
         "250",
-        f"heads-up {ev(2, targets[0], two)} at 150, {ev(2, targets[1], two)} at 200 and "
-        f"{ev(2, targets[2], two)} at 250; at four players (fair share 25%) "
-        f"{ev(4, targets[0], four)}, {ev(4, targets[1], four)} and {ev(4, targets[2], four)}",
+        f"heads-up {w2[0]} at 150, {w2[1]} at 200 and {w2[2]} at 250; at four players (fair "
+        f"share 25%) {w4[0]}, {w4[1]} and {w4[2]}",
         f"of the {len(pace)} differences of those three figures from `3.1` at 200, "
         f"{WORDS[len(clear)]} exclude{'s' if len(clear) == 1 else ''} zero",
-        f"{WORDS[sum(d[5] > 0 or d[6] < 0 for d in rules)].capitalize()} of the {len(rules)} "
-        "differences of these two rulesets from `3.1` exclude zero",
+        *(f"{d[4]:+.2f} points [{d[5]:+.2f}, {d[6]:+.2f}]" for d in clear),
+        f"{WORDS[n_rules].capitalize()} of the {len(rules)} differences of these two rulesets "
+        "from `3.1` exclude zero",
+    ]
+
+
+def rules_readme() -> list[str]:
+    """README's finding: ev against sum:24 heads-up at 150 and 250; the other rulesets."""
+    _, rules, n_rules = _clear()
+    return [
+        f"({_ev_win(2, _TARGETS[0])} heads-up at 150, {_ev_win(2, _TARGETS[2])} at 250)",
+        f"({n_rules} of {len(rules)} differences exclude zero",
     ]

@@ -23,6 +23,7 @@ from lake_figures import (
     policies_readme,
     policies_ten,
     rules_prose,
+    rules_readme,
     rules_rows,
 )
 
@@ -179,7 +180,7 @@ TOURNAMENTS = (
     ("Field size", FIELD, (field_rows, field_prose), field_readme),
     ("Card counting", COUNTING, (counting_rows, counting_prose), counting_readme),
     ("Policies", POLICIES, (policies_matrix, policies_prose, policies_ten), policies_readme),
-    ("The effect of the rules", RULES, (rules_rows, rules_prose), None),
+    ("The effect of the rules", RULES, (rules_rows, rules_prose), rules_readme),
 )
 #: (page, section, command, what it prints): every figure here is from a run (not cheap).
 FIGURES: list[tuple[str, str, str, Callable[[], list[str]]]] = [
@@ -187,7 +188,6 @@ FIGURES: list[tuple[str, str, str, Callable[[], list[str]]]] = [
     *(
         (README, "What the experiments show", command, finding)
         for _, command, _, finding in TOURNAMENTS
-        if finding is not None
     ),
     (
         EXP,
