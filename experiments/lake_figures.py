@@ -7,6 +7,8 @@ import functools
 
 from figure_runs import fair, num, pct, query
 
+WORDS = ("none", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
 # -- field size ----------------------------------------------------------------------------------
 
 _FIELD = """
@@ -211,6 +213,7 @@ def policies_prose() -> list[str]:
         for b in order[i + 1 :]
         if _unresolved(r := pairs[a, b])
     ]
+    lines.append(f"The {WORDS[len(lines)]} pairs whose interval includes 50%")
     first, second = order[:2]
     close = pairs[first, second]
     lines.append(
@@ -290,7 +293,6 @@ def policies_readme() -> list[str]:
 # -- the rules -----------------------------------------------------------------------------------
 
 RULES_SCALE = 0.4
-WORDS = ("none", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _CELLS = """
 SELECT c.*, w.win_rate AS ev_win, w.win_rate_lo AS ev_win_lo, w.win_rate_hi AS ev_win_hi
 FROM cell_results AS c LEFT JOIN win_rates AS w
