@@ -70,3 +70,46 @@ def test_every_run_figure_is_not_cheap_and_names_its_run(figures: ModuleType) ->
     got = [f for f in figures.FIGURES if f.lines in {x[3] for x in rf.FIGURES}]
     assert len(got) == len(rf.FIGURES) and not any(f.cheap for f in got)
     assert all(("experiments/" in f.command) or "flip7 sim" in f.command for f in got)
+
+
+def test_play_to_win_report_pivots_the_study_as_the_page_does(figures: ModuleType) -> None:
+    """The study's report: a row per table with win, dp and the baseline in the same seats
+    (against dp the baseline is the dp column), the paired gains, the ranges the prose quotes;
+    a table missing a line-up's games (a partial run) is left out. Zero-variance games make
+    every interval its point."""
+    import play_to_win_report as ptw
+
+    won, lost = dict.fromkeys(range(4), 1), dict.fromkeys(range(4), 0)
+    games = {
+        ("ev", 2, "win", False): won,
+        ("ev", 2, "dp", False): lost,
+        ("ev", 2, "ev", False): {0: 1, 1: 1, 2: 0, 3: 0},
+        ("dp", 4, "win", False): {0: 1, 1: 0, 2: 0, 3: 0},
+        ("dp", 4, "dp", False): lost,
+        ("sum:24", 6, "win", True): won,  # no dp, no baseline: not a table yet
+    }
+    assert ptw.tables(games) == [("ev", 2, False), ("dp", 4, False)]
+    assert ptw.win_rate_rows(games)[1] == (
+        "| `dp` | 4 | 1 vs 3 | 25.0% [-24.0, 74.0] | 0.0% [0.0, 0.0] | (the `dp` column) | 25.0% |"
+    )
+    assert ptw.paired_rows(games)[0] == (
+        "| `ev` | 2 | 1 vs 1 | +50.0 pp [-6.6, +106.6] | +100.0 pp [+100.0, +100.0] |"
+    )
+    assert (
+        ptw.summary(games)[3]
+        == "`win` gains 25.0 to 100.0 points of win rate over `dp` in the same seats"
+    )
+
+
+def test_murch_split_adds_up_to_points_per_round(figures: ModuleType) -> None:
+    """murch_ppr.measure's split of each policy's seat-rounds: the frozen rounds' and the
+    others' points per round, weighted by their shares, give its points per round (40 games at
+    4 players on the reference engine)."""
+    import murch_ppr
+
+    got = murch_ppr.measure(4, 40, 11, "flip7")
+    assert set(got) == {"ev", "bust:0.25"}
+    for f in got.values():
+        assert 0 < f.frozen_share < 1
+        mixed = f.frozen_share * f.frozen_ppr + (1 - f.frozen_share) * f.other_ppr
+        assert abs(mixed - f.ppr.value) < 1e-9
