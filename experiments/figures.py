@@ -4,31 +4,42 @@
     python experiments/figures.py docs/play-to-win.md  # one page
     python experiments/figures.py --cheap              # the exact, cheap ones only (seconds)
     python experiments/figures.py --check              # exit 1 naming each figure a page lacks
+    python experiments/figures.py --data DIR           # keep the tournaments' lake for next time
 
 A figure is the text a page states, as the code gives it today: a table row of the solver's
-race, a rate from `flip7 sim` with its interval. The script prints each one under the command
-that produces it, so a change in what a policy means (bust:0.25 once stood for another rule
-here) shows up as a figure the page no longer states: `--check` compares every figure with its
-page, whitespace and line breaks aside. tests/test_figures.py runs the cheap ones (exact solver
-values, a few seconds) on every test run; the simulations and the race's own solve run here.
+race, a rate from `flip7 sim` with its interval, a cell of a shipped tournament as the lake's
+marts give it. The script prints each one under the command that produces it, so a change in
+what a policy means (bust:0.25 once stood for another rule here) shows up as a figure the page
+no longer states: `--check` compares every figure with its page, whitespace and line breaks
+aside. tests/test_figures.py runs the cheap ones (exact solver values, a few seconds) on every
+test run; the rest run here: the solver's longer solves, the simulations, and (run_figures.py,
+lake_figures.py) the shipped tournaments (every game seeded by its spec; about 4.3M games, a
+few CPU minutes on the compiled kernel, plus the play-to-win study's `win` seats: its tables
+solve on first use), `experiments/murch_ppr.py` on the reference engine and the play-to-win
+study's report.
 
-Figures a page states that are not here: timings (they measure a machine, not the code), the
-play-to-win study's tables (`python experiments/play_to_win_report.py` over the study's lake,
-`flip7 tournament run experiments/play-to-win.toml`), and the pages owned by their own scripts
-(docs/solver.md: `flip7 solve --all`, `flip7 advice`; docs/experiments.md: its specs).
+Figures a page states that are not here: timings and sizes on disk (they measure a machine, not
+the code), the league's ratings (docs/experiments.md: `flip7 ratings` over the league run), the
+`full` model's slower solves in docs/solver.md, `flip7 odds`'s figures, the games a sequential
+run plays past its decision (they depend on the shards in flight), the screens of other
+readings in docs/experiments.md's comparison with Murch's simulator (no shipped script), and
+the benchmarks' own figures (`python benchmarks/sprt_oc.py`: the test's operating
+characteristics).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import json
 import re
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import figure_runs  # runs the commands: tournaments into a lake, flip7 sim, flip7 sql
+import run_figures  # the figures from runs: tournaments, simulations, experiment scripts
+from figure_runs import sim
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The race-optimal policy's expected rounds to 200 (model basic), as `flip7 solve --race`
@@ -194,19 +205,6 @@ def readme_solver() -> list[str]:
     ]
 
 
-@functools.cache
-def sim(*argv: str) -> dict:  # type: ignore[type-arg]
-    """`flip7 sim ARGV --format json`'s answer (run in this process, no results file)."""
-    from flip7.cli import main
-
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "sim.json"
-        code = main(["sim", *argv, "--format", "json", "-o", str(out), "--no-file"])
-        if code != 0:
-            raise RuntimeError(f"flip7 sim {' '.join(argv)} exited {code}")
-        return json.loads(out.read_text())
-
-
 def printed(*argv: str) -> list[str]:
     """What `flip7 ARGV` prints (run in this process), one line each."""
     import contextlib
@@ -271,6 +269,29 @@ def _win_rate(lineup: str, policy: str) -> str:
     return _rate(p["win_rate"])
 
 
+#: The rows docs/solver.md shows of `flip7 solve --all` (an excerpt: the command prints more).
+SOLVE_ALL_ROWS = (
+    "optimal ev sum:16 sum:20 sum:24 sum:25 sum:26 count:3 count:4 count:5 count:7 bust:0.2 "
+    "bust:0.25 bust:0.3 bust:0.35 bust:0.45 dup:0.2 dup:0.25 dup:0.3 dup:0.35 dup:0.45"
+).split()
+
+
+def solve_all() -> list[str]:
+    """`flip7 solve --all`'s rows that docs/solver.md shows."""
+    rows = printed("solve", "--all", "--no-file")
+    return [r for r in rows if r.split()[0] in SOLVE_ALL_ROWS and r.split()[1][:1].isdigit()]
+
+
+def advice() -> list[str]:
+    """`flip7 advice`'s tables: the cut-offs per count of numbers and each rule's value."""
+    out = printed("advice", "--no-file")
+    table = [line for line in out if line[:1] == " " and line.strip()[:1].isdigit()]
+    start = next(i for i, line in enumerate(out) if line.startswith("policy "))
+    end = next(i for i, line in enumerate(out) if line.startswith("optimal ("))
+    shares = [line for line in out if line.startswith("(share:")]
+    return table + shares + out[start : end + 1]
+
+
 # -- the pages ----------------------------------------------------------------------------------
 
 PTW = "docs/play-to-win.md"
@@ -320,6 +341,15 @@ FIGURES = [
     ),
     Figure("README.md", "The solver", "flip7 solve [--model real] [--all]", readme_solver, True),
     Figure(
+        "docs/solver.md",
+        "Measured figures",
+        "flip7 solve",
+        lambda: [x for x in printed("solve", "--no-file") if x.startswith(("optimal", "reach"))],
+        True,
+    ),
+    Figure("docs/solver.md", "Measured figures", "flip7 solve --all", solve_all, False),
+    Figure("docs/solver.md", "Measured figures", "flip7 advice", advice, False),
+    Figure(
         "README.md",
         "The solver",
         "flip7 solve --model full",
@@ -361,6 +391,10 @@ FIGURES = [
         ],
         False,
     ),
+    *(
+        Figure(page, section, command, lines, False)
+        for page, section, command, lines in run_figures.FIGURES
+    ),
 ]
 
 
@@ -383,10 +417,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--command", metavar="TEXT", help="only the figures whose command contains TEXT"
     )
+    parser.add_argument(
+        "--data",
+        metavar="DIR",
+        help="the lake the tournaments run into, kept for a later run (a run complete there is "
+        "not run again; default: a temporary directory, removed at the end)",
+    )
+    parser.add_argument("--num-cpus", type=int, metavar="N", help="CPUs for the tournaments' Ray")
     args = parser.parse_args(argv)
+    figure_runs.SETTINGS.update(data=args.data, num_cpus=args.num_cpus and str(args.num_cpus))
     stale = 0
     page = section = None
-    for fig in FIGURES:
+    for fig in sorted(FIGURES, key=lambda f: f.page):  # page by page, in their order
         if (args.pages and fig.page not in args.pages) or (args.cheap and not fig.cheap):
             continue
         if args.command and args.command not in fig.command:

@@ -26,6 +26,7 @@ from flip7.policies.base import Policy, points
 from flip7.rng import derive_seed
 from flip7.rules import parse_ruleset
 from flip7.simulate import PolicyStats, rotated
+from flip7.stats import Estimate
 
 
 class FreezeThreat(Policy):
@@ -45,7 +46,20 @@ class FreezeThreat(Policy):
         return max(others, key=lambda q: (obs.totals[q] + points(obs, q), -q))
 
 
-def run(players: int, games: int, seed: int, freeze: str) -> None:
+@dataclasses.dataclass(frozen=True)
+class Split:
+    """One policy's figures at a table: win rate and points per round (each an estimate with
+    its 95% interval), and its seat-rounds split into frozen and the rest."""
+
+    win: Estimate
+    ppr: Estimate
+    frozen_share: float  # of its seat-rounds, those it ended frozen
+    frozen_ppr: float  # points banked per frozen round
+    other_ppr: float  # per other round
+
+
+def measure(players: int, games: int, seed: int, freeze: str) -> dict[str, Split]:
+    """Each policy's Split over `games` games of the mix at `players` seats (reference engine)."""
     ruleset = parse_ruleset("immediate")
     if freeze == "turn":
         ruleset = dataclasses.replace(ruleset, freeze_ties=1)
@@ -69,14 +83,27 @@ def run(players: int, games: int, seed: int, freeze: str) -> None:
                     frozen[pol.spec][1] += scores[s]
         for spec, (n, wins, pts) in mine.items():
             stats[spec].add_game(n, wins, n * r.rounds, pts)
+    out = {}
     for spec, st in sorted(stats.items()):
-        w, p = st.win_estimate(), st.ppr_estimate()
         nf, pf = frozen[spec]
+        out[spec] = Split(
+            st.win_estimate(),
+            st.ppr_estimate(),
+            nf / st.rounds,
+            pf / max(nf, 1),
+            (st.points - pf) / (st.rounds - nf),
+        )
+    return out
+
+
+def run(players: int, games: int, seed: int, freeze: str) -> None:
+    for spec, f in measure(players, games, seed, freeze).items():
+        w, p = f.win, f.ppr
         print(
             f"{players}p freeze={freeze} {games} games  {spec:<9}  win {w.value:.4f} "
             f"[{w.lo:.4f}, {w.hi:.4f}]  pts/round {p.value:.3f} [{p.lo:.3f}, {p.hi:.3f}]  "
-            f"frozen {nf / st.rounds:.1%} of rounds, {pf / max(nf, 1):.2f} pts each; "
-            f"other rounds {(st.points - pf) / (st.rounds - nf):.2f}"
+            f"frozen {f.frozen_share:.1%} of rounds, {f.frozen_ppr:.2f} pts each; "
+            f"other rounds {f.other_ppr:.2f}"
         )
 
 

@@ -3,8 +3,9 @@
     python experiments/play_to_win_report.py --data /tmp/ptw --run play-to-win-x0.05 \
         [--svg docs/play-to-win.svg]
 
-Runs two queries through `flip7 sql` over the lake's games (stg_games, int_cells), prints both
-tables in markdown and, with --svg, draws the per-cell win rates against the fair share.
+Runs a query through `flip7 sql` over the lake's games (stg_games, int_cells), prints both
+tables in markdown as docs/play-to-win.md gives them, then the ranges the page and README quote,
+and, with --svg, draws the per-cell win rates against the fair share.
 
 The seat a line-up's first policy holds in game i is (seat - i) mod n (seats rotate): "slot 0".
 One against the field (`win vs 3 ev`): the first policy's slot 0. Half and half (`2 win vs 2
@@ -63,56 +64,127 @@ def layout(lineup: str) -> tuple[str, str, bool]:
     return me, right.split(" ", 1)[1], half
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--run", required=True)
-    ap.add_argument("--svg", default=None)
-    args = ap.parse_args()
-    rows = query(args.data, args.run)
-    games: dict[tuple[str, int, str, bool], dict[int, int]] = {}
-    for r in rows:
+Games = dict[tuple[str, int, str, bool], dict[int, int]]
+OPPONENTS = ("ev", "dp", "bust:0.25", "sum:24")
+
+
+def study(data: str, run: str) -> Games:
+    """(opponent, players, policy, half) -> {cell_game: 1 if its seat (half) won, else 0}."""
+    games: Games = {}
+    for r in query(data, run):
         me, opp, half = layout(r["lineup"])
         n = int(r["players"])
         for h in (False, True) if me == opp and n > 2 else (half,):
             games.setdefault((opp, n, me, h), {})[int(r["cell_game"])] = int(
                 r["half" if h else "one"]
             )
-    cells = []
-    print("| opponent | players | table | policy | games | win rate [95%] | fair share |")
-    print("|---|---|---|---|---|---|---|")
-    for (opp, n, me, half), won in sorted(games.items(), key=lambda kv: order(kv[0])):
-        m, lo, hi = mean_ci(list(won.values()))
-        fair = 0.5 if half else 1 / n
-        what = f"{n // 2} vs {n // 2}" if half else f"1 vs {n - 1}"
-        flag = "" if me != "win" else (" *" if lo > fair else " (not clear)")
-        print(
-            f"| {opp} | {n} | {what} | {me} | {len(won):,} | "
-            f"{100 * m:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]{flag} | {100 * fair:.1f}% |"
+    return games
+
+
+def tables(games: Games) -> list[tuple[str, int, bool]]:
+    """The study's tables, (opponent, players, half), in the page's order: those with games of
+    `win`, `dp` and the baseline (all of them once the run is complete)."""
+    return [
+        (opp, n, half)
+        for opp in OPPONENTS
+        for n in (2, 4, 6)
+        for half in ((False, True) if n > 2 else (False,))
+        if all((opp, n, me, half) in games for me in ("win", "dp", opp))
+    ]
+
+
+def _rate(won: dict[int, int]) -> str:
+    m, lo, hi = mean_ci(list(won.values()))
+    return f"{100 * m:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _what(n: int, half: bool) -> str:
+    return f"{n // 2} vs {n // 2}" if half else f"1 vs {n - 1}"
+
+
+def win_rate_rows(games: Games) -> list[str]:
+    """Per table: win's, dp's and the baseline's win rate in the same seats, the fair share."""
+    out = []
+    for opp, n, half in tables(games):
+        base = "(the `dp` column)" if opp == "dp" else _rate(games[opp, n, opp, half])
+        out.append(
+            f"| `{opp}` | {n} | {_what(n, half)} | {_rate(games[opp, n, 'win', half])} | "
+            f"{_rate(games[opp, n, 'dp', half])} | {base} | {50 if half else 100 / n:.1f}% |"
         )
-        cells.append((opp, n, half, me, m, lo, hi, fair))
+    return out
+
+
+def gains(games: Games, opp: str, n: int, half: bool) -> list[tuple[float, float, float]]:
+    """win's paired gain over the baseline and over dp in the same seats: (mean, lo, hi)."""
+    w = games[opp, n, "win", half]
+    out = []
+    for other in (
+        games.get((opp, n, opp, half)) or games[opp, n, "dp", half],
+        games[opp, n, "dp", half],
+    ):
+        common = sorted(set(w) & set(other))
+        out.append(mean_ci([w[i] - other[i] for i in common]))
+    return out
+
+
+def paired_rows(games: Games) -> list[str]:
+    """Per table: win minus the baseline and win minus dp, game by game on the same shuffles."""
+    out = []
+    for opp, n, half in tables(games):
+        figs = [
+            f"{100 * m:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+            for m, lo, hi in gains(games, opp, n, half)
+        ]
+        out.append(f"| `{opp}` | {n} | {_what(n, half)} | {figs[0]} | {figs[1]} |")
+    return out
+
+
+def summary(games: Games) -> list[str]:
+    """The ranges the page and README quote: win above its fair share, win over dp, one seat
+    against the field and half the table."""
+    above: dict[bool, list[float]] = {False: [], True: []}
+    over_dp: dict[bool, list[float]] = {False: [], True: []}
+    for opp, n, half in tables(games):
+        m, _, _ = mean_ci(list(games[opp, n, "win", half].values()))
+        above[half].append(100 * (m - (0.5 if half else 1 / n)))
+        over_dp[half].append(100 * gains(games, opp, n, half)[1][0])
+
+    def span(xs: list[float]) -> str:
+        return f"{min(xs):.1f} to {max(xs):.1f}" if xs else "(no table yet)"
+
+    return [
+        f"by {span(above[False])} points with one seat against the field, {span(above[True])} "
+        "points for half the table",
+        f"worth {span(over_dp[False])} points of win rate over `dp` in the same seat against one "
+        f"field, {span(over_dp[True])} points for half the table",
+        f"by {span(above[False] + above[True])} points, and {span(over_dp[False] + over_dp[True])} "
+        "points above `dp` in the same seats",
+        f"`win` gains {span(over_dp[False] + over_dp[True])} points of win rate over `dp` in the "
+        "same seats",
+    ]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--svg", default=None)
+    args = ap.parse_args()
+    games = study(args.data, args.run)
+    print("| opponent X | players | table | `win` | `dp` | X (baseline) | fair share |")
+    print("|---|---|---|---|---|---|---|")
+    print("\n".join(win_rate_rows(games)))
     print()
-    print("| opponent | players | table | win - opponent's own [95%] | win - dp [95%] |")
+    print("| opponent X | players | table | `win` - X [95%] | `win` - `dp` [95%] |")
     print("|---|---|---|---|---|")
-    for opp in ("ev", "dp", "bust:0.25", "sum:24"):
-        for n in (2, 4, 6):
-            for half in (False, True) if n > 2 else (False,):
-                w = games.get((opp, n, "win", half))
-                if not w:
-                    continue
-                base = games.get((opp, n, opp, half), {})
-                dp = games.get((opp, n, "dp", half), base)
-                figs = []
-                for other in (base, dp):
-                    common = sorted(set(w) & set(other))
-                    if not common:
-                        figs.append("-")
-                        continue
-                    m, lo, hi = mean_ci([w[i] - other[i] for i in common])
-                    figs.append(f"{100 * m:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]")
-                what = f"{n // 2} vs {n // 2}" if half else f"1 vs {n - 1}"
-                print(f"| {opp} | {n} | {what} | {figs[0]} | {figs[1]} |")
+    print("\n".join(paired_rows(games)))
+    print()
+    print("\n".join(summary(games)))
     if args.svg:
+        cells = []
+        for (opp, n, me, half), won in sorted(games.items(), key=lambda kv: order(kv[0])):
+            m, lo, hi = mean_ci(list(won.values()))
+            cells.append((opp, n, half, me, m, lo, hi, 0.5 if half else 1 / n))
         with open(args.svg, "w") as fh:
             fh.write(svg(cells))
 
