@@ -9,9 +9,12 @@ games, seats rotated, `--repeats` times per table and keeps its best rate in gam
 CPU-second (on a shared machine other load only ever slows a run down, so the best run is the
 least disturbed one): `sum:20` with events captured and without, and `ev` with events captured;
 then a whole pipeline shard task of `--games` four-player `sum:20` games (pipeline.task.run_shard:
-the kernel, the three tables, their Parquet files in a temporary lake, on one Arrow thread).
-The output is each round's figures, then per table the median over rounds of both trees and
-AFTER / BEFORE.
+the kernel, every table the tree writes, their Parquet files in a temporary lake, on one Arrow
+thread). A shard task's write cost is its CPU per game less the kernel's (`sum:20` captured, the
+same games played the same way): building and writing every table (events, rounds, games and,
+where the tree has them, rollups). The output is each round's figures, then per figure the
+median over rounds of both trees and AFTER / BEFORE, and the write cost's ratio beside its
+0.7x target.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import alternate  # noqa: E402
+
+#: A shard task's write cost per game (its CPU less the kernel's) after / before, at most.
+TARGET_WRITE = 0.7
+FIGURES = ("sum:20 captured", "sum:20 off", "ev captured", "shard task", "write us/game")
 
 CHILD = r"""
 import json, sys, time
@@ -70,6 +77,7 @@ with tempfile.TemporaryDirectory() as root:
         if r:
             best = max(best, games / (time.process_time() - t0))
     out["shard task"] = best
+out["write us/game"] = 1e6 * (1 / out["shard task"] - 1 / out["sum:20 captured"])
 print(json.dumps(out))
 """
 
@@ -101,13 +109,14 @@ def main() -> None:
         if not os.path.isdir(os.path.join(tree, "flip7", "kernel")):
             raise SystemExit(f"{label}: {tree} holds no flip7/kernel; give a source tree")
     print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
+    print(" " * 15 + "".join(f"{name[:11]:>12}" for name in FIGURES))
     with tempfile.TemporaryDirectory(prefix="flip7-ab-") as caches:
 
         def one(label: str, tree: str) -> dict[str, float]:
             return measure(tree, os.path.join(caches, label), args.games, args.repeats)
 
         def show(r: int, label: str, got: dict[str, float]) -> None:
-            print(f"round {r} {label:<7}" + "".join(f"{v:>12,.0f}" for v in got.values()))
+            print(f"round {r} {label:<7}" + "".join(f"{v:>12,.2f}" for v in got.values()))
 
         runs = alternate(args.rounds, trees, one, show)
     print(f"load average {os.getloadavg()[0]:.2f}")
@@ -115,7 +124,14 @@ def main() -> None:
     for name in runs["before"][0]:
         b = statistics.median(x[name] for x in runs["before"])
         a = statistics.median(x[name] for x in runs["after"])
-        print(f"{name:<18}{b:>12,.0f}{a:>12,.0f}{a / b:>13.2f}x")
+        print(f"{name:<18}{b:>12,.2f}{a:>12,.2f}{a / b:>13.2f}x")
+    cost = [statistics.median(x["write us/game"] for x in runs[t]) for t in ("before", "after")]
+    ratio = cost[1] / cost[0]
+    verdict = "met" if ratio <= TARGET_WRITE else "not met"
+    print(
+        f"shard write cost per game: {cost[0]:.2f} -> {cost[1]:.2f} us, {ratio:.2f}x "
+        f"(target at most {TARGET_WRITE}x: {verdict})"
+    )
 
 
 if __name__ == "__main__":

@@ -71,6 +71,7 @@ WRITE_OPTIONS: dict[str, dict[str, object]] = {
     "games": {
         "use_dictionary": ["policy", "lineup", "ruleset", "variant"],
         "write_statistics": ["game", "cell", "pair"],
+        "write_batch_size": WRITE_BATCH_ROWS,
         "compression": "lz4",
     },
 }

@@ -412,14 +412,23 @@ def _accumulate(  # type: ignore[no-untyped-def]
             g_pol[6, p] += 1.0 if status[r] == 2 else 0.0
             c_busts += busted[r]
             c_flip7s += flip7[r]
-            pos = (np.int64(rseat[r]) - np.int64(dealer[r]) - 1 + 2 * n) % n
-            for q in (p, P):
-                p_rounds[pos, q] += 1.0
-                p_val[0, pos, q] += score[r]
-                p_val[1, pos, q] += busted[r]
-                p_val[2, pos, q] += flip7[r]
+            pos = np.int64(rseat[r]) - np.int64(dealer[r]) - 1  # -n .. n-2: one wrap at most
+            if pos < 0:
+                pos += n
+            p_rounds[pos, p] += 1.0
+            p_val[0, pos, p] += score[r]
+            p_val[1, pos, p] += busted[r]
+            p_val[2, pos, p] += flip7[r]
             score_c[p, np.int64(score[r]) - lo] += 1
             r += 1
+        for pos in range(n):  # every policy pooled: the sums over the policies, per game
+            p_rounds[pos, P] = 0.0
+            for f in range(3):
+                p_val[f, pos, P] = 0.0
+            for p in range(P):
+                p_rounds[pos, P] += p_rounds[pos, p]
+                for f in range(3):
+                    p_val[f, pos, P] += p_val[f, pos, p]
         for p in range(P):
             if g_seats[p] > 0:
                 _add(pol_s[0, p], g_pol[0, p], g_seats[p])
