@@ -304,14 +304,15 @@ def warm() -> None:
     )
 
 
-def _add_sums(acc: np.ndarray, y: float, n: float) -> None:
-    """One cluster's (y, n) into a group's six sums (G, Sy, Sn, Syy, Snn, Syn)."""
-    acc[0] += 1.0
-    acc[1] += y
-    acc[2] += n
-    acc[3] += y * y
-    acc[4] += n * n
-    acc[5] += y * n
+def _add_sums(acc: np.ndarray, i: int, y: float, n: float) -> None:
+    """One cluster's (y, n) into group i's six sums (G, Sy, Sn, Syy, Snn, Syn): row i of
+    `acc` (a 2-d view of the pass's sums, so that no view is made per call)."""
+    acc[i, 0] += 1.0
+    acc[i, 1] += y
+    acc[i, 2] += n
+    acc[i, 3] += y * y
+    acc[i, 4] += n * n
+    acc[i, 5] += y * n
 
 
 _add = _add_sums  # the compiled form once _pass() has run (what _accumulate calls)
@@ -350,6 +351,10 @@ def _accumulate(  # type: ignore[no-untyped-def]
     pos_s = np.zeros((3, n, P + 1, 6))
     score_c = np.zeros((P, max(span, 0)), np.int64)
     vs_s = np.zeros((2, P, P, 6))
+    pol2 = pol_s.reshape(7 * P, 6)  # row f * P + p
+    seat2 = seat_s.reshape(2 * n * (P + 1), 6)  # row (f * n + seat) * (P + 1) + q
+    pos2 = pos_s.reshape(3 * n * (P + 1), 6)  # row (f * n + position) * (P + 1) + q
+    vs2 = vs_s.reshape(2 * P * P, 6)  # row p * P + b: figure 'ahead'
     # win and points: each policy's (y, n) per game it sat in, the policy's g-th such game at g
     game_y = np.zeros((2, P, k), np.int64)
     game_n = np.zeros((2, P, k), np.int64)
@@ -393,8 +398,8 @@ def _accumulate(  # type: ignore[no-untyped-def]
             c_points += total[i]
             c_seat_rounds += grounds[i]
             for q in (p, P):  # the seat's own policy, then every policy pooled
-                _add(seat_s[0, s, q], win[i], 1.0)
-                _add(seat_s[1, s, q], total[i], grounds[i])
+                _add(seat2, (0 * n + s) * (P + 1) + q, win[i], 1.0)
+                _add(seat2, (1 * n + s) * (P + 1) + q, total[i], grounds[i])
             for t in range(n):
                 j = base + t
                 if t != s and gpol[j] != p:
@@ -431,9 +436,9 @@ def _accumulate(  # type: ignore[no-untyped-def]
                     p_val[f, pos, P] += p_val[f, pos, p]
         for p in range(P):
             if g_seats[p] > 0:
-                _add(pol_s[0, p], g_pol[0, p], g_seats[p])
-                _add(pol_s[1, p], g_pol[1, p], g_rounds[p])
-                _add(pol_s[2, p], g_pol[2, p], g_seats[p])
+                _add(pol2, 0 * P + p, g_pol[0, p], g_seats[p])
+                _add(pol2, 1 * P + p, g_pol[1, p], g_rounds[p])
+                _add(pol2, 2 * P + p, g_pol[2, p], g_seats[p])
                 game_y[0, p, sat[p]] = g_pol[0, p]
                 game_n[0, p, sat[p]] = g_seats[p]
                 game_y[1, p, sat[p]] = g_pol[1, p]
@@ -441,22 +446,22 @@ def _accumulate(  # type: ignore[no-untyped-def]
                 sat[p] += 1
             if r_rounds[p] > 0:
                 for f in range(3, 7):
-                    _add(pol_s[f, p], g_pol[f, p], r_rounds[p])
+                    _add(pol2, f * P + p, g_pol[f, p], r_rounds[p])
             for b in range(P):
                 if v_meet[p, b] > 0:
-                    _add(vs_s[0, p, b], v_ahead[p, b], v_ahead[p, b] + v_behind[p, b])
+                    _add(vs2, p * P + b, v_ahead[p, b], v_ahead[p, b] + v_behind[p, b])
                     vs_s[1, p, b, 0] += 1.0
                     vs_s[1, p, b, 1] += v_meet[p, b]
-        _add(cell_s[0], grounds[base], 1.0)
-        _add(cell_s[1], c_points, c_seat_rounds)
-        _add(cell_s[2], c_busts, c_seat_rounds)
-        _add(cell_s[3], c_flip7s, c_seat_rounds)
-        _add(cell_s[4], events[base], 1.0)
+        _add(cell_s, 0, grounds[base], 1.0)
+        _add(cell_s, 1, c_points, c_seat_rounds)
+        _add(cell_s, 2, c_busts, c_seat_rounds)
+        _add(cell_s, 3, c_flip7s, c_seat_rounds)
+        _add(cell_s, 4, events[base], 1.0)
         for pos in range(n):
             for q in range(P + 1):
                 if p_rounds[pos, q] > 0:
                     for f in range(3):
-                        _add(pos_s[f, pos, q], p_val[f, pos, q], p_rounds[pos, q])
+                        _add(pos2, (f * n + pos) * (P + 1) + q, p_val[f, pos, q], p_rounds[pos, q])
     return (
         pol_s.astype(np.int64),
         cell_s.astype(np.int64),
