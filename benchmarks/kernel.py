@@ -13,11 +13,12 @@ pipeline derives them:
             tables (dp when the solver is installed), with the event buffer captured and
             without, and the kernel/reference ratio;
   pipeline  pipeline shard tasks end to end (pipeline.task.run_shard, what a Ray task runs:
-            games, Arrow tables, then the three Parquet files with the lake's options; then the
+            games, Arrow tables, then the four Parquet files with the lake's options; then the
             shard's record in the manifest) on each engine, for `sum:20` tables, at the spec's
             default shard size and (kernel) at the --shard-sweep sizes, and the CPU time and
             bytes on disk per game of each table written (the events also as a row per
-            event);
+            event); and the kernel alone beside shard tasks on the same games, in
+            alternation: a shard task's write cost per game (its CPU less the kernel's);
   vengeance games/s of the reference "With a Vengeance" engine (flip7.vengeance) and of the
             Vengeance kernel, events captured and not, for `sum:20` and `ev` tables and a mixed
             Brutal table on the alternative deck, and the ratio against its 50x target;
@@ -161,7 +162,7 @@ def vengeance_section(games: int, ref_games: int, repeats: int) -> float:
 
 def pipeline_rate(engine: str, games: int, shard_size: int, repeats: int) -> tuple[float, float]:
     """(games per CPU-second, share of that CPU time spent writing Parquet) of pipeline shard
-    tasks end to end: pipeline.task.run_shard (simulate_shard, then the three Parquet files
+    tasks end to end: pipeline.task.run_shard (simulate_shard, then the four Parquet files
     with the lake's options, temp name then rename), exactly what a Ray task runs, and the
     shard's record written into the run's manifest, as the driver does."""
     import pyarrow as pa
@@ -212,6 +213,63 @@ def pipeline_rate(engine: str, games: int, shard_size: int, repeats: int) -> tup
     return whole, 1.0 - whole / alone
 
 
+def write_cost(games: int, shard_size: int, repeats: int) -> tuple[float, float, float]:
+    """(kernel games per CPU-second, shard task games per CPU-second, the shard task's write
+    cost in CPU microseconds a game): the same games played by the kernel alone (events
+    captured) and by pipeline shard tasks end to end (pipeline.task.run_shard: the kernel, then
+    every table built and written), measured in alternation, medians of `repeats`. The write
+    cost is the difference: everything a shard task does besides playing."""
+    from dataclasses import replace
+
+    import pyarrow as pa
+
+    from benchmarks.common import cpu_seconds
+    from pipeline.shard import ShardTask
+    from pipeline.task import run_shard
+
+    pa.set_cpu_count(1)
+    ruleset, lineup = parse_ruleset("3.1"), parse_policies("sum:20,sum:20,sum:20,sum:20")
+    starts = range(0, max(shard_size, games // shard_size * shard_size), shard_size)
+    base = ShardTask("bench", 0, 0, 0, ("sum:20",) * 4, "3.1", "classic", ROOT, True, 0, 0, 0)
+    tasks = [
+        replace(base, shard=s, start=a, stop=a + shard_size, engine="kernel")
+        for s, a in enumerate(starts)
+    ]
+    n_games = len(tasks) * shard_size
+    inputs = [
+        (kernel.derive_seeds(ROOT, 0, t.start, t.stop), np.arange(t.start, t.stop) % 4)
+        for t in tasks
+    ]
+    with tempfile.TemporaryDirectory() as root:
+
+        def play() -> None:
+            for seeds, shift in inputs:
+                kernel.play_batch(ruleset, lineup, kernel.rotation(4, shift), seeds, capture=True)
+
+        def shards() -> None:
+            for task in tasks:
+                run_shard(task, root)
+
+        shards()  # warm-up: imports, first-touch memory
+        alone, whole = [], []
+        for _ in range(repeats):
+            alone.append(n_games / cpu_seconds(play))
+            whole.append(n_games / cpu_seconds(shards))
+    k, w = statistics.median(alone), statistics.median(whole)
+    return k, w, 1e6 * (1 / w - 1 / k)
+
+
+def print_write_cost(games: int, shard_size: int, repeats: int) -> None:
+    """Print write_cost's three figures."""
+    k, w, us = write_cost(games, shard_size, repeats)
+    print(
+        f"kernel alone {k:,.0f} games per CPU-second, shard tasks {w:,.0f} (shards of "
+        f"{shard_size:,}): a shard task's write cost {us:.2f} us a game (its CPU less the "
+        "kernel's: tables, rollups, Parquet files); `python benchmarks/kernel_ab.py BEFORE "
+        "AFTER` compares it between two source trees"
+    )
+
+
 def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
     """(table, CPU microseconds per game to write it, bytes per game on disk) for one kernel
     shard of `games` four-player sum:20 games written with the lake's options, and its events
@@ -256,7 +314,7 @@ def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
 
 
 def print_table_costs(shard_size: int, repeats: int) -> None:
-    """Print table_costs: each table's CPU and bytes per game, and the three tables' sum."""
+    """Print table_costs: each table's CPU and bytes per game, and the four tables' sum."""
     print(
         f"writing one shard's tables ({shard_size:,} games), CPU per game and bytes per game "
         "on disk:"
@@ -266,7 +324,7 @@ def print_table_costs(shard_size: int, repeats: int) -> None:
         print(f"  {label:<32}{us:>7.2f} us/game {size:>8.1f} bytes/game")
         if "(v3)" not in label:
             written, size_all = written + us, size_all + size
-    print(f"  {'the three tables':<32}{written:>7.2f} us/game {size_all:>8.1f} bytes/game")
+    print(f"  {'the four tables':<32}{written:>7.2f} us/game {size_all:>8.1f} bytes/game")
 
 
 def compile_and_load() -> tuple[dict[str, float], dict[str, float], float]:
@@ -325,10 +383,11 @@ def main() -> None:
     if args.pipeline_only:
         rate, share = pipeline_rate("kernel", args.pipeline_games, args.shard_size, args.repeats)
         print(
-            f"kernel shard tasks end to end (games, three Parquet files, manifest), sum:20 x4, "
+            f"kernel shard tasks end to end (games, four Parquet files, manifest), sum:20 x4, "
             f"shards of {args.shard_size:,} games, one core: {rate:,.0f} games per CPU-second, "
             f"Parquet {share:.0%} of the CPU time (target {TARGET_PIPELINE:,})"
         )
+        print_write_cost(args.pipeline_games, args.shard_size, args.repeats)
         print_table_costs(args.shard_size, args.repeats)
         return
     if args.vengeance_only:
@@ -368,7 +427,7 @@ def main() -> None:
     vengeance = vengeance_section(args.vengeance_games, args.vengeance_ref_games, args.repeats)
 
     print(
-        f"pipeline shard tasks (simulate + Arrow + 3 Parquet files + manifest), sum:20 x4, "
+        f"pipeline shard tasks (simulate + Arrow + 4 Parquet files + manifest), sum:20 x4, "
         f"shards of {args.shard_size:,} games"
     )
     ref_games = max(args.shard_size, args.ref_games)
@@ -393,6 +452,7 @@ def main() -> None:
             games = max(size, args.pipeline_games // size * size)
             rates.append(f"{size:,}: {pipeline_rate('kernel', games, size, args.repeats)[0]:,.0f}")
         print(f"kernel games/s by shard size: {'; '.join(rates)}")
+    print_write_cost(args.pipeline_games, args.shard_size, args.repeats)
     print_table_costs(args.shard_size, args.repeats)
 
     if not args.no_compile:

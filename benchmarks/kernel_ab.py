@@ -1,17 +1,22 @@
-"""The classic kernel of two source trees, measured in alternation (a before/after check).
+"""The classic kernel and a shard task of two or more source trees, measured in alternation.
 
-    python benchmarks/kernel_ab.py BEFORE AFTER [--rounds 3] [--games 10000] [--repeats 7]
+    python benchmarks/kernel_ab.py BEFORE AFTER [AFTER ...] [--rounds 3] [--games 10000]
+                                   [--repeats 7]
 
-BEFORE and AFTER are directories holding a `flip7` package (a checkout, or `git archive REV
-flip7 | tar -x -C DIR`). Each round runs one new process per tree, BEFORE then AFTER, each with
+BEFORE and each AFTER are directories holding the `flip7` and `pipeline` packages. Each round runs one new process per tree, BEFORE then AFTER, each with
 its own NUMBA_CACHE_DIR (compiled on the first round). A process plays `--games` four-player
 games, seats rotated, `--repeats` times per table and keeps its best rate in games per
 CPU-second (on a shared machine other load only ever slows a run down, so the best run is the
 least disturbed one): `sum:20` with events captured and without, and `ev` with events captured;
 then a whole pipeline shard task of `--games` four-player `sum:20` games (pipeline.task.run_shard:
-the kernel, the three tables, their Parquet files in a temporary lake, on one Arrow thread).
-The output is each round's figures, then per table the median over rounds of both trees and
-AFTER / BEFORE.
+the kernel, every table the tree writes, their Parquet files in a temporary lake, on one Arrow
+thread). A shard task's write cost is its CPU per game less the kernel's: each repeat plays the
+shard's own games in the kernel alone (`sum:20`, events captured) and then runs the shard task,
+and the median of those differences is what building and writing every table costs (events,
+rounds, games and, where the tree has them, rollups). The output is each round's figures, then
+per figure the median over rounds of every tree and each AFTER / BEFORE, and each write cost's
+ratio beside the 0.7x target. A tree is made with e.g.
+`git archive REV flip7 pipeline lakecontract | tar -x -C DIR` (lakecontract where REV has it).
 """
 
 from __future__ import annotations
@@ -28,6 +33,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import alternate  # noqa: E402
+
+#: A shard task's write cost per game (its CPU less the kernel's) after / before, at most.
+TARGET_WRITE = 0.7
+FIGURES = ("sum:20 captured", "sum:20 off", "ev captured", "shard task", "write us/game")
 
 CHILD = r"""
 import json, sys, time
@@ -58,18 +67,28 @@ import pyarrow as pa
 from pipeline.shard import ShardTask
 from pipeline.task import run_shard
 pa.set_cpu_count(1)
+lineup = parse_policies("sum:20,sum:20,sum:20,sum:20")
 with tempfile.TemporaryDirectory() as root:
-    best = 0.0
+    best, costs = 0.0, []
     for r in range(repeats + 1):  # the first: imports, first-touch memory
         task = ShardTask(
             "ab", r, 0, 0, ("sum:20",) * 4, "3.1", "classic", 20240601, True, 0, r * games,
             (r + 1) * games, engine="kernel",
         )
+        # the shard's own games played by the kernel alone, then the shard task
+        shard_seeds = kernel.derive_seeds(20240601, 0, r * games, (r + 1) * games)
+        shard_seats = kernel.rotation(4, np.arange(r * games, (r + 1) * games) % 4)
         t0 = time.process_time()
+        kernel.play_batch(ruleset, lineup, shard_seats, shard_seeds, capture=True)
+        t1 = time.process_time()
         run_shard(task, root)
+        t2 = time.process_time()
         if r:
-            best = max(best, games / (time.process_time() - t0))
+            best = max(best, games / (t2 - t1))
+            costs.append(1e6 * ((t2 - t1) - (t1 - t0)) / games)
     out["shard task"] = best
+costs.sort()
+out["write us/game"] = costs[len(costs) // 2]  # the median of the paired differences
 print(json.dumps(out))
 """
 
@@ -91,31 +110,50 @@ def measure(tree: str, cache: str, games: int, repeats: int) -> dict[str, float]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("before")
-    ap.add_argument("after")
+    ap.add_argument("after", nargs="+", help="one tree, or several (each against BEFORE)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--games", type=int, default=10_000)
     ap.add_argument("--repeats", type=int, default=7)
     args = ap.parse_args()
-    trees = {"before": os.path.abspath(args.before), "after": os.path.abspath(args.after)}
+    names = [
+        "before",
+        *(["after"] if len(args.after) == 1 else [f"after{i + 1}" for i in range(len(args.after))]),
+    ]
+    trees = dict(zip(names, (os.path.abspath(t) for t in [args.before, *args.after]), strict=True))
     for label, tree in trees.items():
         if not os.path.isdir(os.path.join(tree, "flip7", "kernel")):
             raise SystemExit(f"{label}: {tree} holds no flip7/kernel; give a source tree")
+        print(f"{label}: {tree}")
     print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
+    print(" " * 15 + "".join(f"{name[:11]:>12}" for name in FIGURES))
     with tempfile.TemporaryDirectory(prefix="flip7-ab-") as caches:
 
         def one(label: str, tree: str) -> dict[str, float]:
             return measure(tree, os.path.join(caches, label), args.games, args.repeats)
 
         def show(r: int, label: str, got: dict[str, float]) -> None:
-            print(f"round {r} {label:<7}" + "".join(f"{v:>12,.0f}" for v in got.values()))
+            print(f"round {r} {label:<7}" + "".join(f"{v:>12,.2f}" for v in got.values()))
 
         runs = alternate(args.rounds, trees, one, show)
     print(f"load average {os.getloadavg()[0]:.2f}")
-    print(f"{'table':<18}{'before':>12}{'after':>12}{'after/before':>14}")
-    for name in runs["before"][0]:
-        b = statistics.median(x[name] for x in runs["before"])
-        a = statistics.median(x[name] for x in runs["after"])
-        print(f"{name:<18}{b:>12,.0f}{a:>12,.0f}{a / b:>13.2f}x")
+    medians = {
+        label: {name: statistics.median(x[name] for x in runs[label]) for name in FIGURES}
+        for label in trees
+    }
+    print(f"{'figure':<18}" + "".join(f"{label:>12}" for label in trees) + "  against before")
+    for name in FIGURES:
+        b = medians["before"][name]
+        ratios = ", ".join(f"{medians[label][name] / b:.2f}x" for label in names[1:])
+        print(f"{name:<18}" + "".join(f"{medians[t][name]:>12,.2f}" for t in trees) + f"  {ratios}")
+    cost = medians["before"]["write us/game"]
+    for label in names[1:]:
+        ratio = medians[label]["write us/game"] / cost
+        verdict = "met" if ratio <= TARGET_WRITE else "not met"
+        print(
+            f"shard write cost per game, {label}: {cost:.2f} -> "
+            f"{medians[label]['write us/game']:.2f} us, {ratio:.2f}x "
+            f"(target at most {TARGET_WRITE}x: {verdict})"
+        )
 
 
 if __name__ == "__main__":

@@ -35,7 +35,8 @@ ROW_GROUP_ROWS = 1 << 20  # large row groups: one per shard file at the usual sh
 #: distinct values; the list's leaf is named by its path). Min/max statistics only help where
 #: readers prune: game ids (replay finds a game by its id, DuckDB skips row groups by them) and,
 #: in rounds, the other ids; every other column's statistics are pure cost. Encoding 64k rows
-#: at a time instead of Arrow's 1024 saves 6% more. All three tables are LZ4-compressed: for
+#: at a time instead of Arrow's 1024 saves 6% more (the games table's too). The four tables are
+#: LZ4-compressed: for
 #: the events 0.85-0.87x the CPU of zstd for 285 bytes a game instead of 250 (still less than
 #: the 315 of a row per round with zstd; benchmarks/event_layouts.py), for the small rounds and
 #: games tables 40% less CPU than zstd for 80 more bytes a game (zstd's cost is in the plain
@@ -71,6 +72,7 @@ WRITE_OPTIONS: dict[str, dict[str, object]] = {
     "games": {
         "use_dictionary": ["policy", "lineup", "ruleset", "variant"],
         "write_statistics": ["game", "cell", "pair"],
+        "write_batch_size": WRITE_BATCH_ROWS,
         "compression": "lz4",
     },
 }

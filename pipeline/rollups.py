@@ -31,7 +31,7 @@ what writing the shard costs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -103,30 +103,79 @@ class _Rows:
             self.cols[name].append(sums[keep, j])
 
 
+#: The columns the compiled pass reads, in their schema dtypes (pipeline.schema), so that the
+#: shard task hands it the kernel's own arrays and verify the arrays of the files it reads,
+#: without a copy either way, and numba compiles one signature.
+GAME_COLUMNS = {
+    "game": np.int64,
+    "seat": np.int8,
+    "policy": np.int32,  # index into the names
+    "winner": np.bool_,
+    "total": np.int32,
+    "rounds": np.int16,
+    "rank": np.int8,
+    "events": np.int32,
+}
+ROUND_COLUMNS = {
+    "game": np.int64,
+    "seat": np.int8,
+    "policy": np.int32,
+    "dealer": np.int8,
+    "score": np.int16,
+    "busted": np.bool_,
+    "flip7": np.bool_,
+    "status": np.int8,
+}
+#: The games table's columns that are one value for the whole shard: (column, rollup column).
+SHARD_CONSTANTS = (
+    ("cell", "cell"),
+    ("variant", "variant"),
+    ("ruleset", "ruleset"),
+    ("lineup", "seating"),
+    ("cell_game", "first_game"),
+)
+
+
 def rollup_table(games: pa.Table, rounds: pa.Table, players: int) -> pa.Table:
     """The rollup of one shard from its `games` and `rounds` tables (pipeline.schema), whose
     rows are in the order the shard writes them: by game then seat, by game, round and seat."""
-    n = players
     names, g_pol = arrow.dictionary_codes(games["policy"])
     r_names, r_pol = arrow.dictionary_codes(rounds["policy"])
     if r_names != names:  # the rounds' dictionary onto the games' (the same policies)
-        lookup = np.asarray([names.index(s) for s in r_names], dtype=np.int64)
+        lookup = np.asarray([names.index(s) for s in r_names], dtype=np.int32)
         r_pol = lookup[r_pol] if len(r_pol) else r_pol
+    g = {k: arrow.numpy(games[k]) for k in GAME_COLUMNS if k != "policy"}
+    r = {k: arrow.numpy(rounds[k]) for k in ROUND_COLUMNS if k != "policy"}
+    shard = {out: games[col][0].as_py() if games.num_rows else None for col, out in SHARD_CONSTANTS}
+    return rollup_of_columns({**g, "policy": g_pol}, {**r, "policy": r_pol}, names, players, shard)
+
+
+def rollup_of_columns(
+    games: Mapping[str, np.ndarray],
+    rounds: Mapping[str, np.ndarray],
+    names: Sequence[str],
+    players: int,
+    shard: Mapping[str, object],
+) -> pa.Table:
+    """rollup_table from numpy columns: `games` and `rounds` hold GAME_COLUMNS and
+    ROUND_COLUMNS (`policy`: the index into `names`, the cell's policies), `shard` the
+    per-shard constants (SHARD_CONSTANTS' rollup columns; None where there are no games). The
+    shard task passes the kernel's arrays here, so the rollup costs one compiled pass."""
+    n = players
+    g = {k: np.ascontiguousarray(games[k], dtype=t) for k, t in GAME_COLUMNS.items()}
+    r = {k: np.ascontiguousarray(rounds[k], dtype=t) for k, t in ROUND_COLUMNS.items()}
     P = len(names)
     out = _Rows()
-    if games.num_rows:
-        g_game = arrow.numpy(games["game"]).astype(np.int64)
-        first = int(g_game[0])
-        k = games.num_rows // n
-        seat = arrow.numpy(games["seat"])
+    k = len(g["game"]) // n
+    if k:
+        first = int(g["game"][0])
         if (
-            games.num_rows != k * n
-            or not np.array_equal(g_game, np.repeat(np.arange(first, first + k), n))
-            or not np.array_equal(seat, np.tile(np.arange(n, dtype=seat.dtype), k))
+            len(g["game"]) != k * n
+            or not np.array_equal(g["game"], np.repeat(np.arange(first, first + k), n))
+            or not np.array_equal(g["seat"], np.tile(np.arange(n, dtype=np.int8), k))
         ):
             raise ValueError("a shard's games rows must be one per seat, by game then seat")
-        r_game = arrow.numpy(rounds["game"]).astype(np.int64) - first
-        score = arrow.numpy(rounds["score"]).astype(np.int64)
+        score = r["score"]
         lo = int(score.min()) if len(score) else 0
         span = int(score.max()) - lo + 1 if len(score) else 0
         sums = call(
@@ -134,20 +183,10 @@ def rollup_table(games: pa.Table, rounds: pa.Table, players: int) -> pa.Table:
             _pass(),
             n,
             P,
-            np.ascontiguousarray(g_pol, dtype=np.int64),
-            arrow.numpy(games["winner"]).astype(np.int64),
-            arrow.numpy(games["total"]).astype(np.int64),
-            arrow.numpy(games["rounds"]).astype(np.int64),
-            arrow.numpy(games["rank"]).astype(np.int64),
-            arrow.numpy(games["events"]).astype(np.int64),
-            r_game,
-            np.ascontiguousarray(r_pol, dtype=np.int64),
-            arrow.numpy(rounds["seat"]).astype(np.int64),
-            arrow.numpy(rounds["dealer"]).astype(np.int64),
-            score,
-            arrow.numpy(rounds["busted"]).astype(np.int64),
-            arrow.numpy(rounds["flip7"]).astype(np.int64),
-            arrow.numpy(rounds["status"]).astype(np.int64),
+            first,
+            *(g[c] for c in ("policy", "winner", "total", "rounds", "rank", "events")),
+            *(r[c] for c in ("game", "policy", "seat", "dealer", "score")),
+            *(r[c] for c in ("busted", "flip7", "status")),
             lo,
             span,
         )
@@ -163,17 +202,22 @@ def rollup_table(games: pa.Table, rounds: pa.Table, players: int) -> pa.Table:
         np.cumsum([len(v) for v in parts], out=offsets[1:])
         values = np.concatenate(parts) if parts else np.zeros(0, np.int64)
         lists[name] = arrow.list_array(offsets, values, ROLLUPS.field(name).type)
+
+    def const(name: str, default: object) -> object:
+        value = shard.get(name)
+        return default if value is None else value
+
     return arrow.table(
         {
-            "cell": np.full(m, _first(games, "cell", -1), np.int32),
-            "variant": arrow.dictionary(np.zeros(m, np.int32), [str(_first(games, "variant", ""))]),
-            "ruleset": arrow.dictionary(np.zeros(m, np.int32), [str(_first(games, "ruleset", ""))]),
-            "seating": arrow.dictionary(np.zeros(m, np.int32), [str(_first(games, "lineup", ""))]),
-            "first_game": np.full(m, _first(games, "cell_game", -1), np.int32),
+            "cell": np.full(m, const("cell", -1), np.int32),
+            **{
+                name: arrow.dictionary(np.zeros(m, np.int32), [str(const(name, ""))])
+                for name in ("variant", "ruleset", "seating")
+            },
+            "first_game": np.full(m, const("first_game", -1), np.int32),
             "grouping": arrow.dictionary(cols["grouping"], GROUPINGS),
             "figure": arrow.dictionary(cols["figure"], FIGURES),
             "policy": arrow.dictionary(cols["policy"], [*names, ALL]),
-            # -1 (no opponent) is the empty string, the dictionary's last entry
             "opponent": arrow.dictionary(
                 np.where(cols["opponent"] < 0, P, cols["opponent"]).astype(np.int32), [*names, ""]
             ),
@@ -183,10 +227,6 @@ def rollup_table(games: pa.Table, rounds: pa.Table, players: int) -> pa.Table:
         },
         ROLLUPS,
     )
-
-
-def _first(games: pa.Table, column: str, default: object) -> object:
-    return games[column][0].as_py() if games.num_rows else default
 
 
 def _add_rows(
@@ -248,18 +288,31 @@ def _pass() -> Callable[..., tuple[np.ndarray, ...]]:
 def warm() -> None:
     """Compile (or load) the pass now, on no games: a driver does so before its workers start,
     so that they load it from numba's cache instead of each compiling it."""
-    empty = np.zeros(0, dtype=np.int64)
-    call("rollups", _pass(), 1, 1, *([empty] * 14), 0, 1)
+    g = {k: np.zeros(0, dtype=t) for k, t in GAME_COLUMNS.items()}
+    r = {k: np.zeros(0, dtype=t) for k, t in ROUND_COLUMNS.items()}
+    call(
+        "rollups",
+        _pass(),
+        1,
+        1,
+        0,
+        *(g[c] for c in ("policy", "winner", "total", "rounds", "rank", "events")),
+        *(r[c] for c in ("game", "policy", "seat", "dealer", "score")),
+        *(r[c] for c in ("busted", "flip7", "status")),
+        0,
+        1,
+    )
 
 
-def _add_sums(acc: np.ndarray, y: float, n: float) -> None:
-    """One cluster's (y, n) into a group's six sums (G, Sy, Sn, Syy, Snn, Syn)."""
-    acc[0] += 1.0
-    acc[1] += y
-    acc[2] += n
-    acc[3] += y * y
-    acc[4] += n * n
-    acc[5] += y * n
+def _add_sums(acc: np.ndarray, i: int, y: float, n: float) -> None:
+    """One cluster's (y, n) into group i's six sums (G, Sy, Sn, Syy, Snn, Syn): row i of
+    `acc` (a 2-d view of the pass's sums, so that no view is made per call)."""
+    acc[i, 0] += 1.0
+    acc[i, 1] += y
+    acc[i, 2] += n
+    acc[i, 3] += y * y
+    acc[i, 4] += n * n
+    acc[i, 5] += y * n
 
 
 _add = _add_sums  # the compiled form once _pass() has run (what _accumulate calls)
@@ -268,6 +321,7 @@ _add = _add_sums  # the compiled form once _pass() has run (what _accumulate cal
 def _accumulate(  # type: ignore[no-untyped-def]
     n,
     P,
+    first,
     gpol,
     win,
     total,
@@ -287,7 +341,9 @@ def _accumulate(  # type: ignore[no-untyped-def]
 ):
     """Every group's six sums in one pass over the games (rows by game then seat) and their
     rounds (by game, round, seat): per game, its values per group (the cluster), then each
-    group's (1, y, n, y², n², y·n) added in. float64 holds these integers exactly (< 2**53)."""
+    group's (1, y, n, y², n², y·n) added in. float64 holds these integers exactly (< 2**53).
+    The columns come in their schema dtypes (GAME_COLUMNS, ROUND_COLUMNS); `first` is the
+    shard's first game id. Small integers are widened before any arithmetic."""
     k = len(gpol) // n
     pol_s = np.zeros((7, P, 6))
     cell_s = np.zeros((5, 6))
@@ -295,6 +351,10 @@ def _accumulate(  # type: ignore[no-untyped-def]
     pos_s = np.zeros((3, n, P + 1, 6))
     score_c = np.zeros((P, max(span, 0)), np.int64)
     vs_s = np.zeros((2, P, P, 6))
+    pol2 = pol_s.reshape(7 * P, 6)  # row f * P + p
+    seat2 = seat_s.reshape(2 * n * (P + 1), 6)  # row (f * n + seat) * (P + 1) + q
+    pos2 = pos_s.reshape(3 * n * (P + 1), 6)  # row (f * n + position) * (P + 1) + q
+    vs2 = vs_s.reshape(2 * P * P, 6)  # row p * P + b: figure 'ahead'
     # win and points: each policy's (y, n) per game it sat in, the policy's g-th such game at g
     game_y = np.zeros((2, P, k), np.int64)
     game_n = np.zeros((2, P, k), np.int64)
@@ -329,7 +389,7 @@ def _accumulate(  # type: ignore[no-untyped-def]
         c_seat_rounds = 0.0
         for s in range(n):
             i = base + s
-            p = gpol[i]
+            p = np.int64(gpol[i])
             g_seats[p] += 1.0
             g_pol[0, p] += win[i]
             g_pol[1, p] += total[i]
@@ -338,8 +398,8 @@ def _accumulate(  # type: ignore[no-untyped-def]
             c_points += total[i]
             c_seat_rounds += grounds[i]
             for q in (p, P):  # the seat's own policy, then every policy pooled
-                _add(seat_s[0, s, q], win[i], 1.0)
-                _add(seat_s[1, s, q], total[i], grounds[i])
+                _add(seat2, (0 * n + s) * (P + 1) + q, win[i], 1.0)
+                _add(seat2, (1 * n + s) * (P + 1) + q, total[i], grounds[i])
             for t in range(n):
                 j = base + t
                 if t != s and gpol[j] != p:
@@ -348,8 +408,8 @@ def _accumulate(  # type: ignore[no-untyped-def]
                         v_ahead[p, gpol[j]] += 1.0
                     elif rank[i] > rank[j]:
                         v_behind[p, gpol[j]] += 1.0
-        while r < nr and rgame[r] == g:
-            p = rpol[r]
+        while r < nr and rgame[r] - first == g:
+            p = np.int64(rpol[r])
             r_rounds[p] += 1.0
             g_pol[3, p] += busted[r]
             g_pol[4, p] += flip7[r]
@@ -357,19 +417,28 @@ def _accumulate(  # type: ignore[no-untyped-def]
             g_pol[6, p] += 1.0 if status[r] == 2 else 0.0
             c_busts += busted[r]
             c_flip7s += flip7[r]
-            pos = (rseat[r] - dealer[r] - 1 + 2 * n) % n
-            for q in (p, P):
-                p_rounds[pos, q] += 1.0
-                p_val[0, pos, q] += score[r]
-                p_val[1, pos, q] += busted[r]
-                p_val[2, pos, q] += flip7[r]
-            score_c[p, score[r] - lo] += 1
+            pos = np.int64(rseat[r]) - np.int64(dealer[r]) - 1  # -n .. n-2: one wrap at most
+            if pos < 0:
+                pos += n
+            p_rounds[pos, p] += 1.0
+            p_val[0, pos, p] += score[r]
+            p_val[1, pos, p] += busted[r]
+            p_val[2, pos, p] += flip7[r]
+            score_c[p, np.int64(score[r]) - lo] += 1
             r += 1
+        for pos in range(n):  # every policy pooled: the sums over the policies, per game
+            p_rounds[pos, P] = 0.0
+            for f in range(3):
+                p_val[f, pos, P] = 0.0
+            for p in range(P):
+                p_rounds[pos, P] += p_rounds[pos, p]
+                for f in range(3):
+                    p_val[f, pos, P] += p_val[f, pos, p]
         for p in range(P):
             if g_seats[p] > 0:
-                _add(pol_s[0, p], g_pol[0, p], g_seats[p])
-                _add(pol_s[1, p], g_pol[1, p], g_rounds[p])
-                _add(pol_s[2, p], g_pol[2, p], g_seats[p])
+                _add(pol2, 0 * P + p, g_pol[0, p], g_seats[p])
+                _add(pol2, 1 * P + p, g_pol[1, p], g_rounds[p])
+                _add(pol2, 2 * P + p, g_pol[2, p], g_seats[p])
                 game_y[0, p, sat[p]] = g_pol[0, p]
                 game_n[0, p, sat[p]] = g_seats[p]
                 game_y[1, p, sat[p]] = g_pol[1, p]
@@ -377,22 +446,22 @@ def _accumulate(  # type: ignore[no-untyped-def]
                 sat[p] += 1
             if r_rounds[p] > 0:
                 for f in range(3, 7):
-                    _add(pol_s[f, p], g_pol[f, p], r_rounds[p])
+                    _add(pol2, f * P + p, g_pol[f, p], r_rounds[p])
             for b in range(P):
                 if v_meet[p, b] > 0:
-                    _add(vs_s[0, p, b], v_ahead[p, b], v_ahead[p, b] + v_behind[p, b])
+                    _add(vs2, p * P + b, v_ahead[p, b], v_ahead[p, b] + v_behind[p, b])
                     vs_s[1, p, b, 0] += 1.0
                     vs_s[1, p, b, 1] += v_meet[p, b]
-        _add(cell_s[0], grounds[base], 1.0)
-        _add(cell_s[1], c_points, c_seat_rounds)
-        _add(cell_s[2], c_busts, c_seat_rounds)
-        _add(cell_s[3], c_flip7s, c_seat_rounds)
-        _add(cell_s[4], events[base], 1.0)
+        _add(cell_s, 0, grounds[base], 1.0)
+        _add(cell_s, 1, c_points, c_seat_rounds)
+        _add(cell_s, 2, c_busts, c_seat_rounds)
+        _add(cell_s, 3, c_flip7s, c_seat_rounds)
+        _add(cell_s, 4, events[base], 1.0)
         for pos in range(n):
             for q in range(P + 1):
                 if p_rounds[pos, q] > 0:
                     for f in range(3):
-                        _add(pos_s[f, pos, q], p_val[f, pos, q], p_rounds[pos, q])
+                        _add(pos2, (f * n + pos) * (P + 1) + q, p_val[f, pos, q], p_rounds[pos, q])
     return (
         pol_s.astype(np.int64),
         cell_s.astype(np.int64),

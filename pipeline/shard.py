@@ -24,7 +24,7 @@ from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
 from flip7.variants import Variant, parse_variant
 from pipeline import arrow
-from pipeline.rollups import rollup_table
+from pipeline.rollups import rollup_of_columns, rollup_table
 from pipeline.schema import GAMES, ROUNDS, pack_codes, rows_table
 from pipeline.schema import events_table as stored_events
 
@@ -300,25 +300,30 @@ def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
     lineups = {r: ",".join(specs[(s - r) % n] for s in range(n)) for r in set(shift.tolist())}
     lineup_keys = sorted(lineups)
     lineup_idx = np.searchsorted(np.asarray(lineup_keys, dtype=np.int64), shift)
+    to_name = base_to_name.astype(np.int32)
+    g_pol, r_pol = to_name[cols.games["policy"]], to_name[cols.rounds["policy"]]
     games = _games_table(
         task,
         {
             **cols.games,
-            "policy": arrow.dictionary(base_to_name[cols.games["policy"]], names),
+            "policy": arrow.dictionary(g_pol, names),
             "cell_game": np.repeat(np.arange(task.start, task.stop, dtype=np.int32), n),
             "lineup": arrow.dictionary(np.repeat(lineup_idx, n), [lineups[r] for r in lineup_keys]),
             "seed": np.repeat(seeds.astype(np.int64), n),
         },
     )
-    rounds = arrow.table(
-        {**cols.rounds, "policy": arrow.dictionary(base_to_name[cols.rounds["policy"]], names)},
-        ROUNDS,
-    )
+    rounds = arrow.table({**cols.rounds, "policy": arrow.dictionary(r_pol, names)}, ROUNDS)
     ev = cols.events
     events = rows_table(ev["game"], ev["round_offsets"], ev["rounds"], ev["offsets"], ev["codes"])
-    return {
-        "events": events,
-        "rounds": rounds,
-        "rollups": rollup_table(games, rounds, n),
-        "games": games,
+    # The rollup from the kernel's own arrays (no pass back through the Arrow tables).
+    shard = {
+        "cell": task.cell,
+        "variant": task.variant,
+        "ruleset": task.ruleset,
+        "seating": lineups[int(shift[0])] if k else None,
+        "first_game": task.start,
     }
+    rollups = rollup_of_columns(
+        {**cols.games, "policy": g_pol}, {**cols.rounds, "policy": r_pol}, names, n, shard
+    )
+    return {"events": events, "rounds": rounds, "rollups": rollups, "games": games}
