@@ -7,17 +7,12 @@ with sums as (
 ),
 
 cells as (
-    select * from int_cells
+    select columns(lambda c: is_cell_column(c)) from int_cells
 ),
 
 final as (
     select
-        c.run,
-        c.variant,
-        c.ruleset,
-        c.players,
-        c.lineup,
-        c.cell,
+        c.*,
         s.grouping,
         s.figure,
         s.policy,

@@ -8,21 +8,12 @@ with games as (
 
 final as (
     select
+        -- the winner's row of the games table, its rules named first, its seat's own columns
+        -- renamed as the winner's
         run,
         ruleset,
         variant,
-        players,
-        shard,
-        game,
-        cell,
-        cell_game,
-        pair,
-        lineup,
-        seed,
-        first_dealer,
-        rounds,
-        capped,
-        events,
+        * exclude (run, ruleset, variant, seat, policy, total, rank, winner),
         cast(seat as integer) as winner_seat,
         policy as winner_policy,
         total as winner_total
