@@ -2,8 +2,9 @@
 -- One row per game: line-up, seed, length and winner (what a replay picker lists). Every game
 -- has exactly one winner row in the games table (assert_games_complete), so this is that row,
 -- renamed: no aggregation, so a run's first games come back without reading all of them.
-with games as (
+with winners as (
     select * from stg_games
+    where winner
 ),
 
 final as (
@@ -17,8 +18,7 @@ final as (
         cast(seat as integer) as winner_seat,
         policy as winner_policy,
         total as winner_total
-    from games
-    where winner
+    from winners
 )
 
 select * from final
