@@ -7,12 +7,17 @@ with sums as (
 ),
 
 cells as (
-    select columns(lambda c: is_cell_column(c)) from int_cells
+    select * from int_cells
 ),
 
 final as (
     select
-        c.*,
+        c.run,
+        c.variant,
+        c.ruleset,
+        c.players,
+        c.lineup,
+        c.cell,
         s.grouping,
         s.figure,
         s.policy,
