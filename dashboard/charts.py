@@ -67,6 +67,20 @@ def _players_axis(df: pd.DataFrame) -> alt.X:
     )
 
 
+def interval_tips(
+    column: str, title: str, fmt: str, prefix: str = "", bounds: tuple[str, str] | None = None
+) -> list[alt.Tooltip]:
+    """A figure's tooltip and its 95% interval's (`bounds`, else `column_lo`, `column_hi`), in
+    one format; `prefix` names whose interval it is ("observed 95% low")."""
+    lo, hi = bounds or (f"{column}_lo", f"{column}_hi")
+    low, high = (f"{prefix} 95% {end}".lstrip() for end in ("low", "high"))
+    return [
+        alt.Tooltip(f"{column}:Q", title=title, format=fmt),
+        alt.Tooltip(f"{lo}:Q", title=low, format=fmt),
+        alt.Tooltip(f"{hi}:Q", title=high, format=fmt),
+    ]
+
+
 def _lineup_tip(df: pd.DataFrame) -> list[alt.Tooltip]:
     """The line-up (the cell's label) in a tooltip, when the frame names it."""
     return [alt.Tooltip("lineup:N", title="line-up")] if "lineup" in df.columns else []
@@ -91,9 +105,7 @@ def _by_field_size(
         alt.Tooltip("policy:N"),
         *_lineup_tip(df),
         alt.Tooltip("players:Q", title="players"),
-        alt.Tooltip(f"{value}:Q", title=title, format=fmt),
-        alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
-        alt.Tooltip(f"{hi}:Q", title="95% high", format=fmt),
+        *interval_tips(value, title, fmt, bounds=(lo, hi)),
         alt.Tooltip(f"{count}:Q", title=count_title, format=","),
     ]
     base = alt.Chart(df).encode(x=x)
@@ -207,9 +219,7 @@ def counting_gain(df: pd.DataFrame, measure: str) -> AnyChart:
         alt.Tooltip("comparison:N"),
         alt.Tooltip("players:O", title="players"),
         alt.Tooltip("method:N", title="method"),
-        alt.Tooltip(f"{value}:Q", title="gain", format=fmt),
-        alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
-        alt.Tooltip(f"{hi}:Q", title="95% high", format=fmt),
+        *interval_tips(value, "gain", fmt, bounds=(lo, hi)),
         alt.Tooltip("n_counting:Q", title="n (counting)", format=","),
         alt.Tooltip("n_base:Q", title="n (twin)", format=","),
     ]
@@ -239,9 +249,7 @@ def league_win_index(df: pd.DataFrame, label: str = "policy") -> AnyChart:
         alt.Tooltip("place:Q"),
         alt.Tooltip("policy:N"),
         *([alt.Tooltip(f"{label}:N", title="seen at")] if label != "policy" else []),
-        alt.Tooltip("win_index:Q", title="win index", format=".3f"),
-        alt.Tooltip("win_index_lo:Q", title="95% low", format=".3f"),
-        alt.Tooltip("win_index_hi:Q", title="95% high", format=".3f"),
+        *interval_tips("win_index", "win index", ".3f"),
         alt.Tooltip("player_games:Q", title="games played (seats)", format=","),
     ]
     title = "win index (wins ÷ expected wins; 1 = average seat)"
@@ -284,9 +292,7 @@ def head_to_head(df: pd.DataFrame) -> AnyChart:
     tooltip = [
         alt.Tooltip("policy:N"),
         alt.Tooltip("opponent:N"),
-        alt.Tooltip("ahead_share:Q", title="finished ahead", format=".1%"),
-        alt.Tooltip("ahead_share_lo:Q", title="95% low", format=".1%"),
-        alt.Tooltip("ahead_share_hi:Q", title="95% high", format=".1%"),
+        *interval_tips("ahead_share", "finished ahead", ".1%"),
         *_lineup_tip(df),
         alt.Tooltip("meetings:Q", title="meetings (seat pairs)", format=","),
         alt.Tooltip("ahead:Q", format=","),
@@ -407,9 +413,7 @@ def round_rate(df: pd.DataFrame, rate: str, title: str) -> AnyChart:
     )
     tooltip = [
         alt.Tooltip("policy:N"),
-        alt.Tooltip(f"{rate}:Q", title=title, format=".2%"),
-        alt.Tooltip(f"{rate}_lo:Q", title="95% low", format=".2%"),
-        alt.Tooltip(f"{rate}_hi:Q", title="95% high", format=".2%"),
+        *interval_tips(rate, title, ".2%"),
         alt.Tooltip(f"{count}:Q", title=count, format=","),
         alt.Tooltip("rounds:Q", title="rounds played", format=","),
     ]
@@ -523,9 +527,7 @@ def by_variant(df: pd.DataFrame, value: str, title: str, fmt: str, count: str) -
         alt.Tooltip("policy:N"),
         *_variant_cell_tips(df),
         *_lineup_tip(df),
-        alt.Tooltip(f"{value}:Q", title=title, format=fmt),
-        alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
-        alt.Tooltip(f"{hi}:Q", title="95% high", format=fmt),
+        *interval_tips(value, title, fmt, bounds=(lo, hi)),
         alt.Tooltip(f"{count}:Q", title=count.replace("_", " "), format=","),
     ]
     names = sorted(df["policy"].unique())
@@ -590,9 +592,7 @@ def by_ruleset(
         *([alt.Tooltip(f"{by}:N")] if by else []),
         alt.Tooltip("ruleset:N"),
         *_lineup_tip(df),
-        alt.Tooltip(f"{value}:Q", title=title, format=fmt),
-        alt.Tooltip(f"{lo}:Q", title="95% low", format=fmt),
-        alt.Tooltip(f"{hi}:Q", title="95% high", format=fmt),
+        *interval_tips(value, title, fmt, bounds=(lo, hi)),
         alt.Tooltip(f"{count}:Q", title=count.replace("_", " "), format=","),
     ]
     if by:

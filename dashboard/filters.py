@@ -217,3 +217,27 @@ def require() -> Filters:
         st.info("No run matches the filters in the sidebar: choose another ruleset or variant.")
         st.stop()
     return filters
+
+
+def field_size_or_pooled(
+    label: str, pooled: str, sizes: list[int], key: str, help: str
+) -> int | None:
+    """A choice of one field size ("N players") or all of them pooled (`pooled`, the default):
+    the size chosen, or None for pooled."""
+    choice = st.segmented_control(
+        label,
+        [pooled, *(f"{n} players" for n in sizes)],
+        default=pooled,
+        required=True,
+        key=key,
+        help=help,
+    )
+    return None if choice == pooled else int(str(choice).split()[0])
+
+
+def players_at_table(sizes: list[int], key: str, help: str | None = None) -> int:
+    """A choice of the field size a page's cells are shown at (the smallest by default)."""
+    players = st.segmented_control(
+        "Players at the table", sizes, default=sizes[0], required=True, key=key, help=help
+    )
+    return int(players)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from dashboard.charts import WIDTH, AnyChart, policy_color
+from dashboard.charts import WIDTH, AnyChart, interval_tips, policy_color
 
 
 def ratings_dots(df: pd.DataFrame) -> AnyChart:
@@ -51,9 +51,7 @@ def calibration(df: pd.DataFrame) -> AnyChart:
     tooltip = [
         alt.Tooltip("pair:N"),
         alt.Tooltip("model_ahead:Q", title="model", format=".3f"),
-        alt.Tooltip("observed_ahead:Q", title="observed", format=".3f"),
-        alt.Tooltip("observed_ahead_lo:Q", title="observed 95% low", format=".3f"),
-        alt.Tooltip("observed_ahead_hi:Q", title="observed 95% high", format=".3f"),
+        *interval_tips("observed_ahead", "observed", ".3f", "observed"),
         alt.Tooltip("meetings:Q", format=","),
         alt.Tooltip("verdict:N"),
     ]

@@ -57,43 +57,65 @@ def number(title: str, digits: int = 2, help: str | None = None) -> Any:
 CI_HELP = "95% interval, clustered by game (seats of one game are not independent)"
 
 
+def with_interval(name: str, figure: Any, low: Any, high: Any) -> Config:
+    """A figure's column `name` and its 95% interval's, `name_lo` and `name_hi`."""
+    return {name: figure, f"{name}_lo": low, f"{name}_hi": high}
+
+
+def rate_interval(name: str, title: str, help: str | None = None) -> Config:
+    """A rate shown as a percentage, with its interval's "95% low/high" columns."""
+    return with_interval(
+        name, percent(title, help), percent("95% low", CI_HELP), percent("95% high", CI_HELP)
+    )
+
+
+def number_interval(
+    name: str, title: str, digits: int, help: str | None = None, prefix: str = ""
+) -> Config:
+    """A number with `digits` decimals, with its interval's "[prefix ]95% low/high" columns."""
+    low, high = (f"{prefix} 95% {end}".lstrip() for end in ("low", "high"))
+    return with_interval(
+        name,
+        number(title, digits, help),
+        number(low, digits, CI_HELP),
+        number(high, digits, CI_HELP),
+    )
+
+
+#: A cell's columns first in a table of cells: its line-up and field size.
+CELL_COLUMNS: Config = {
+    "lineup": "line-up",
+    "players": st.column_config.NumberColumn("players", format="%d"),
+}
+
+
+def every_column(config: Config) -> tuple[list[str], Config]:
+    """A table of every configured column, in the config's order."""
+    return list(config), config
+
+
 def field_size() -> tuple[list[str], Config]:
-    cols = [
-        "lineup",
-        "players",
-        "policy",
-        "games",
-        "player_games",
-        "wins",
-        "win_rate",
-        "win_rate_lo",
-        "win_rate_hi",
-        "win_index",
-        "win_index_lo",
-        "win_index_hi",
-        "rounds",
-        "points_per_round",
-        "points_per_round_lo",
-        "points_per_round_hi",
-    ]
-    return cols, {
-        "lineup": "line-up",
-        "players": st.column_config.NumberColumn("players", format="%d"),
-        "policy": "policy",
-        "games": count("games", "games the policy sat in (the clusters of the intervals)"),
-        "player_games": count("seats", "seats the policy held: one per game and seat"),
-        "wins": count("wins"),
-        "win_rate": percent("win rate", "wins ÷ seats"),
-        "win_rate_lo": percent("95% low", CI_HELP),
-        "win_rate_hi": percent("95% high", CI_HELP),
-        "win_index": number("win index", 3, "win rate × players (1/n per seat); 1 = average"),
-        "win_index_lo": number("index 95% low", 3, CI_HELP),
-        "win_index_hi": number("index 95% high", 3, CI_HELP),
-        "rounds": count("rounds"),
-        "points_per_round": number("points / round", 2, "points ÷ rounds played (pooled)"),
-        "points_per_round_lo": number("pts 95% low", 2, CI_HELP),
-        "points_per_round_hi": number("pts 95% high", 2, CI_HELP),
-    }
+    return every_column(
+        {
+            **CELL_COLUMNS,
+            "policy": "policy",
+            "games": count("games", "games the policy sat in (the clusters of the intervals)"),
+            "player_games": count("seats", "seats the policy held: one per game and seat"),
+            "wins": count("wins"),
+            **rate_interval("win_rate", "win rate", "wins ÷ seats"),
+            **number_interval(
+                "win_index",
+                "win index",
+                3,
+                "win rate × players (1/n per seat); 1 = average",
+                "index",
+            ),
+            "rounds": count("rounds"),
+            **number_interval(
+                "points_per_round", "points / round", 2, "points ÷ rounds played (pooled)", "pts"
+            ),
+        }
+    )
 
 
 def card_counting(measure: str | None = None) -> tuple[list[str], Config]:
@@ -130,145 +152,75 @@ def card_counting(measure: str | None = None) -> tuple[list[str], Config]:
 
 
 def league() -> tuple[list[str], Config]:
-    cols = [
-        "place",
-        "policy",
-        "field_sizes",
-        "lineups",
-        "games",
-        "player_games",
-        "wins",
-        "expected_wins",
-        "win_index",
-        "win_index_lo",
-        "win_index_hi",
-    ]
-    return cols, {
-        "place": st.column_config.NumberColumn("place", format="%d"),
-        "policy": "policy",
-        "field_sizes": st.column_config.ListColumn("field sizes"),
-        "lineups": st.column_config.ListColumn("line-ups"),
-        "games": count("games"),
-        "player_games": count("seats"),
-        "wins": count("wins"),
-        "expected_wins": count(
-            "expected wins", "1/n per seat at an n-player table, rounded to a whole number"
-        ),
-        "win_index": number(
-            "win index",
-            3,
-            "adjusted win index: wins ÷ expected wins over every cell the policy played; "
-            "1 = average seat",
-        ),
-        "win_index_lo": number("95% low", 3, CI_HELP),
-        "win_index_hi": number("95% high", 3, CI_HELP),
-    }
+    return every_column(
+        {
+            "place": st.column_config.NumberColumn("place", format="%d"),
+            "policy": "policy",
+            "field_sizes": st.column_config.ListColumn("field sizes"),
+            "lineups": st.column_config.ListColumn("line-ups"),
+            "games": count("games"),
+            "player_games": count("seats"),
+            "wins": count("wins"),
+            "expected_wins": count(
+                "expected wins", "1/n per seat at an n-player table, rounded to a whole number"
+            ),
+            **number_interval(
+                "win_index",
+                "win index",
+                3,
+                "adjusted win index: wins ÷ expected wins over every cell the policy played; "
+                "1 = average seat",
+            ),
+        }
+    )
 
 
 def rates() -> tuple[list[str], Config]:
-    cols = [
-        "lineup",
-        "players",
-        "policy",
-        "games",
-        "rounds",
-        "busts",
-        "bust_rate",
-        "bust_rate_lo",
-        "bust_rate_hi",
-        "flip7s",
-        "flip7_rate",
-        "flip7_rate_lo",
-        "flip7_rate_hi",
-        "stay_rate",
-        "stay_rate_lo",
-        "stay_rate_hi",
-        "freeze_rate",
-        "freeze_rate_lo",
-        "freeze_rate_hi",
-    ]
-    return cols, {
-        "lineup": "line-up",
-        "players": st.column_config.NumberColumn("players", format="%d"),
-        "policy": "policy",
-        "games": count("games"),
-        "rounds": count("rounds"),
-        "busts": count("busts"),
-        "bust_rate": percent("bust rate", "busts ÷ rounds played"),
-        "bust_rate_lo": percent("95% low", CI_HELP),
-        "bust_rate_hi": percent("95% high", CI_HELP),
-        "flip7s": count("Flip 7s"),
-        "flip7_rate": percent("Flip 7 rate"),
-        "flip7_rate_lo": percent("95% low", CI_HELP),
-        "flip7_rate_hi": percent("95% high", CI_HELP),
-        "stay_rate": percent("stayed"),
-        "stay_rate_lo": percent("95% low", CI_HELP),
-        "stay_rate_hi": percent("95% high", CI_HELP),
-        "freeze_rate": percent("frozen"),
-        "freeze_rate_lo": percent("95% low", CI_HELP),
-        "freeze_rate_hi": percent("95% high", CI_HELP),
-    }
+    return every_column(
+        {
+            **CELL_COLUMNS,
+            "policy": "policy",
+            "games": count("games"),
+            "rounds": count("rounds"),
+            "busts": count("busts"),
+            **rate_interval("bust_rate", "bust rate", "busts ÷ rounds played"),
+            "flip7s": count("Flip 7s"),
+            **rate_interval("flip7_rate", "Flip 7 rate"),
+            **rate_interval("stay_rate", "stayed"),
+            **rate_interval("freeze_rate", "frozen"),
+        }
+    )
 
 
 def variant_comparison() -> tuple[list[str], Config]:
-    cols = [
-        "variant",
-        "ruleset",
-        "players",
-        "lineup",
-        "seating",
-        "policy",
-        "runs",
-        "pooled_runs",
-        "games",
-        "shuffles",
-        "player_games",
-        "win_index",
-        "win_index_lo",
-        "win_index_hi",
-        "rounds",
-        "points_per_round",
-        "ppr_lo",
-        "ppr_hi",
-        "bust_rate",
-        "bust_rate_lo",
-        "bust_rate_hi",
-        "flip7_rate",
-        "flip7_rate_lo",
-        "flip7_rate_hi",
-    ]
-    return cols, {
-        "variant": "variant",
-        "ruleset": "ruleset",
-        "players": st.column_config.NumberColumn("players", format="%d"),
-        "lineup": "line-up",
-        "seating": st.column_config.TextColumn(
-            "seating", help="the line-up's policies in seat order: what the cell played"
-        ),
-        "policy": "policy",
-        "runs": count("runs", "runs that played this cell (pooled: replications)"),
-        "pooled_runs": st.column_config.ListColumn("pooled runs"),
-        "games": count("games"),
-        "shuffles": count(
-            "shuffles",
-            "distinct shuffles among the games (the clusters of the intervals): fewer than the "
-            "games when runs sharing a root seed replayed the same games",
-        ),
-        "player_games": count("seats"),
-        "win_index": number("win index", 3, "win rate × players; 1 = average seat"),
-        "win_index_lo": number("95% low", 3, CI_HELP),
-        "win_index_hi": number("95% high", 3, CI_HELP),
-        "rounds": count("rounds"),
-        "points_per_round": number("points / round", 2),
-        "ppr_lo": number("95% low", 2, CI_HELP),
-        "ppr_hi": number("95% high", 2, CI_HELP),
-        "bust_rate": percent("bust rate"),
-        "bust_rate_lo": percent("95% low", CI_HELP),
-        "bust_rate_hi": percent("95% high", CI_HELP),
-        "flip7_rate": percent("Flip 7 rate"),
-        "flip7_rate_lo": percent("95% low", CI_HELP),
-        "flip7_rate_hi": percent("95% high", CI_HELP),
-    }
+    return every_column(
+        {
+            "variant": "variant",
+            "ruleset": "ruleset",
+            "players": st.column_config.NumberColumn("players", format="%d"),
+            "lineup": "line-up",
+            "seating": st.column_config.TextColumn(
+                "seating", help="the line-up's policies in seat order: what the cell played"
+            ),
+            "policy": "policy",
+            "runs": count("runs", "runs that played this cell (pooled: replications)"),
+            "pooled_runs": st.column_config.ListColumn("pooled runs"),
+            "games": count("games"),
+            "shuffles": count(
+                "shuffles",
+                "distinct shuffles among the games (the clusters of the intervals): fewer than "
+                "the games when runs sharing a root seed replayed the same games",
+            ),
+            "player_games": count("seats"),
+            **number_interval("win_index", "win index", 3, "win rate × players; 1 = average seat"),
+            "rounds": count("rounds"),
+            "points_per_round": number("points / round", 2),
+            "ppr_lo": number("95% low", 2, CI_HELP),
+            "ppr_hi": number("95% high", 2, CI_HELP),
+            **rate_interval("bust_rate", "bust rate"),
+            **rate_interval("flip7_rate", "Flip 7 rate"),
+        }
+    )
 
 
 def runs() -> tuple[list[str], Config]:
@@ -439,39 +391,18 @@ def show(
 
 def cell_results() -> tuple[list[str], Config]:
     """The rule-choices table: a row per cell (line-up, field size, ruleset), all seats pooled."""
-    cols = [
-        "lineup",
-        "players",
-        "ruleset",
-        "games",
-        "rounds_per_game",
-        "rounds_per_game_lo",
-        "rounds_per_game_hi",
-        "points_per_round",
-        "points_per_round_lo",
-        "points_per_round_hi",
-        "bust_rate",
-        "bust_rate_lo",
-        "bust_rate_hi",
-        "flip7_rate",
-        "flip7_rate_lo",
-        "flip7_rate_hi",
-    ]
-    return cols, {
-        "lineup": "line-up",
-        "players": st.column_config.NumberColumn("players", format="%d"),
-        "ruleset": "ruleset",
-        "games": count("games", "games in the cell (the clusters of the intervals)"),
-        "rounds_per_game": number("rounds / game", 2, "rounds ÷ games: how long a game lasts"),
-        "rounds_per_game_lo": number("95% low", 2, CI_HELP),
-        "rounds_per_game_hi": number("95% high", 2, CI_HELP),
-        "points_per_round": number("points / round", 2, "all seats' points ÷ seat-rounds"),
-        "points_per_round_lo": number("pts 95% low", 2, CI_HELP),
-        "points_per_round_hi": number("pts 95% high", 2, CI_HELP),
-        "bust_rate": percent("bust rate", "seat-rounds ending in a bust"),
-        "bust_rate_lo": percent("95% low", CI_HELP),
-        "bust_rate_hi": percent("95% high", CI_HELP),
-        "flip7_rate": percent("Flip 7 rate", "seat-rounds ending with a Flip 7"),
-        "flip7_rate_lo": percent("95% low", CI_HELP),
-        "flip7_rate_hi": percent("95% high", CI_HELP),
-    }
+    return every_column(
+        {
+            **CELL_COLUMNS,
+            "ruleset": "ruleset",
+            "games": count("games", "games in the cell (the clusters of the intervals)"),
+            **number_interval(
+                "rounds_per_game", "rounds / game", 2, "rounds ÷ games: how long a game lasts"
+            ),
+            **number_interval(
+                "points_per_round", "points / round", 2, "all seats' points ÷ seat-rounds", "pts"
+            ),
+            **rate_interval("bust_rate", "bust rate", "seat-rounds ending in a bust"),
+            **rate_interval("flip7_rate", "Flip 7 rate", "seat-rounds ending with a Flip 7"),
+        }
+    )

@@ -369,6 +369,12 @@ class Rebuilt:
     totals: list[int]
     winner: int
 
+    @classmethod
+    def of(cls, round_scores: list[list[int]], n_players: int, winner: int) -> Rebuilt:
+        """The round scores, each player's total (the sum of its round scores) and the winner."""
+        totals = [sum(r[q] for r in round_scores) for q in range(n_players)]
+        return cls(round_scores, totals, winner)
+
 
 def rebuild_scores(events: Sequence[Event] | EventLog, n_players: int, bonus: int = 15) -> Rebuilt:
     """Rebuild every round score, the totals and the winner from events, without the engine.
@@ -377,7 +383,6 @@ def rebuild_scores(events: Sequence[Event] | EventLog, n_players: int, bonus: in
     cards do not score), SC_USED (the duplicate is not added), BUST (scores 0) and FLIP7.
     """
     rounds: list[list[int]] = []
-    totals = [0] * n_players
     winner = -1
     nums: list[set[int]] = [set() for _ in range(n_players)]
     plus = [0] * n_players
@@ -416,11 +421,10 @@ def rebuild_scores(events: Sequence[Event] | EventLog, n_players: int, bonus: in
                 if not busted[q]:
                     s = sum(nums[q]) * (2 if x2[q] else 1) + plus[q] + (bonus if flip7[q] else 0)
                 scores.append(s)
-                totals[q] += s
             rounds.append(scores)
         elif k == EventKind.GAME_END:
             winner = p
-    return Rebuilt(rounds, totals, winner)
+    return Rebuilt.of(rounds, n_players, winner)
 
 
 def rebuild_vengeance_scores(
@@ -432,7 +436,6 @@ def rebuild_vengeance_scores(
     from flip7.scoring import vengeance_row_points
 
     rounds: list[list[int]] = []
-    totals = [0] * n_players
     winner = -1
     rows: list[list[int]] = [[] for _ in range(n_players)]
     busted = [False] * n_players
@@ -472,8 +475,7 @@ def rebuild_vengeance_scores(
                     s = vengeance_row_points(rows[q], flipped[q] >= 0, brutal) + max(flipped[q], 0)
                 s -= penalty[q]
                 scores.append(s)
-                totals[q] += s
             rounds.append(scores)
         elif k == EventKind.GAME_END:
             winner = p
-    return Rebuilt(rounds, totals, winner)
+    return Rebuilt.of(rounds, n_players, winner)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: Bumped whenever the engine's behaviour (not its code layout) changes; written into every output.
@@ -93,26 +94,35 @@ RULESET_DESCRIPTIONS: dict[str, str] = {
 }
 
 _OVERRIDABLE = ("target", "bonus", "players_per_deck", "max_rounds", "freeze_ties")
+#: What a ruleset spec may be, as an error names it.
+_VALID = f"{', '.join(BASE_RULESETS)} optionally with overrides, e.g. '3.1(target=150,bonus=15)'"
 _SPEC = re.compile(r"^\s*([\w.]+)\s*(?:\((.*)\))?\s*$")
+
+
+def split_spec(spec: str, kind: str, names: Sequence[str], valid: str) -> tuple[str, str]:
+    """A `NAME` or `NAME(options)` spec (a ruleset's, a variant's) as (NAME, options text);
+    a ValueError naming the `kind`, what is `valid` and the nearest name when NAME is not one
+    of `names`."""
+    m = _SPEC.match(spec)
+    if not m or m.group(1) not in names:
+        from flip7.format import suggest
+
+        raise ValueError(
+            f"unknown {kind} {spec!r}; valid: {valid}"
+            + suggest(m.group(1) if m else spec, list(names))
+        )
+    return m.group(1), m.group(2) or ""
 
 
 def parse_ruleset(spec: str | Ruleset) -> Ruleset:
     """Parse `3.1`, `legacy`, `immediate(target=150)`; a clear ValueError otherwise."""
     if isinstance(spec, Ruleset):
         return spec
-    m = _SPEC.match(spec)
-    if not m or m.group(1) not in BASE_RULESETS:
-        from flip7.format import suggest
-
-        raise ValueError(
-            f"unknown ruleset {spec!r}; valid: {', '.join(BASE_RULESETS)} "
-            f"optionally with overrides, e.g. '3.1(target=150,bonus=15)'"
-            + suggest(m.group(1) if m else spec, list(BASE_RULESETS))
-        )
-    ruleset = BASE_RULESETS[m.group(1)]
-    if m.group(2):
+    name, options = split_spec(spec, "ruleset", list(BASE_RULESETS), _VALID)
+    ruleset = BASE_RULESETS[name]
+    if options:
         overrides: dict[str, int] = {}
-        for item in m.group(2).split(","):
+        for item in options.split(","):
             key, _, value = item.partition("=")
             key = key.strip()
             if key not in _OVERRIDABLE:

@@ -8,12 +8,12 @@ counts, so two published splits are named here and a user may declare their own
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from flip7.cards import CLASSIC, N_CARD_IDS, Card, Deck, card_label
+from flip7.rules import split_spec
 
 if TYPE_CHECKING:
     from flip7.engine import Engine
@@ -110,7 +110,9 @@ class Variant:
 
 CLASSIC_VARIANT = Variant()
 
-_SPEC = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$")
+
+#: What a variant spec may be, as an error names it.
+_VALID = "classic, vengeance, vengeance(deck=alt), vengeance(brutal=1)"
 
 
 def parse_variant(spec: str | Variant, custom_deck: Deck | None = None) -> Variant:
@@ -118,18 +120,10 @@ def parse_variant(spec: str | Variant, custom_deck: Deck | None = None) -> Varia
     `custom_deck`. A clear ValueError names what is valid."""
     if isinstance(spec, Variant):
         return spec
-    m = _SPEC.match(spec)
-    if not m or m.group(1) not in VARIANT_NAMES:
-        from flip7.format import suggest
-
-        raise ValueError(
-            f"unknown variant {spec!r}; valid: classic, vengeance, vengeance(deck=alt), "
-            "vengeance(brutal=1)" + suggest(m.group(1) if m else spec, list(VARIANT_NAMES))
-        )
-    name = m.group(1)
+    name, options = split_spec(spec, "variant", list(VARIANT_NAMES), _VALID)
     deck = next(iter(DECKS[name].values()))
     brutal = False
-    for item in filter(None, (m.group(2) or "").split(",")):
+    for item in filter(None, options.split(",")):
         key, _, value = (x.strip() for x in item.partition("="))
         if key == "deck":
             if value == "custom":

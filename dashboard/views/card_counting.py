@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, data, filters, tables
+from dashboard import charts, data, filters, panels, tables
 
 f = filters.require()
 st.title("Card counting")
@@ -28,13 +28,17 @@ gains = f.keep(data.card_counting(f.root, f.run, tuple(picked) or tuple(options)
 
 left, right = st.columns(2)
 with left:
-    st.subheader("Single rounds: points per round")
-    st.altair_chart(charts.counting_gain(gains, "ppr"), width="stretch")
-    st.caption("Counting policy minus its twin, mean round score; bars are 95% intervals.")
+    panels.chart(
+        "Single rounds: points per round",
+        charts.counting_gain(gains, "ppr"),
+        "Counting policy minus its twin, mean round score; bars are 95% intervals.",
+    )
 with right:
-    st.subheader("Whole games: win rate")
-    st.altair_chart(charts.counting_gain(gains, "win"), width="stretch")
-    st.caption("Counting policy minus its twin, share of games won; bars are 95% intervals.")
+    panels.chart(
+        "Whole games: win rate",
+        charts.counting_gain(gains, "win"),
+        "Counting policy minus its twin, share of games won; bars are 95% intervals.",
+    )
 st.markdown(
     "Each comparison names its cells: the counting policy's line-up and its twin's, each "
     "side's figure pooled over its games (points ÷ rounds played, wins ÷ seats), as on the "

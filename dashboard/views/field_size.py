@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, data, filters, tables
+from dashboard import charts, data, filters, panels, tables
 
 f = filters.require()
 st.title("Field size")
@@ -43,31 +43,33 @@ measure = st.segmented_control(
 left, right = st.columns(2)
 with left:
     if measure == "win index":
-        st.subheader("Adjusted win index")
-        st.altair_chart(charts.win_index_by_field_size(sizes), width="stretch")
-        st.caption(
+        panels.chart(
+            "Adjusted win index",
+            charts.win_index_by_field_size(sizes),
             "Bands: 95% intervals, clustered by game. Dashed: 1, an average seat. Where two "
-            "lines cross, the better policy changes with the size of the table."
+            "lines cross, the better policy changes with the size of the table.",
         )
     else:
-        st.subheader("Win rate")
-        st.altair_chart(charts.win_rate_by_field_size(sizes), width="stretch")
-        st.caption("Bands: 95% intervals, clustered by game. Dashed: 1/n, an average seat's rate.")
+        panels.chart(
+            "Win rate",
+            charts.win_rate_by_field_size(sizes),
+            "Bands: 95% intervals, clustered by game. Dashed: 1/n, an average seat's rate.",
+        )
 with right:
-    st.subheader("Points per round")
-    st.altair_chart(charts.points_by_field_size(sizes), width="stretch")
-    st.caption(
+    panels.chart(
+        "Points per round",
+        charts.points_by_field_size(sizes),
         "Bands: 95% intervals, clustered by game. Compare the order of the lines with the win "
-        "chart: more points per round is not the same as more wins."
+        "chart: more points per round is not the same as more wins.",
     )
 
 left, right = st.columns(2)
 with left:
-    st.subheader("Points against wins")
-    st.altair_chart(charts.points_vs_wins(sizes), width="stretch")
-    st.caption(
+    panels.chart(
+        "Points against wins",
+        charts.points_vs_wins(sizes),
         "One dot per policy and field size (the number beside it). Dots that do not climb "
-        "from left to right are policies that score more per round yet win less."
+        "from left to right are policies that score more per round yet win less.",
     )
 with right:
     st.subheader("How to read it")

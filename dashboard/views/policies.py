@@ -20,17 +20,15 @@ league = league.assign(
     seen_at=[f"{p} ({', '.join(map(str, seen[str(p)]))} players)" for p in league["policy"]]
 )
 every_size = sorted({n for sizes in seen.values() for n in sizes})
-ALL_SIZES = "all field sizes (adjusted)"
-scope = st.segmented_control(
+scope = filters.field_size_or_pooled(
     "Rank over",
-    [ALL_SIZES, *(f"{n} players" for n in every_size)],
-    default=ALL_SIZES,
-    required=True,
-    key=f"pc_league_scope:{f.run}",
-    help="All field sizes: the adjusted win index, which pools every cell a policy played. "
+    "all field sizes (adjusted)",
+    every_size,
+    f"pc_league_scope:{f.run}",
+    "All field sizes: the adjusted win index, which pools every cell a policy played. "
     "One field size: each policy in each line-up played at that size, ranked side by side.",
 )
-if scope == ALL_SIZES:
+if scope is None:
     if len(set(seen.values())) > 1:
         st.warning(
             "These policies were not seen at the same field sizes ("
@@ -48,7 +46,7 @@ if scope == ALL_SIZES:
     )
     tables.show(league, tables.league(), hide=("lineups",))  # long: the per-size view names them
 else:
-    n = int(str(scope).split()[0])
+    n = scope
     cells = f.keep(data.field_size(f.root, f.run, f.policy_filter))
     cells = cells[cells["players"] == n].sort_values("win_index", ascending=False)
     cells = cells.assign(
@@ -63,13 +61,10 @@ else:
     tables.show(cells, tables.field_size(), hide=("players",))
 
 sizes = [int(s) for s in f.info.get("field_sizes", [])] or [2]
-players = st.segmented_control(
-    "Players at the table",
+players = filters.players_at_table(
     sizes,
-    default=sizes[0],
-    required=True,
-    key=f"pc_players:{f.run}",
-    help="Head to head, round scores and rates are per cell: a field size and a line-up.",
+    f"pc_players:{f.run}",
+    "Head to head, round scores and rates are per cell: a field size and a line-up.",
 )
 lineup = st.selectbox(
     "Line-up",

@@ -18,16 +18,13 @@ st.caption(
 )
 
 sizes = rating_data.field_sizes(f.root, f.run)
-POOLED = "all field sizes"
-choice = st.segmented_control(
+players = filters.field_size_or_pooled(
     "Games rated",
-    [POOLED, *(f"{n} players" for n in sizes)],
-    default=POOLED,
-    required=True,
-    key=f"ratings_scope:{f.run}",
-    help="All field sizes: one fit over every game of the run. A field size: only its games.",
+    "all field sizes",
+    sizes,
+    f"ratings_scope:{f.run}",
+    "All field sizes: one fit over every game of the run. A field size: only its games.",
 )
-players = None if choice == POOLED else int(str(choice).split()[0])
 
 rated = f.keep(rating_data.ratings(f.root, f.run, players))
 if rated.empty:

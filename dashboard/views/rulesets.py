@@ -34,13 +34,7 @@ lineup = st.selectbox(
 )
 of_lineup = cells[cells["lineup"] == lineup]
 sizes = sorted(int(n) for n in set(of_lineup["players"]))
-players = st.segmented_control(
-    "Players at the table",
-    sizes,
-    default=sizes[0],
-    required=True,
-    key=f"rc_players:{f.run}:{lineup}",
-)
+players = filters.players_at_table(sizes, f"rc_players:{f.run}:{lineup}")
 df = of_lineup[of_lineup["players"] == players]
 if len(df) < 2:
     st.info(

@@ -7,7 +7,7 @@ from collections import Counter
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, data, tables
+from dashboard import charts, data, panels, tables
 
 ROOT = data.data_root()
 st.title("Classic vs With a Vengeance")
@@ -123,20 +123,18 @@ df = df[df["policy"].isin(policies)]
 
 left, right = st.columns(2)
 with left:
-    st.subheader("Points per round")
-    st.altair_chart(
+    panels.chart(
+        "Points per round",
         charts.by_variant(
             df, "points_per_round", "points per round (mean round score)", ".2f", "rounds"
         ),
-        width="stretch",
     )
 with right:
-    st.subheader("Win index")
-    st.altair_chart(
+    panels.chart(
+        "Win index",
         charts.by_variant(
             df, "win_index", "win index (wins ÷ expected; 1 = average seat)", ".2f", "player_games"
         ),
-        width="stretch",
     )
 left, right = st.columns(2)
 with left:

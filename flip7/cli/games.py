@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from flip7.cli import Output
     from flip7.engine import Engine
     from flip7.simulate import SimSummary
+    from flip7.summary import PolicyStats
 
 # The engine (and numpy) load when a command runs, not when the parser is built.
 
@@ -305,18 +306,14 @@ def sim_result(
                 fmt.Column("policy", right=False),
                 fmt.Column("seats", fmt.count),
                 _rate_column("win rate [95%]", "win_rate"),
-                _mean_column("pts/round ± 95%", "points_per_round"),
-                fmt.Column("bust/rnd", fmt.rate, key="bust_rate"),
-                fmt.Column("flip7/rnd", fmt.rate, key="flip7_rate"),
+                *_round_columns(),
             ],
             [
                 [
                     st.spec,
                     st.seats,
                     st.win_estimate(),
-                    st.ppr_estimate(),
-                    st.busts / st.rounds,
-                    st.flip7s / st.rounds,
+                    *_round_figures(st),
                 ]
                 for st in stats
             ],
@@ -324,6 +321,20 @@ def sim_result(
     )
     result.line(f"({fmt.INTERVAL_NOTE})")
     return result
+
+
+def _round_columns() -> list[fmt.Column]:
+    """A policy's per-round figures in the sim tables: points per round, bust and Flip 7 rates."""
+    return [
+        _mean_column("pts/round ± 95%", "points_per_round"),
+        fmt.Column("bust/rnd", fmt.rate, key="bust_rate"),
+        fmt.Column("flip7/rnd", fmt.rate, key="flip7_rate"),
+    ]
+
+
+def _round_figures(st: PolicyStats) -> list[object]:
+    """The values of `_round_columns` for one policy."""
+    return [st.ppr_estimate(), st.busts / st.rounds, st.flip7s / st.rounds]
 
 
 def _solo_lines(summary: SimSummary, ruleset: Ruleset, result: fmt.Result) -> None:
@@ -353,17 +364,13 @@ def _solo_lines(summary: SimSummary, ruleset: Ruleset, result: fmt.Result) -> No
             [
                 fmt.Column("policy", right=False),
                 fmt.Column("rounds", fmt.count),
-                _mean_column("pts/round ± 95%", "points_per_round"),
-                fmt.Column("bust/rnd", fmt.rate, key="bust_rate"),
-                fmt.Column("flip7/rnd", fmt.rate, key="flip7_rate"),
+                *_round_columns(),
             ],
             [
                 [
                     st.spec,
                     st.rounds,
-                    st.ppr_estimate(),
-                    st.busts / st.rounds,
-                    st.flip7s / st.rounds,
+                    *_round_figures(st),
                 ]
             ],
         )

@@ -71,16 +71,25 @@ class DPPolicy(Policy):
         state, Flip Threes held); the Second Chance state read from the round's discards when
         `solo_count` (alone at the table, every discard is ours)."""
         me = obs.seat
+        if solo_count:
+            return self._seat_hand(obs, me, self._solo_sc(obs, bool(obs.has_sc[me])))
+        return self._seat_hand(obs, me)
+
+    def _seat_hand(
+        self, obs: Observation, p: int, sc: int | None = None
+    ) -> tuple[int, int, int, int]:
+        """Seat p's hand as the table indexes it; its Second Chance state `sc`, else read from
+        what it holds."""
         mods = 0
         t = 0
-        for c in obs.line[me]:
+        for c in obs.line[p]:
             if _MOD_LO <= c <= _MOD_HI:
                 mods |= 1 << (c - _MOD_LO)
             elif c == _FLIP_THREE:
                 t += 1
-        held = bool(obs.has_sc[me])
-        sc = self._solo_sc(obs, held) if solo_count else self._held if held else self._none
-        return obs.mask[me], mods, sc, min(t, self._n_t - 1)
+        if sc is None:
+            sc = self._held if obs.has_sc[p] else self._none
+        return obs.mask[p], mods, sc, min(t, self._n_t - 1)
 
     def hit(self, obs: Observation) -> bool:
         if not self._in_table(obs):
@@ -103,3 +112,36 @@ class DPPolicy(Policy):
             if key not in states:
                 return self._held if held else self._none
         return states.index(key)
+
+
+class TargetTablePolicy(DPPolicy):
+    """A policy that reads the hand as `dp` does but plays from one table per game target
+    (`race`, `win`): `_load(target)` loads (or solves and caches) it. Tables load on first
+    use: parsing the spec, or naming it in a line-up that is checked, solves nothing."""
+
+    def _tables_from(self, model: Model, cache_dir: str | None, target: int) -> None:
+        """Set the model and cache, and the target whose table `table` is (loaded on first
+        use)."""
+        self.model = model
+        self.cache_dir = cache_dir
+        self._tables: dict[int, object] = {}
+        self._target = target
+
+    def _load(self, target: int):  # type: ignore[no-untyped-def]
+        """(table, path, solved) for `target`, as flip7.solver's load_* functions return."""
+        raise NotImplementedError
+
+    def __getattr__(self, name: str) -> object:
+        """The dp policy's table and its fields (`table`, ...), on first use (see _target)."""
+        if name.startswith("__") or "table" in self.__dict__ or "_target" not in self.__dict__:
+            raise AttributeError(name)
+        self._use(self.table_for(self._target))
+        return object.__getattribute__(self, name)
+
+    def table_for(self, target: int):  # type: ignore[no-untyped-def]
+        """The table for `target` (loaded, or solved and cached, on first use)."""
+        table = self._tables.get(target)
+        if table is None:
+            table, _, _ = self._load(target)
+            self._tables[target] = table
+        return table

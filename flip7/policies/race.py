@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from flip7.observation import Observation
 from flip7.policies.base import PolicySpecError
-from flip7.policies.dp import DPPolicy
+from flip7.policies.dp import TargetTablePolicy
 
 if TYPE_CHECKING:
     from flip7.solver.model import Model
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 RACE_MODELS = ("basic", "real")
 
 
-class RacePolicy(DPPolicy):
+class RacePolicy(TargetTablePolicy):
     """Hit exactly when the race table of its banked score says so (see the module
     docstring). Shares `dp`'s reading of the hand; the compiled kernel plays it as it plays
     `dp`, from the tables of the game's target (flip7.kernel.dp)."""
@@ -46,29 +46,12 @@ class RacePolicy(DPPolicy):
                     f"policy race:MODEL needs MODEL in {', '.join(RACE_MODELS)}, got {model!r}"
                 )
             model = get_model(model)
-        self.model = model
-        self.cache_dir = cache_dir
-        self._tables: dict[int, object] = {}
-        #: The table is loaded (or solved) on first use, as `win`'s: parsing a `race` spec, or
-        #: naming it in a line-up that is checked, solves nothing.
-        self._target = target
+        self._tables_from(model, cache_dir, target)
 
-    def __getattr__(self, name: str) -> object:
-        """The dp policy's table and its fields (`table`, ...), on first use (see _target)."""
-        if name.startswith("__") or "table" in self.__dict__ or "_target" not in self.__dict__:
-            raise AttributeError(name)
-        self._use(self.table_for(self._target))
-        return object.__getattribute__(self, name)
+    def _load(self, target: int):  # type: ignore[no-untyped-def]
+        from flip7.solver.race import load_race
 
-    def table_for(self, target: int):  # type: ignore[no-untyped-def]
-        """The race table for `target` (loaded, or solved and cached, on first use)."""
-        table = self._tables.get(target)
-        if table is None:
-            from flip7.solver.race import load_race
-
-            table, _, _ = load_race(self.model, target, self.cache_dir)
-            self._tables[target] = table
-        return table
+        return load_race(self.model, target, self.cache_dir)
 
     def hit(self, obs: Observation) -> bool:
         if not self._in_table(obs):

@@ -41,7 +41,7 @@ import numpy as np
 from flip7.cards import Card
 from flip7.observation import ACTIVE, Observation
 from flip7.policies.base import PolicySpecError, points
-from flip7.policies.dp import _FLIP_THREE, _MOD_HI, _MOD_LO, DPPolicy
+from flip7.policies.dp import TargetTablePolicy
 
 if TYPE_CHECKING:
     from flip7.solver.model import Model
@@ -51,7 +51,7 @@ WIN_MODELS = ("basic", "real")
 _IN_ROUND: dict[str, object] = {}
 
 
-class WinPolicy(DPPolicy):
+class WinPolicy(TargetTablePolicy):
     """Hit when the menu policy the win table picks for the scores says so (see the module
     docstring). Shares `dp`'s reading of the hand; the compiled kernel plays it at two or more
     seats of the classic game through the same compiled arithmetic (flip7.kernel.win)."""
@@ -75,9 +75,6 @@ class WinPolicy(DPPolicy):
                     f"got {model!r}"
                 )
             model = get_model(model)
-        self.model = model
-        self.cache_dir = cache_dir
-        self._tables: dict[int, object] = {}
         self._solo: object | None = None
         #: Play the in-round optimum once the others are done (off: the menu policy only).
         self.endgame = endgame
@@ -85,26 +82,12 @@ class WinPolicy(DPPolicy):
         self.freeze = freeze
         #: The opponent's round-score law under dp, per hand it shows (totals do not enter).
         self._laws: dict[tuple[int, int, int, int], np.ndarray] = {}
-        #: The table the policy plays by, loaded (or solved) when first needed: parsing a
-        #: `win` spec, or naming it in a line-up that is checked, solves nothing.
-        self._target = target
+        self._tables_from(model, cache_dir, target)
 
-    def __getattr__(self, name: str) -> object:
-        """The dp policy's table and its fields (`table`, ...), on first use (see _target)."""
-        if name.startswith("__") or "table" in self.__dict__ or "_target" not in self.__dict__:
-            raise AttributeError(name)
-        self._use(self.table_for(self._target))
-        return object.__getattribute__(self, name)
+    def _load(self, target: int):  # type: ignore[no-untyped-def]
+        from flip7.solver.win import load_win
 
-    def table_for(self, target: int):  # type: ignore[no-untyped-def]
-        """The win tables for `target` (loaded, or solved and cached, on first use)."""
-        table = self._tables.get(target)
-        if table is None:
-            from flip7.solver.win import load_win
-
-            table, _, _ = load_win(self.model, target, self.cache_dir)
-            self._tables[target] = table
-        return table
+        return load_win(self.model, target, self.cache_dir)
 
     def hit(self, obs: Observation) -> bool:
         me = obs.seat
@@ -179,18 +162,6 @@ class WinPolicy(DPPolicy):
         mask, mods, sc, t = self._hand(obs, False)
         ir.solve(reward, mask, sc, None)
         return o if ir.value(mask, mods, sc, t) >= on_me else me
-
-    def _seat_hand(self, obs: Observation, p: int) -> tuple[int, int, int, int]:
-        """Seat p's hand as the table indexes it (its Second Chance state from what it holds)."""
-        mods = 0
-        t = 0
-        for c in obs.line[p]:
-            if _MOD_LO <= c <= _MOD_HI:
-                mods |= 1 << (c - _MOD_LO)
-            elif c == _FLIP_THREE:
-                t += 1
-        sc = self._held if obs.has_sc[p] else self._none
-        return obs.mask[p], mods, sc, min(t, self._n_t - 1)
 
     def decide_known(
         self, obs: Observation, n: int, mine: int, final: int, solo_count: bool = False

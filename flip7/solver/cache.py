@@ -91,6 +91,37 @@ def dense_bits(space: Space, hit: np.ndarray) -> np.ndarray:
     return dense
 
 
+def write_file(path: Path, magic: bytes, header: dict[str, Any], *body: bytes) -> Path:
+    """Write a table file atomically (a private temporary, then a rename): `magic`, the JSON
+    header's length and the header, then the body. Readable by all: a cache is meant to be
+    shared (mkstemp makes the temporary private)."""
+    head = json.dumps(header, sort_keys=True).encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(magic + struct.pack("<I", len(head)) + head)
+            for chunk in body:
+                fh.write(chunk)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_file(path: Path, magic: bytes, kind: str) -> tuple[dict[str, Any], bytes]:
+    """(header, body) of a file `write_file` wrote with `magic`; a ValueError naming the `kind`
+    of table when the file is not one."""
+    data = Path(path).read_bytes()
+    if data[: len(magic)] != magic or len(data) < len(magic) + 4:
+        raise ValueError(f"{path} is not a flip7 {kind} table (bad magic); delete it to rebuild")
+    start = len(magic) + 4
+    (n,) = struct.unpack("<I", data[len(magic) : start])
+    return json.loads(data[start : start + n]), data[start + n :]
+
+
 def write_table(
     path: Path, space: Space, hit: np.ndarray, extra: dict[str, object] | None = None
 ) -> Path:
@@ -108,28 +139,12 @@ def write_table(
         **(extra or {}),
     }
     payload = np.packbits(dense_bits(space, hit).reshape(-1), bitorder="little").tobytes()
-    head = json.dumps(header, sort_keys=True).encode()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC + struct.pack("<I", len(head)) + head + payload)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a cache is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_file(path, MAGIC, header, payload)
 
 
 def read_table(path: Path) -> Table:
     """Load a table file; a ValueError says what is wrong with a bad one."""
-    data = Path(path).read_bytes()
-    if data[:8] != MAGIC or len(data) < 12:
-        raise ValueError(f"{path} is not a flip7 policy table (bad magic); delete it to rebuild")
-    (n,) = struct.unpack("<I", data[8:12])
-    header = json.loads(data[12 : 12 + n])
-    bits = data[12 + n :]
+    header, bits = read_file(path, MAGIC, "policy")
     n_sc, n_t = int(header["n_sc"]), int(header["n_t"])
     if len(bits) * 8 < 8192 * 64 * n_sc * n_t:
         raise ValueError(f"{path} is truncated ({len(bits)} bytes of bits); delete it to rebuild")

@@ -32,10 +32,7 @@ policy's exact score distribution; `chain` gives its expected rounds and P(done 
 
 from __future__ import annotations
 
-import json
 import os
-import struct
-import tempfile
 import time
 import zlib
 from collections.abc import Callable
@@ -45,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flip7.solver.cache import cache_dir, dense_bits, load_cached
+from flip7.solver.cache import cache_dir, dense_bits, load_cached, read_file, write_file
 from flip7.solver.kernels import HIST, forward_fast
 from flip7.solver.model import Model, Space, build_space
 from flip7.solver.race_kernel import race_backward
@@ -299,18 +296,7 @@ def write_race(path: Path, solution: RaceSolution) -> Path:
         "values": solution.values.tolist(),
         "offsets": offsets,
     }
-    head = json.dumps(header, sort_keys=True).encode()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC + struct.pack("<I", len(head)) + head + b"".join(blobs))
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_file(path, MAGIC, header, *blobs)
 
 
 class RaceTable:
@@ -352,12 +338,7 @@ class RaceTable:
 
 def read_race(path: Path) -> RaceTable:
     """Load a race table file; a ValueError says what is wrong with a bad one."""
-    data = Path(path).read_bytes()
-    if data[:8] != MAGIC or len(data) < 12:
-        raise ValueError(f"{path} is not a flip7 race table (bad magic); delete it to rebuild")
-    (n,) = struct.unpack("<I", data[8:12])
-    header = json.loads(data[12 : 12 + n])
-    blob = data[12 + n :]
+    header, blob = read_file(path, MAGIC, "race")
     if len(blob) != header["offsets"][-1]:
         raise ValueError(f"{path} is truncated; delete it to rebuild")
     return RaceTable(header, blob)

@@ -36,10 +36,7 @@ W and the tie values for it (`WinTable.reward`, `WinTable.reward_against`).
 
 from __future__ import annotations
 
-import json
 import os
-import struct
-import tempfile
 import time
 import zlib
 from dataclasses import dataclass
@@ -48,7 +45,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from flip7.solver.cache import cache_dir, dense_bits, load_cached
+from flip7.solver.cache import cache_dir, dense_bits, load_cached, read_file, write_file
 from flip7.solver.kernels import HIST
 from flip7.solver.model import Model
 from flip7.solver.race import RaceSolution, _Sweeps, solve_race
@@ -496,19 +493,7 @@ def write_win(path: Path, solution: WinSolution) -> Path:
         "tie": {str(n): float(solution.ties[n]) for n in FIELD},
         "offsets": np.cumsum([0] + [len(x) for x in blobs]).tolist(),
     }
-    head = json.dumps(header, sort_keys=True).encode()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC + struct.pack("<I", len(head)) + head + choices + values)
-            fh.write(b"".join(blobs))
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_file(path, MAGIC, header, choices, values, *blobs)
 
 
 class WinTable:
@@ -575,14 +560,9 @@ class WinTable:
 
 
 def read_win(path: Path) -> WinTable:
-    data = Path(path).read_bytes()
-    if data[:8] != MAGIC or len(data) < 12:
-        raise ValueError(f"{path} is not a flip7 win table (bad magic); delete it to rebuild")
-    (n,) = struct.unpack("<I", data[8:12])
-    header = json.loads(data[12 : 12 + n])
+    header, body = read_file(path, MAGIC, "win")
     target, k = int(header["target"]), len(header["field"])
     size = 2 * k * target * target
-    body = data[12 + n :]
     if len(body) != 3 * size + header["offsets"][-1]:
         raise ValueError(f"{path} is truncated; delete it to rebuild")
     choices = np.frombuffer(body[:size], "<i2").reshape(k, target, target)

@@ -1,19 +1,16 @@
 """Small real lakes for the dashboard tests: real specs, real shards, real manifests, no Ray.
 
-Each run goes through the pipeline's own planning and bookkeeping (`make_plan`, `prepare`,
-`run_shard`, `record_shard`, `finish`) in this process, as tests/pipeline/helpers.py does, so
-the files and manifests are exactly what `flip7 tournament run` writes.
+Each run goes through the pipeline's own planning and bookkeeping in this process
+(tests/pipeline/helpers.py: `write_run`), so the files and manifests are exactly what
+`flip7 tournament run` writes.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.lake import Lake
-from pipeline.plan import make_plan
-from pipeline.run import finish, prepare, record_shard
-from pipeline.spec import VARIANTS, parse_spec
-from pipeline.task import run_shard
+from pipeline.spec import VARIANTS
+from tests.pipeline.helpers import write_run
 
 # Field sizes 2 and 4 for ev vs bust:0.25, and on common random numbers ev vs evc at 3 players
 # and bust:0.25 vs bustc:0.25 at 2: every page has something to show. About 1 s of engine time.
@@ -89,17 +86,6 @@ def specs() -> list[str]:
     if "vengeance" in VARIANTS:
         out.append(VENGEANCE_SPEC)
     return out
-
-
-def write_run(spec_text: str, root: Path) -> str:
-    """Run a spec's shards in this process into the lake at root; return the run name."""
-    plan = make_plan(parse_spec(spec_text))
-    lake = Lake.open(str(root))
-    manifest, todo = prepare(lake, plan, resume=False, overwrite=True)
-    for task in todo:
-        record_shard(manifest, task, run_shard(task, str(root)))
-    finish(lake, manifest, {})
-    return plan.run
 
 
 def make_lake(root: Path) -> list[str]:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
+import pytest
+from hypothesis import strategies as st
 
 from flip7.cards import CLASSIC, Card, Deck
 from flip7.engine import Engine
@@ -12,7 +15,10 @@ from flip7.events import Event, EventKind, EventLog
 from flip7.observation import Observation
 from flip7.policies import parse_policies
 from flip7.policies.base import Policy
+from flip7.rng import derive_seed
 from flip7.rules import Ruleset, parse_ruleset
+from flip7.simulate import rotated
+from flip7.variants import Variant
 
 F, F3, SC = int(Card.FREEZE), int(Card.FLIP_THREE), int(Card.SECOND_CHANCE)
 P2, P4, P6, P8, P10, X2 = (
@@ -151,3 +157,70 @@ def play_stacked_round(
     assert got.events == ref.events
     assert list(got.round_scores) == ref.round_scores
     return list(EventLog(got.events)), list(got.round_scores)
+
+
+#: The built-in policy specs the compiled kernels play, for their differential tests.
+KERNEL_SPECS = [
+    "sum:20",
+    "sum:0",
+    "sum:35",
+    "sum:200",
+    "count:3",
+    "count:7",
+    "bust:0.25",
+    "bust:0",
+    "bust:1",
+    "bustc:0.3",
+    "dup:0.25",
+    "dup:0",
+    "dup:1",
+    "dupc:0.3",
+    "ev",
+    "evc",
+    "endgame",
+]
+
+
+def ruleset_overrides(draw: st.DrawFn) -> list[str]:
+    """Drawn overrides of a ruleset's numbers: target, bonus, and now and then a round cap."""
+    overrides = []
+    if draw(st.booleans()):
+        overrides.append(f"target={draw(st.integers(1, 400))}")
+    if draw(st.booleans()):
+        overrides.append(f"bonus={draw(st.integers(0, 40))}")
+    if draw(st.integers(0, 4)) == 0:
+        overrides.append(f"max_rounds={draw(st.integers(1, 30))}")
+    return overrides
+
+
+def assert_one_round_is_play_round(variant: Variant) -> None:
+    """The kernel's one_round=True (`flip7 round`) plays exactly the variant's reference
+    play_round(): the same events, round scores, busts and Flip 7s, over 40 rotated games."""
+    from flip7 import kernel  # numba loads only for the kernel's own tests
+
+    lineup = parse_policies("ev,bust:0.3,sum:18")
+    ruleset = parse_ruleset("3.1")
+    k = 40
+    seeds = kernel.derive_seeds(11, 0, 0, k)
+    rotation = kernel.rotation(3, np.arange(k) % 3)
+    batch = kernel.play_batch(ruleset, lineup, rotation, seeds, one_round=True, variant=variant)
+    for i in range(k):
+        engine = variant.new_engine(ruleset, rotated(lineup, i), derive_seed(11, 0, i))
+        engine.play_round()
+        got = batch.result(i)
+        assert got.events == engine.events
+        assert got.round_scores == tuple(engine.round_scores)
+        assert got.busts == tuple(engine.busts) and got.flip7s == tuple(engine.flip7s)
+
+
+def users_policy(module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A user's own policy (hit below 12) in a module of that name on sys.path: its spec,
+    `module:Mine`. Only the reference engine can play it."""
+    (tmp_path / f"{module}.py").write_text(
+        "from flip7.policies import Policy\n"
+        "class Mine(Policy):\n"
+        "    def hit(self, obs):\n"
+        "        return obs.nsum[obs.seat] < 12\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return f"{module}:Mine"

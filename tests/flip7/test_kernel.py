@@ -21,26 +21,13 @@ from flip7.rng import CardRng, derive_seed
 from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
 from flip7.variants import parse_variant
+from tests.flip7.helpers import (
+    KERNEL_SPECS,
+    assert_one_round_is_play_round,
+    ruleset_overrides,
+    users_policy,
+)
 
-SPECS = [
-    "sum:20",
-    "sum:0",
-    "sum:35",
-    "sum:200",
-    "count:3",
-    "count:7",
-    "bust:0.25",
-    "bust:0",
-    "bust:1",
-    "bustc:0.3",
-    "dup:0.25",
-    "dup:0",
-    "dup:1",
-    "dupc:0.3",
-    "ev",
-    "evc",
-    "endgame",
-]
 SIZES = [1, 2, 3, 4, 5, 6, 7, 8, 19]  # 19: two decks shuffled together
 #: Games of the main differential test: 400, 20,000 under the `long` hypothesis profile
 #: (tests/conftest.py, docs/testing.md); FLIP7_KERNEL_EXAMPLES=N sets any other count.
@@ -60,20 +47,14 @@ def compiled() -> kernel.LoadInfo:
 @st.composite
 def rulesets(draw: st.DrawFn) -> str:
     base = draw(st.sampled_from(["3.1", "immediate", "legacy"]))
-    overrides = []
-    if draw(st.booleans()):
-        overrides.append(f"target={draw(st.integers(1, 400))}")
-    if draw(st.booleans()):
-        overrides.append(f"bonus={draw(st.integers(0, 40))}")
-    if draw(st.integers(0, 4)) == 0:
-        overrides.append(f"max_rounds={draw(st.integers(1, 30))}")
+    overrides = ruleset_overrides(draw)
     return f"{base}({','.join(overrides)})" if overrides else base
 
 
 games = st.tuples(
     st.integers(0, 2**64 - 1),
     st.sampled_from(SIZES).flatmap(
-        lambda n: st.lists(st.sampled_from(SPECS), min_size=n, max_size=n)
+        lambda n: st.lists(st.sampled_from(KERNEL_SPECS), min_size=n, max_size=n)
     ),
     rulesets(),
     st.integers(0, 18),
@@ -195,20 +176,7 @@ def test_batch_with_rotation_and_growing_buffers():
 
 def test_one_round_mode_equals_the_reference_play_round():
     """one_round=True plays exactly Engine.play_round(): the same events, scores and busts."""
-    lineup = parse_policies("ev,bust:0.3,sum:18")
-    ruleset = parse_ruleset("3.1")
-    k = 40
-    seeds = kernel.derive_seeds(11, 0, 0, k)
-    batch = kernel.play_batch(
-        ruleset, lineup, kernel.rotation(3, np.arange(k) % 3), seeds, one_round=True
-    )
-    for i in range(k):
-        engine = Engine(ruleset, rotated(lineup, i), derive_seed(11, 0, i))
-        engine.play_round()
-        got = batch.result(i)
-        assert got.events == engine.events
-        assert got.round_scores == tuple(engine.round_scores)
-        assert got.busts == tuple(engine.busts) and got.flip7s == tuple(engine.flip7s)
+    assert_one_round_is_play_round(parse_variant("classic"))
 
 
 def test_derive_seeds_matches_derive_seed():
@@ -289,13 +257,7 @@ def test_the_spare_second_chance_round_ends_as_the_reference_does():
 def test_choose_engine_says_why_it_falls_back(tmp_path, monkeypatch):
     """auto picks the kernel for built-in policies (classic or Vengeance) and falls back, with a
     reason, for a user's own policy; asking for the kernel where it cannot run is an error."""
-    (tmp_path / "mine_k.py").write_text(
-        "from flip7.policies import Policy\n"
-        "class Mine(Policy):\n"
-        "    def hit(self, obs):\n"
-        "        return obs.nsum[obs.seat] < 12\n"
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
+    users_policy("mine_k", tmp_path, monkeypatch)
     ruleset = parse_ruleset("3.1")
     assert kernel.choose_engine("auto", parse_policies("ev,sum:20"), ruleset) == ("kernel", None)
     engine, why = kernel.choose_engine("auto", parse_policies("ev,mine_k:Mine"), ruleset)

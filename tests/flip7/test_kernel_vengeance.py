@@ -20,25 +20,15 @@ from flip7.rng import derive_seed
 from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
 from flip7.variants import VENGEANCE_CARDS, deck_from_counts, parse_variant
+from tests.flip7.helpers import (
+    KERNEL_SPECS,
+    assert_one_round_is_play_round,
+    ruleset_overrides,
+    users_policy,
+)
+from tests.flip7.test_kernel_cli import run as cli
+from tests.flip7.test_kernel_cli import without_engine_lines
 
-SPECS = [
-    "sum:20",
-    "sum:0",
-    "sum:35",
-    "sum:200",
-    "count:3",
-    "count:7",
-    "bust:0.25",
-    "bust:0",
-    "bust:1",
-    "bustc:0.3",
-    "dup:0.25",
-    "dup:0",
-    "dupc:0.3",
-    "ev",
-    "evc",
-    "endgame",
-]
 VARIANTS = [
     "vengeance",
     "vengeance(deck=alt)",
@@ -70,13 +60,7 @@ def kernel_game(ruleset: str, specs: list[str], seed: int, variant: str, **kw): 
 
 @st.composite
 def rulesets(draw: st.DrawFn) -> str:
-    overrides = []
-    if draw(st.booleans()):
-        overrides.append(f"target={draw(st.integers(1, 400))}")
-    if draw(st.booleans()):
-        overrides.append(f"bonus={draw(st.integers(0, 40))}")
-    if draw(st.integers(0, 4)) == 0:
-        overrides.append(f"max_rounds={draw(st.integers(1, 30))}")
+    overrides = ruleset_overrides(draw)
     if draw(st.integers(0, 5)) == 0:
         overrides.append(f"players_per_deck={draw(st.integers(1, 4))}")
     return f"3.1({','.join(overrides)})" if overrides else "3.1"
@@ -84,7 +68,9 @@ def rulesets(draw: st.DrawFn) -> str:
 
 games = st.tuples(
     st.integers(0, 2**64 - 1),
-    st.integers(1, 8).flatmap(lambda n: st.lists(st.sampled_from(SPECS), min_size=n, max_size=n)),
+    st.integers(1, 8).flatmap(
+        lambda n: st.lists(st.sampled_from(KERNEL_SPECS), min_size=n, max_size=n)
+    ),
     st.sampled_from(VARIANTS),
     rulesets(),
     st.integers(0, 7),
@@ -121,7 +107,9 @@ def custom_decks(draw: st.DrawFn) -> Deck:
 @settings(max_examples=max(EXAMPLES // 10, 30), deadline=None)
 @given(
     st.integers(0, 2**64 - 1),
-    st.integers(1, 5).flatmap(lambda n: st.lists(st.sampled_from(SPECS), min_size=n, max_size=n)),
+    st.integers(1, 5).flatmap(
+        lambda n: st.lists(st.sampled_from(KERNEL_SPECS), min_size=n, max_size=n)
+    ),
     custom_decks(),
     st.booleans(),
 )
@@ -240,26 +228,7 @@ def test_batch_with_rotation_and_growing_buffers():
 
 def test_one_round_mode_equals_the_reference_play_round():
     """one_round=True (flip7 round) plays exactly VengeanceEngine.play_round()."""
-    lineup = parse_policies("ev,bust:0.3,sum:18")
-    ruleset = parse_ruleset("3.1")
-    variant = parse_variant("vengeance(deck=alt)")
-    k = 40
-    seeds = kernel.derive_seeds(11, 0, 0, k)
-    batch = kernel.play_batch(
-        ruleset,
-        lineup,
-        kernel.rotation(3, np.arange(k) % 3),
-        seeds,
-        one_round=True,
-        variant=variant,
-    )
-    for i in range(k):
-        engine = variant.new_engine(ruleset, rotated(lineup, i), derive_seed(11, 0, i))
-        engine.play_round()
-        got = batch.result(i)
-        assert got.events == engine.events
-        assert got.round_scores == tuple(engine.round_scores)
-        assert got.busts == tuple(engine.busts) and got.flip7s == tuple(engine.flip7s)
+    assert_one_round_is_play_round(parse_variant("vengeance(deck=alt)"))
 
 
 def test_dp_seats_play_ev_as_the_reference_does():
@@ -293,13 +262,7 @@ def test_simulate_sums_are_the_same_on_both_engines(monkeypatch):
 def test_choose_engine_takes_vengeance_and_falls_back_for_a_users_policy(tmp_path, monkeypatch):
     """auto picks the kernel for every Vengeance deck and Brutal mode with built-in policies;
     a user's policy goes to the reference engine, named; --engine kernel with it is an error."""
-    (tmp_path / "mine_v.py").write_text(
-        "from flip7.policies import Policy\n"
-        "class Mine(Policy):\n"
-        "    def hit(self, obs):\n"
-        "        return obs.nsum[obs.seat] < 12\n"
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
+    users_policy("mine_v", tmp_path, monkeypatch)
     ruleset = parse_ruleset("3.1")
     custom = deck_from_counts("mine", {"5": 3, "Steal": 2, "-4": 1})
     for spec in [*VARIANTS, "vengeance(deck=custom,brutal=1)"]:
@@ -321,23 +284,6 @@ def test_choose_engine_takes_vengeance_and_falls_back_for_a_users_policy(tmp_pat
 def test_vengeance_constants_agree_with_flip7():
     """The Vengeance kernel's literal card ids, event kinds and draw reasons equal flip7's."""
     assert encode.vengeance_constant_mismatches() == []
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    from flip7.cli import main
-
-    code = main([*argv, "--no-file"])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def without_engine_lines(out: str) -> list[str]:
-    """The output minus what names the engine or its speed."""
-    return [
-        line.split("; engine:")[0]
-        for line in out.splitlines()
-        if not line.startswith("engine:") and "games/s" not in line
-    ]
 
 
 @pytest.mark.parametrize(

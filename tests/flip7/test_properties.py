@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 from hypothesis import given, settings
@@ -51,20 +53,25 @@ def census(engine: Engine) -> list[int]:
     return counts
 
 
-@settings(max_examples=40, deadline=None)
-@given(games)
-def test_every_card_is_in_exactly_one_place_at_every_event(game):
-    """After every event, each of the deck's cards is in exactly one place."""
-    seed, specs, ruleset = game
+def assert_census_kept(new_engine: Callable[..., Engine]) -> None:
+    """Play the game new_engine(on_event=...) builds, checking after every event that each of
+    the deck's cards is in exactly one place."""
     bad: list[int] = []
 
     def check(engine: Engine) -> None:
         if census(engine) != list(engine.deck.counts):
             bad.append(len(engine.events))
 
-    engine = Engine(parse_ruleset(ruleset), parse_policies(specs), seed, on_event=check)
-    engine.run()
+    new_engine(on_event=check).run()
     assert not bad, f"census broken after event(s) {bad[:3]}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(games)
+def test_every_card_is_in_exactly_one_place_at_every_event(game):
+    """After every event, each of the deck's cards is in exactly one place."""
+    seed, specs, ruleset = game
+    assert_census_kept(partial(Engine, parse_ruleset(ruleset), parse_policies(specs), seed))
 
 
 @settings(max_examples=60, deadline=None)
@@ -115,15 +122,8 @@ def test_vengeance_every_card_in_one_place_after_every_steal_swap_and_discard(ga
     """Vengeance: after every event (steals, swaps, discards included) each of the 108 cards is
     in exactly one place."""
     seed, specs, variant = game
-    bad: list[int] = []
-
-    def check(engine: Engine) -> None:
-        if census(engine) != list(engine.deck.counts):
-            bad.append(len(engine.events))
-
-    v = parse_variant(variant)
-    v.new_engine(parse_ruleset("3.1"), parse_policies(specs), seed, on_event=check).run()
-    assert not bad, f"census broken after event(s) {bad[:3]}"
+    new_engine = parse_variant(variant).new_engine
+    assert_census_kept(partial(new_engine, parse_ruleset("3.1"), parse_policies(specs), seed))
 
 
 @settings(max_examples=40, deadline=None)

@@ -8,7 +8,6 @@ import pytest
 from flip7.solver import get_model, solve
 from flip7.solver.cache import (
     MAGIC,
-    cache_dir,
     dense_bits,
     load_table,
     read_table,
@@ -37,16 +36,6 @@ def test_table_round_trips_bit_for_bit(basic, tmp_path):
         assert table.hit(mask, mods, sc) == bool(basic.hit[sp.dec_index(mask, mods, sc)])
     # 8192 masks x 64 modifier sets x 7 Second Chance states, one bit each: 458,752 bytes.
     assert len(table.bits) == 8192 * 64 * 7 // 8 == 458_752
-
-
-def test_cache_dir_precedence(monkeypatch, tmp_path):
-    """--cache-dir beats $FLIP7_CACHE, which beats ~/.cache/flip7."""
-    monkeypatch.delenv("FLIP7_CACHE", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert cache_dir() == tmp_path / "home" / ".cache" / "flip7"
-    monkeypatch.setenv("FLIP7_CACHE", str(tmp_path / "env"))
-    assert cache_dir() == tmp_path / "env"
-    assert cache_dir(tmp_path / "flag") == tmp_path / "flag"
 
 
 def test_load_builds_once_then_reads(tmp_path):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +56,10 @@ class Timid(Policy):
         return bool(obs.nsum[obs.seat] < 12)
 
 
+MiB = 1024 * 1024
+# Small, explicit resources per node: otherwise each node claims the whole machine.
+NODE: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 100 * MiB, "memory": 512 * MiB}
+
 KEYS = {"events": ["game"], "rounds": ["game", "round", "seat"], "games": ["game", "seat"]}
 
 
@@ -66,14 +73,23 @@ def write_spec(path: Path, shard_size: int = 60) -> Path:
     return path
 
 
-def run_inline(plan: Plan, root: str) -> dict[str, Any]:
-    """The driver's bookkeeping without Ray: every shard in this process; the final manifest."""
+def run_inline(plan: Plan, root: str, *, overwrite: bool = False) -> dict[str, Any]:
+    """The driver's bookkeeping without Ray: every shard in this process (resuming the run, or
+    with `overwrite` replacing it); the final manifest."""
     lake = Lake.open(root)
-    manifest, todo = prepare(lake, plan, resume=True, overwrite=False)
+    manifest, todo = prepare(lake, plan, resume=not overwrite, overwrite=overwrite)
     for task in todo:
         record_shard(manifest, task, run_shard(task, lake.uri))
     finish(lake, manifest, {})
     return manifest
+
+
+def write_run(spec_text: str, root: str | Path) -> str:
+    """Run a spec's shards in this process into the lake at root, replacing any run of its
+    name; return the run name."""
+    plan = make_plan(parse_spec(spec_text))
+    run_inline(plan, str(root), overwrite=True)
+    return plan.run
 
 
 def read_run(root: str | Path, table: str, run: str = "t") -> pa.Table:
@@ -98,3 +114,30 @@ def assert_same_rows(
         a, b = read_run(root_a, table, run_a), read_run(root_b, table, run_b)
         assert a.num_rows == b.num_rows, table
         assert a.equals(b), f"{table} rows differ"
+
+
+@contextmanager
+def local_ray() -> Iterator[None]:
+    """A local Ray of two CPUs of this test's own (never a leftover cluster), shut down after."""
+    import ray
+
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+@contextmanager
+def two_node_cluster() -> Iterator[object]:
+    """A real two-node `ray.cluster_utils` cluster on this machine (NODE each), shut down after;
+    its nodes inherit this process's environment."""
+    from ray.cluster_utils import Cluster
+
+    c = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
+    try:
+        c.add_node(**NODE)
+        c.wait_for_nodes()
+        yield c
+    finally:
+        c.shutdown()

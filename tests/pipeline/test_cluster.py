@@ -4,31 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pipeline.run import run_tournament
-from tests.pipeline.helpers import assert_same_rows, run_inline, small_plan
+from tests.pipeline.helpers import assert_same_rows, run_inline, small_plan, two_node_cluster
 
 pytestmark = pytest.mark.ray
-
-MiB = 1024 * 1024
-# Small, explicit resources per node: otherwise each node claims the whole machine.
-NODE: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 100 * MiB, "memory": 512 * MiB}
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[object]:
-    from ray.cluster_utils import Cluster
-
-    c = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
-    try:
-        c.add_node(**NODE)
-        c.wait_for_nodes()
+    with two_node_cluster() as c:
         yield c
-    finally:
-        c.shutdown()
 
 
 def test_two_node_cluster_matches_the_local_run(cluster: object, tmp_path: Path) -> None:

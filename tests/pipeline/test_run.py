@@ -4,7 +4,6 @@ determinism, a killed worker, a killed driver + --resume, and `flip7 tournament 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import signal
 import subprocess
@@ -24,6 +23,7 @@ from pipeline.summary import run_summary
 from pipeline.task import FAULT_ENV, run_shard
 from tests.pipeline.helpers import (
     assert_same_rows,
+    local_ray,
     read_run,
     run_inline,
     small_plan,
@@ -72,13 +72,8 @@ def test_resume_of_a_partial_manifest_runs_only_the_missing_shards_without_ray(
 
 @pytest.fixture(scope="module")
 def ray_local() -> Iterator[None]:
-    import ray
-
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR)
-    try:
+    with local_ray():
         yield
-    finally:
-        ray.shutdown()
 
 
 @pytest.fixture(scope="module")

@@ -120,19 +120,21 @@ def test_fixed_games_and_its_power_by_simulation() -> None:
     assert e0 < n and e1 < n
 
 
-SPRT_SPEC = """
+# A sequential test of endgame against ev heads-up (tests/pipeline/test_sprt_run.py plays one).
+SPRT_TEMPLATE = """
 name = "s"
-seed = 1
-shard_size = 500
+seed = {seed}
+shard_size = {shard_size}
 [[lineups]]
 mix = ["endgame", "ev"]
 players = [2]
 [stop]
 test = "sprt"
 compare = ["endgame", "ev"]
-h1 = 0.02
-max_games = 10_000
+h1 = {h1}
+max_games = {max_games}
 """
+SPRT_SPEC = SPRT_TEMPLATE.format(seed=1, shard_size=500, h1=0.02, max_games="10_000")
 
 
 def test_sprt_spec_parses_and_plans_the_ceiling() -> None:

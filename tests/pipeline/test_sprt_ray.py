@@ -3,7 +3,6 @@ that stops by its ranking stops before its full size."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 from pipeline.lake import Lake
 from pipeline.run import run_tournament
 from pipeline.task import FAULT_ENV
+from tests.pipeline.helpers import local_ray
 from tests.pipeline.test_ranking_run import league_plan
 from tests.pipeline.test_sprt_run import run_emulated, sprt_plan
 
@@ -20,13 +20,8 @@ pytestmark = pytest.mark.ray
 
 @pytest.fixture(scope="module")
 def ray_local() -> Iterator[None]:
-    import ray
-
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR)
-    try:
+    with local_ray():
         yield
-    finally:
-        ray.shutdown()
 
 
 def test_same_decision_on_1_and_2_cpus(ray_local: None, tmp_path: Path) -> None:

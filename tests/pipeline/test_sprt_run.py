@@ -18,22 +18,11 @@ from pipeline.run import finish, prepare, record_shard, run_tournament
 from pipeline.sequential import Stopper
 from pipeline.spec import parse_spec
 from pipeline.task import run_shard
+from tests.pipeline.test_sprt import SPRT_TEMPLATE
 
 # endgame beats ev heads-up by about 7 points of win rate: with h1 = 3 points the test accepts
 # H1 after a few 250-game waves, far below the ceiling.
-SPEC = """
-name = "s"
-seed = 7
-shard_size = 250
-[[lineups]]
-mix = ["endgame", "ev"]
-players = [2]
-[stop]
-test = "sprt"
-compare = ["endgame", "ev"]
-h1 = 0.03
-max_games = 20_000
-"""
+SPEC = SPRT_TEMPLATE.format(seed=7, shard_size=250, h1=0.03, max_games="20_000")
 
 
 def sprt_plan(text: str = SPEC) -> Plan:

@@ -8,16 +8,13 @@ from collections.abc import Iterator
 import pytest
 
 from tests.pipeline.helpers import run_inline, small_plan
-from tests.s3.server import S3Server
+from tests.s3.server import S3Server, serving
 
 
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
-    server = S3Server().start(tmp_path_factory.mktemp("moto") / "moto.log")
-    try:
+    with serving(tmp_path_factory.mktemp("moto")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -16,6 +16,8 @@ import sys
 import time
 import urllib.request
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,3 +100,13 @@ class S3Server:
         name = f"flip7-{uuid.uuid4().hex[:12]}"
         self.filesystem().create_dir(name)
         return name
+
+
+@contextmanager
+def serving(log_dir: Path) -> Iterator[S3Server]:
+    """A started server logging into log_dir, stopped on the way out (a fixture's body)."""
+    server = S3Server().start(log_dir / "moto.log")
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -223,33 +223,10 @@ def test_an_endpoint_that_does_not_answer(
 @pytest.fixture
 def silent_endpoint() -> Iterator[str]:
     """A server that takes every connection and never answers (a hung S3 endpoint)."""
-    import socket
-    import threading
+    from tests.security.helpers import hung_port
 
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(server.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}"
-    finally:
-        stop.set()
-        thread.join()
-        for conn in held:
-            conn.close()
-        server.close()
+    with hung_port() as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def test_an_endpoint_that_takes_the_connection_and_never_answers(

@@ -9,12 +9,11 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pipeline.run import run_tournament
-from tests.pipeline.helpers import small_plan, write_spec
+from tests.pipeline.helpers import small_plan, two_node_cluster, write_spec
 from tests.s3.server import S3Server
 from tests.s3.test_lake import rounded
 from warehouse.db import connect
@@ -23,8 +22,6 @@ from warehouse.verify import verify
 
 pytestmark = pytest.mark.ray
 
-MiB = 1024 * 1024
-NODE: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 100 * MiB, "memory": 512 * MiB}
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -59,18 +56,11 @@ def test_tournament_run_writes_to_the_bucket(
 @pytest.fixture(scope="module")
 def cluster(s3_server: S3Server) -> Iterator[object]:
     """Two Ray nodes started with the AWS environment of the test server."""
-    from ray.cluster_utils import Cluster
-
     with pytest.MonkeyPatch.context() as mp:
         for name, value in s3_server.env().items():
             mp.setenv(name, value)
-        c = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
-        try:
-            c.add_node(**NODE)
-            c.wait_for_nodes()
+        with two_node_cluster() as c:
             yield c
-        finally:
-            c.shutdown()
 
 
 def test_two_node_cluster_writes_to_the_bucket(

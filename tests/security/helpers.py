@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -64,3 +68,33 @@ def no_ray(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("ray.init was called")
 
     monkeypatch.setattr(ray, "init", refuse)
+
+
+@contextmanager
+def hung_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that accepts every connection and never sends a byte (a hung Ray
+    head or S3 endpoint); closed with every connection it took on the way out."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join(5)
+        for s in held:
+            s.close()
+        server.close()

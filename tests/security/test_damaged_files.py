@@ -11,25 +11,16 @@ from pathlib import Path
 import pytest
 
 from flip7.cli import main
-from tests.pipeline.helpers import run_inline, small_plan
 from tests.security.helpers import one_line
 
 pytestmark = pytest.mark.usefixtures("no_ray")
 
 
-@pytest.fixture(scope="module")
-def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("damaged") / "lake"
-    run_inline(small_plan(), str(root))
-    run_inline(small_plan(name="good"), str(root))
-    return root
-
-
 @pytest.fixture(params=["events", "rounds", "rollups", "games"])
-def lake(request: pytest.FixtureRequest, clean: Path, tmp_path: Path) -> tuple[Path, Path]:
+def lake(request: pytest.FixtureRequest, clean_t_good: Path, tmp_path: Path) -> tuple[Path, Path]:
     """A copy of the lake with one file of run t truncated to half: (root, that file)."""
     root = tmp_path / "lake"
-    shutil.copytree(clean, root)
+    shutil.copytree(clean_t_good, root)
     path = sorted((root / request.param / "run=t").rglob("shard-*.parquet"))[0]
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])

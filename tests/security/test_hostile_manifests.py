@@ -15,7 +15,6 @@ import pytest
 
 from flip7.cli import main
 from pipeline.spec import parse_spec
-from tests.pipeline.helpers import run_inline, small_plan
 from tests.security.helpers import one_line
 
 pytestmark = pytest.mark.usefixtures("no_ray")
@@ -51,20 +50,12 @@ HOSTILE: dict[str, Edit] = {
 WAREHOUSE = set(HOSTILE) - {"a shard without rows", "a shard's stats of strings"}
 
 
-@pytest.fixture(scope="module")
-def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("hostile") / "lake"
-    run_inline(small_plan(), str(root))
-    run_inline(small_plan(name="good"), str(root))
-    return root
-
-
 @pytest.fixture
-def lake(clean: Path, tmp_path: Path) -> Path:
+def lake(clean_t_good: Path, tmp_path: Path) -> Path:
     import shutil
 
     root = tmp_path / "lake"
-    shutil.copytree(clean, root)
+    shutil.copytree(clean_t_good, root)
     return root
 
 

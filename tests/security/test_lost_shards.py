@@ -21,7 +21,7 @@ from pipeline.lake import TABLE_ORDER, Lake
 from pipeline.run import check_start
 from pipeline.task import FAULT_ENV
 from tests.pipeline.helpers import run_inline, small_plan
-from tests.s3.server import S3Server
+from tests.s3.server import S3Server, serving
 from tests.security.helpers import one_line, write_spec
 
 
@@ -133,11 +133,8 @@ def test_shards_deleted_mid_run_fail_the_run_and_resume_reruns_them(tmp_path: Pa
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
-    server = S3Server().start(tmp_path_factory.mktemp("moto") / "moto.log")
-    try:
+    with serving(tmp_path_factory.mktemp("moto")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.mark.usefixtures("no_ray")

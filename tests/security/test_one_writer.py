@@ -20,7 +20,7 @@ import pytest
 from flip7.cli import main
 from pipeline.lake import Lake
 from pipeline.task import FAULT_ENV
-from tests.s3.server import S3Server
+from tests.s3.server import S3Server, serving
 from tests.security.helpers import one_line, spec_text, tree
 
 FLIP7 = [sys.executable, "-m", "flip7", "tournament", "run"]
@@ -29,11 +29,8 @@ FLAGS = ["--num-cpus", "1", "--no-progress", "--no-file", "--engine", "reference
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
-    server = S3Server().start(tmp_path_factory.mktemp("moto") / "moto.log")
-    try:
+    with serving(tmp_path_factory.mktemp("moto")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def lake_for(where: str, request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, dict]:

@@ -3,8 +3,6 @@ after a bounded wait, with a line while it waits and one line at the end, and wr
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +10,7 @@ import pytest
 
 from flip7.cli import main
 from pipeline import ray_start
-from tests.security.helpers import write_spec
+from tests.security.helpers import hung_port, write_spec
 
 pytestmark = pytest.mark.usefixtures("no_ray")
 
@@ -20,30 +18,8 @@ pytestmark = pytest.mark.usefixtures("no_ray")
 @pytest.fixture
 def silent_port() -> Iterator[int]:
     """A port on 127.0.0.1 that accepts every connection and never sends a byte."""
-    server = socket.create_server(("127.0.0.1", 0))
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(server.accept()[0])
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield server.getsockname()[1]
-    finally:
-        stop.set()
-        thread.join(5)
-        for s in held:
-            s.close()
-        server.close()
+    with hung_port() as port:
+        yield port
 
 
 def test_an_address_that_never_answers_fails_after_a_bounded_wait(

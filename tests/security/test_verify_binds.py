@@ -32,19 +32,12 @@ from warehouse.verify import Verification
 Rows = list[dict[str, Any]]
 
 
-@pytest.fixture(scope="module")
-def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("binds") / "data"
-    write_run(root, "t1")
-    return root
-
-
 @pytest.fixture
-def lake(clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def lake(clean_t1: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private copy of run t1; the CLI's verify finds pipeline.replayer as the entry point
     would (the shared test environment may predate the entry point's installation)."""
     root = tmp_path / "data"
-    shutil.copytree(clean, root)
+    shutil.copytree(clean_t1, root)
     # warehouse.verify the attribute is the function; the module is in sys.modules.
     monkeypatch.setattr(
         sys.modules["warehouse.verify"], "find_replayer", lambda: pipeline.replayer, raising=False

@@ -18,21 +18,13 @@ import pipeline.replayer
 from flip7.cli import main
 from pipeline.rollups import rollup_table
 from tests.security.test_verify_binds import Rows, rewrite, shard_file
-from tests.warehouse.lakes import write_run
-
-
-@pytest.fixture(scope="module")
-def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("noreplay") / "data"
-    write_run(root, "t1")
-    return root
 
 
 @pytest.fixture
-def lake(clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def lake(clean_t1: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private copy of run t1; verify finds pipeline.replayer; a mart cache of its own."""
     root = tmp_path / "data"
-    shutil.copytree(clean, root)
+    shutil.copytree(clean_t1, root)
     monkeypatch.setattr(
         sys.modules["warehouse.verify"], "find_replayer", lambda: pipeline.replayer, raising=False
     )

@@ -271,19 +271,6 @@ seats = ["ev", "sum:20"]
 def write_spec_runs(root: Path, specs: list[str] = CELL_SPECS) -> list[str]:
     """Plan and run the specs' shards (default: CELL_SPECS) in this process (no Ray) into the
     lake at root."""
-    from pipeline.lake import Lake as PipelineLake
-    from pipeline.plan import make_plan
-    from pipeline.run import finish, prepare, record_shard
-    from pipeline.spec import parse_spec
-    from pipeline.task import run_shard
+    from tests.pipeline.helpers import write_run
 
-    names = []
-    for text in specs:
-        spec_plan = make_plan(parse_spec(text))
-        lake = PipelineLake.open(str(root))
-        manifest, todo = prepare(lake, spec_plan, resume=False, overwrite=True)
-        for task in todo:
-            record_shard(manifest, task, run_shard(task, str(root)))
-        finish(lake, manifest, {})
-        names.append(spec_plan.run)
-    return names
+    return [write_run(text, root) for text in specs]

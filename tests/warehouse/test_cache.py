@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from flip7.solver.cache import cache_dir as solver_cache_dir
 from warehouse import cache
 from warehouse.cache import MartCache, cache_dir, lake_key, location
 from warehouse.lake import screen, snapshot
@@ -27,14 +28,16 @@ def entry(directory: Path, root: Path) -> MartCache:
     return MartCache(directory, location(snap), lake_key(snap, skipped))
 
 
-def test_cache_dir_precedence(monkeypatch, tmp_path):
-    """--cache-dir beats $FLIP7_CACHE, which beats ~/.cache/flip7 (as for the solver's tables)."""
+@pytest.mark.parametrize("find", [cache_dir, solver_cache_dir], ids=["marts", "solver"])
+def test_cache_dir_precedence(monkeypatch, tmp_path, find):
+    """--cache-dir beats $FLIP7_CACHE, which beats ~/.cache/flip7: for the mart cache and the
+    solver's tables alike."""
     monkeypatch.delenv("FLIP7_CACHE", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert cache_dir() == tmp_path / "home" / ".cache" / "flip7"
+    assert find() == tmp_path / "home" / ".cache" / "flip7"
     monkeypatch.setenv("FLIP7_CACHE", str(tmp_path / "env"))
-    assert cache_dir() == tmp_path / "env"
-    assert cache_dir(tmp_path / "flag") == tmp_path / "flag"
+    assert find() == tmp_path / "env"
+    assert find(tmp_path / "flag") == tmp_path / "flag"
 
 
 def test_a_stored_mart_reads_back_with_its_rows_and_types(lake, tmp_path):

@@ -122,6 +122,28 @@ def test_two_cells_add_their_own_clustered_variances(
                 )
 
 
+#: Each card_counting row (k) beside the points_per_round rows of its two sides: the counting
+#: policy in its line-up (c) and the twin in the base line-up (b).
+WITH_TWO_CELLS_PPR = """
+        FROM card_counting AS k
+        JOIN points_per_round AS c
+          ON (c.run, c.players, c.lineup, c.policy) = (k.run, k.players, k.lineup, k.counting)
+        JOIN points_per_round AS b
+          ON (b.run, b.players, b.lineup, b.policy)
+           = (k.run, k.players, k.base_lineup, k.base)
+"""
+
+
+def gain_by_delta(c: pd.DataFrame, b: pd.DataFrame, y: str, n: str) -> tuple[float, float, float]:
+    """The counting side's and the base side's pooled ratios sum(y) / sum(n), and the
+    delta-method standard error of their difference with one cluster per row (rows aligned)."""
+    yc, nc = c[y].to_numpy(float), c[n].to_numpy(float)
+    yb, nb = b[y].to_numpy(float), b[n].to_numpy(float)
+    rc, rb = yc.sum() / nc.sum(), yb.sum() / nb.sum()
+    e = (yc - rc * nc) / nc.sum() - (yb - rb * nb) / nb.sum()
+    return rc, rb, math.sqrt(len(e) / (len(e) - 1) * float((e * e).sum()))
+
+
 def test_two_cells_interval_is_the_cells_own_intervals_added(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
@@ -133,12 +155,9 @@ def test_two_cells_interval_is_the_cells_own_intervals_added(
                k.win_counting, k.win_base,
                c.points_per_round AS ppr_c, c.se AS se_c, b.points_per_round AS ppr_b,
                b.se AS se_b, wc.win_rate AS win_c, wb.win_rate AS win_b
-        FROM card_counting AS k
-        JOIN points_per_round AS c
-          ON (c.run, c.players, c.lineup, c.policy) = (k.run, k.players, k.lineup, k.counting)
-        JOIN points_per_round AS b
-          ON (b.run, b.players, b.lineup, b.policy)
-           = (k.run, k.players, k.base_lineup, k.base)
+        """
+        + WITH_TWO_CELLS_PPR
+        + """
         JOIN win_rates AS wc
           ON (wc.run, wc.players, wc.lineup, wc.policy) = (k.run, k.players, k.lineup, k.counting)
         JOIN win_rates AS wb
@@ -172,11 +191,7 @@ def test_paired_figures_are_pooled_ratios_clustered_by_pair(
         c, b = c.align(b, join="inner", axis=0)
         assert row.pairs == row.games == len(c) >= 2
         for m, (y, n) in MEASURES.items():
-            yc, nc = c[y].to_numpy(float), c[n].to_numpy(float)
-            yb, nb = b[y].to_numpy(float), b[n].to_numpy(float)
-            rc, rb = yc.sum() / nc.sum(), yb.sum() / nb.sum()
-            e = (yc - rc * nc) / nc.sum() - (yb - rb * nb) / nb.sum()
-            se = math.sqrt(len(e) / (len(e) - 1) * float((e * e).sum()))
+            rc, rb, se = gain_by_delta(c, b, y, n)
             assert getattr(row, f"{m}_counting") == pytest.approx(rc, rel=1e-12)
             assert getattr(row, f"{m}_base") == pytest.approx(rb, rel=1e-12)
             assert getattr(row, f"{m}_gain") == pytest.approx(rc - rb, rel=1e-12, abs=1e-12)
@@ -192,12 +207,9 @@ def test_paired_points_per_round_is_the_points_per_round_mart(
     got = con.execute(
         """
         SELECT k.ppr_counting, c.points_per_round AS c, k.ppr_base, b.points_per_round AS b
-        FROM card_counting AS k
-        JOIN points_per_round AS c
-          ON (c.run, c.players, c.lineup, c.policy) = (k.run, k.players, k.lineup, k.counting)
-        JOIN points_per_round AS b
-          ON (b.run, b.players, b.lineup, b.policy)
-           = (k.run, k.players, k.base_lineup, k.base)
+        """
+        + WITH_TWO_CELLS_PPR
+        + """
         WHERE k.method = 'paired'
         """
     ).df()
@@ -218,10 +230,6 @@ def test_one_cell_keeps_the_covariance_of_sharing_a_table(
         c, b = c.reindex(idx, fill_value=0), b.reindex(idx, fill_value=0)
         assert row.games == len(idx)
         for m, (y, n) in MEASURES.items():
-            yc, nc = c[y].to_numpy(float), c[n].to_numpy(float)
-            yb, nb = b[y].to_numpy(float), b[n].to_numpy(float)
-            rc, rb = yc.sum() / nc.sum(), yb.sum() / nb.sum()
-            e = (yc - rc * nc) / nc.sum() - (yb - rb * nb) / nb.sum()
-            se = math.sqrt(len(e) / (len(e) - 1) * float((e * e).sum()))
+            rc, rb, se = gain_by_delta(c, b, y, n)
             assert getattr(row, f"{m}_gain") == pytest.approx(rc - rb, rel=1e-12, abs=1e-12)
             assert getattr(row, f"{m}_gain_se") == pytest.approx(se, rel=1e-9)

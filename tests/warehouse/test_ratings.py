@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from warehouse import connect
-from warehouse.ratings import Z95, fit, stages_from_rankings
+from warehouse.ratings import Z95, Stages, fit, stages_from_rankings
 
 from .lakes import Lake, Played
 
@@ -31,6 +31,22 @@ def simulate(
     return tables, ranks
 
 
+def stacked(policies: list[str], parts: list[Stages]) -> Stages:
+    """The stages of several field sizes as one fit's data (each part's outcomes renumbered
+    after the previous parts')."""
+    from scipy import sparse
+
+    offsets = np.cumsum([0] + [len(d.games) for d in parts[:-1]])
+    return Stages(
+        policies=policies,
+        games=np.concatenate([d.games for d in parts]),
+        outcome=np.concatenate([d.outcome + o for d, o in zip(parts, offsets, strict=True)]),
+        chosen=np.concatenate([d.chosen for d in parts]),
+        members=sparse.vstack([d.members for d in parts]).tocsr(),
+        tables=sparse.vstack([d.tables for d in parts]).tocsr(),
+    )
+
+
 def test_fit_recovers_known_ratings_within_intervals_at_the_nominal_rate() -> None:
     """Over 200 replications of 150 mixed 2-6 seat games among 6 policies of known strength,
     each true rating difference to the anchor lies inside its 95% interval about 95% of the
@@ -43,19 +59,8 @@ def test_fit_recovers_known_ratings_within_intervals_at_the_nominal_rate() -> No
     for _ in range(200):
         parts = [simulate(theta, 30, n, rng) for n in (2, 3, 4, 6)]
         ranked = [stages_from_rankings(policies, t, r) for t, r in parts]
-        data = ranked[0]
         # mixed field sizes: stack the stages of each size (outcomes renumbered)
-        from scipy import sparse
-
-        offsets = np.cumsum([0] + [len(d.games) for d in ranked[:-1]])
-        data = type(data)(
-            policies=policies,
-            games=np.concatenate([d.games for d in ranked]),
-            outcome=np.concatenate([d.outcome + o for d, o in zip(ranked, offsets, strict=True)]),
-            chosen=np.concatenate([d.chosen for d in ranked]),
-            members=sparse.vstack([d.members for d in ranked]).tocsr(),
-            tables=sparse.vstack([d.tables for d in ranked]).tocsr(),
-        )
+        data = stacked(policies, ranked)
         f = fit(data, policies[anchor])
         assert f.converged
         truth = theta - theta[anchor]
@@ -90,8 +95,6 @@ def engine_fit(games: list[Played], players: int | None) -> tuple[list[str], np.
     """The fit of the engine's own games (ranks from its totals), as the mart should give."""
     chosen = [g for g in games if players is None or len(g.specs) == players]
     policies = sorted({s for g in chosen for s in g.specs})
-    from scipy import sparse
-
     parts = []
     for n in sorted({len(g.specs) for g in chosen}):
         of_n = [g for g in chosen if len(g.specs) == n]
@@ -99,15 +102,7 @@ def engine_fit(games: list[Played], players: int | None) -> tuple[list[str], np.
         totals = np.array([g.result.totals for g in of_n])
         ranks = (totals[:, None, :] > totals[:, :, None]).sum(axis=2) + 1
         parts.append(stages_from_rankings(policies, tables, ranks))
-    offsets = np.cumsum([0] + [len(d.games) for d in parts[:-1]])
-    data = type(parts[0])(
-        policies=policies,
-        games=np.concatenate([d.games for d in parts]),
-        outcome=np.concatenate([d.outcome + o for d, o in zip(parts, offsets, strict=True)]),
-        chosen=np.concatenate([d.chosen for d in parts]),
-        members=sparse.vstack([d.members for d in parts]).tocsr(),
-        tables=sparse.vstack([d.tables for d in parts]).tocsr(),
-    )
+    data = stacked(policies, parts)
     f = fit(data)
     return policies, f.rating, f
 

@@ -8,26 +8,11 @@ with games as (
 
 final as (
     select
+        -- the games table as staging holds it, its rules named first
         run,
         ruleset,
         variant,
-        players,
-        shard,
-        game,
-        seat,
-        policy,
-        cell,
-        cell_game,
-        pair,
-        lineup,
-        seed,
-        first_dealer,
-        rounds,
-        total,
-        rank,
-        winner,
-        capped,
-        events,
+        * exclude (run, ruleset, variant),
         total / rounds as points_per_round,
         1.0 / players as expected_win_rate
     from games

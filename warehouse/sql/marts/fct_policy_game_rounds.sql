@@ -10,7 +10,7 @@ with rounds as (
 ),
 
 cells as (
-    select * from int_shard_cells
+    select columns(lambda c: is_cell_column(c) or c = 'shard') from int_shard_cells
 ),
 
 per_game as (
@@ -30,12 +30,7 @@ per_game as (
 
 final as (
     select
-        c.run,
-        c.variant,
-        c.ruleset,
-        c.players,
-        c.lineup,
-        c.cell,
+        c.* exclude (shard),
         p.game,
         p.policy,
         p.rounds,

@@ -12,7 +12,7 @@ with games as (
 ),
 
 cells as (
-    select * from int_cells
+    select columns(lambda c: is_cell_column(c)) from int_cells
 ),
 
 per_game as (
@@ -34,12 +34,7 @@ per_game as (
 
 final as (
     select
-        c.run,
-        c.variant,
-        c.ruleset,
-        c.players,
-        c.lineup,
-        c.cell,
+        c.*,
         p.pair,
         p.cell_game,
         p.game,

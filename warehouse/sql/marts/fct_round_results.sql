@@ -7,14 +7,8 @@ with rounds as (
 
 final as (
     select
-        run,
-        players,
-        shard,
-        game,
-        round,
-        seat,
-        policy,
-        dealer,
+        -- the rounds table as staging holds it, the turn position after the dealer's seat
+        * exclude (score, total, busted, flip7, status),
         cast((seat - dealer - 1 + 2 * players) % players as integer) as position,
         score,
         total,
