@@ -206,3 +206,25 @@ def test_a_table_of_one_policy_rates_it_zero_without_failing() -> None:
     ranks = np.tile(np.array([1, 2, 3, 4]), (20, 1))
     f = fit(stages_from_rankings(["sum:20"], tables, ranks))
     assert f.rating.tolist() == [0.0] and f.se.tolist() == [0.0] and f.games.tolist() == [20]
+
+
+def test_the_mart_fits_the_outcomes_in_one_order_so_a_rating_repeats_to_the_last_digit(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """The fit's sums run in the order of its outcomes; the mart hands them over sorted by field
+    size and outcome, so its ratings are bit-identical to a fit of the outcomes so sorted (in any
+    other order the last digits change from one build to the next)."""
+    from warehouse.ratings import stages_from_arrow
+
+    outcomes = con.sql(
+        "SELECT list(struct_pack(games, seats, stages) ORDER BY players, outcome) AS o "
+        "FROM int_rating_outcomes WHERE run = 't1'"
+    ).to_arrow_table()["o"][0]
+    f = fit(stages_from_arrow(outcomes), "ev")
+    rows = con.execute(
+        "SELECT policy, rating, se FROM ratings WHERE run = 't1' AND players IS NULL "
+        "ORDER BY policy"
+    ).fetchall()
+    assert [r[0] for r in rows] == f.policies
+    assert [r[1] for r in rows] == [float(x) for x in f.rating]
+    assert [r[2] for r in rows] == [float(x) for x in f.se]

@@ -3,7 +3,9 @@
 -- (players NULL), from each game's final ranking: rating = log-odds of finishing ahead of the
 -- anchor policy (ev when it played: its rating is 0), with a 95% interval clustered by game
 -- (sandwich variance). The SQL turns games into choice-stage counts (int_rating_outcomes); the
--- fit, an exact maximum likelihood, is `plackett_luce` (warehouse/ratings.py, scipy).
+-- fit, an exact maximum likelihood, is `plackett_luce` (warehouse/ratings.py, scipy); it gets
+-- the outcomes in one order (by field size and outcome), so that a rating is the same number
+-- to the last digit however many threads DuckDB gathered them with.
 -- `cov` is the rating's row of the covariance matrix (indexed by `idx`), which rating_pairs
 -- uses for the model's pairwise chances; `gap_to_next` is the step to the next place with its
 -- interval: a place is separated from the next when gap_to_next_lo > 0 (95%, one look: not a
@@ -18,7 +20,9 @@ fits as (
         ruleset,
         any_value(variant) as variant,
         players,
-        plackett_luce(list(struct_pack(games, seats, stages)), 'ev') as fit
+        plackett_luce(
+            list(struct_pack(games, seats, stages) order by players, outcome), 'ev'
+        ) as fit
     from outcomes
     group by grouping sets ((run, ruleset, players), (run, ruleset))
 ),
