@@ -63,7 +63,7 @@ from warehouse.lake import (
     snapshot,
     store_error,
 )
-from warehouse.rollups import RollupRows
+from warehouse.rollups import RollupRows, shard_columns
 
 #: The default memory limit of a connection that cannot spill (`flip7 sql` without --write),
 #: where a query over it fails: DuckDB's own default is 80% of the machine; half leaves room
@@ -442,13 +442,12 @@ def arrow_table(snap: Snapshot, table: str) -> pa.Table | None:
                 raise
             raise store_error(snap.root, exc) from None
         t = pq.read_table(pa.BufferReader(data))
-        n = t.num_rows
-        run = pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), [shard.run])
+        run, players, number = shard_columns(shard, t.num_rows)
         return (
             t.select([c for c in t.column_names if c not in ("run", "players", "shard")])
             .add_column(0, "run", run)
-            .add_column(1, "players", pa.array([shard.players] * n, pa.int32()))
-            .add_column(2, "shard", pa.array([shard.shard] * n, pa.int32()))
+            .add_column(1, "players", players)
+            .add_column(2, "shard", number)
         )
 
     with ThreadPoolExecutor(max_workers=1 if snap.local else FOOTER_THREADS) as pool:
