@@ -65,19 +65,18 @@ def verdicts(
         got = runs.get((name, games))
         base = runs.get((name, smallest))
         label = f"{name} at {games:,} games"
+        rule = f"CPU at most {bound}x" if what == "cpu x" else f"peak under {bound} MB"
         if not got or (what == "cpu x" and not base):
-            lines.append(f"{label}: {what} <= {bound}: not measured")
+            lines.append(f"{label}: {rule}: not measured")
             continue
         failed = sum(x[2] != 0 for x in got)
         if what == "cpu x":
             assert base is not None
             value = statistics.median(x[3] for x in got) / statistics.median(x[3] for x in base)
             figure, ok = f"CPU {value:.2f}x that at {smallest:,}", value <= bound
-            rule = f"at most {bound}x"
         else:
             value = statistics.median(x[1] for x in got)
             figure, ok = f"peak {value:.0f} MB", value < bound
-            rule = f"under {bound} MB"
         ok = ok and not failed
         note = f", {failed} run(s) failed" if failed else ""
         lines.append(f"{label}: {figure} ({rule}{note}): {'met' if ok else 'NOT MET'}")
