@@ -410,8 +410,8 @@ def arrow_dataset(snap: Snapshot, table: str) -> LakeDataset | None:
 #: pyarrow's default of 131,072 rows made each batch a whole file, about 9 MB decoded). pyarrow's defaults (16 batches and 4
 #: files ahead) held decoded files outside DuckDB's memory limit: a scan of every stored event
 #: of 200,000 games peaked at 956 MB with them, 578 MB without, in the same CPU time (measured
-#: in docs/warehouse.md, "Scale"). A remote lake keeps pyarrow's defaults: there reading ahead
-#: hides the store's latency.
+#: in docs/warehouse.md, "Card-level SQL over a large lake"). A remote lake keeps pyarrow's
+#: defaults: there reading ahead hides the store's latency.
 LOCAL_SCAN = {"batch_readahead": 0, "fragment_readahead": 0}
 EVENT_BATCH_ROWS = 1024
 
