@@ -18,7 +18,10 @@ events files hard links, so every footer reads; each rollups file rewritten with
 a manifest recording them). Only what reads rollups and footers answers there: `report` and
 `compare` (the card SQL reads events, and the copies' events repeat the game numbers). Run:
 `python benchmarks/warehouse_scale.py [--sizes 200000,2000000,10000000] [--rounds 3]
-[--simulate 100000000] [--only report,compare,card SQL]`.
+[--simulate 100000000] [--only report,compare,card SQL] [--card-sizes 200000,2000000]`.
+
+Last, each target of the scale contract (TARGETS) is printed with its figure, its ratio or
+bound and a verdict: met, NOT MET, or not measured (a size or command left out of the run).
 """
 
 from __future__ import annotations
@@ -39,6 +42,45 @@ CARD_SQL = (
     "SELECT g.policy, e.card, count(*) AS n FROM stg_stored_events e JOIN stg_games g "
     "ON e.run = g.run AND e.game = g.game AND e.player = g.seat GROUP BY ALL ORDER BY ALL"
 )
+
+
+#: The scale contract: (command, games, what, bound). "cpu x" is the median CPU seconds over
+#: those of the smallest lake (at most bound), "MB" the median peak RSS (under bound); a run
+#: that failed does not meet its target.
+TARGETS = (
+    ("report", 2_000_000, "cpu x", 1.5),
+    ("report", 2_000_000, "MB", 1000),
+    ("report", 10_000_000, "MB", 1000),
+    ("report", 100_000_000, "MB", 1000),
+    ("card SQL", 2_000_000, "MB", 3000),
+)
+
+
+def verdicts(
+    runs: dict[tuple[str, int], list[tuple[float, float, int, float]]], smallest: int
+) -> list[str]:
+    """One line per target in TARGETS: the figure, the bound and whether it is met."""
+    lines = []
+    for name, games, what, bound in TARGETS:
+        got = runs.get((name, games))
+        base = runs.get((name, smallest))
+        label = f"{name} at {games:,} games"
+        rule = f"CPU at most {bound}x" if what == "cpu x" else f"peak under {bound} MB"
+        if not got or (what == "cpu x" and not base):
+            lines.append(f"{label}: {rule}: not measured")
+            continue
+        failed = sum(x[2] != 0 for x in got)
+        if what == "cpu x":
+            assert base is not None
+            value = statistics.median(x[3] for x in got) / statistics.median(x[3] for x in base)
+            figure, ok = f"CPU {value:.2f}x that at {smallest:,}", value <= bound
+        else:
+            value = statistics.median(x[1] for x in got)
+            figure, ok = f"peak {value:.0f} MB", value < bound
+        ok = ok and not failed
+        note = f", {failed} run(s) failed" if failed else ""
+        lines.append(f"{label}: {figure} ({rule}{note}): {'met' if ok else 'NOT MET'}")
+    return lines
 
 
 def commands(root: Path) -> dict[str, list[str]]:
@@ -139,6 +181,9 @@ def main() -> int:
     parser.add_argument(
         "--simulate", type=int, default=0, help="games of a lake made from the rollups alone"
     )
+    parser.add_argument(
+        "--card-sizes", default="", help="the sizes the card SQL runs at (default: every real lake)"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     for n in sizes:
@@ -150,11 +195,12 @@ def main() -> int:
     names = list(commands(args.root))
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
+    card_sizes = [int(s) for s in args.card_sizes.split(",")] if args.card_sizes else sizes
     runs: dict[tuple[str, int], list[tuple[float, float, int, float]]] = {}
     for r in range(args.rounds):
         for name in names:
             for n, root in lakes.items():
-                if name == "card SQL" and n == args.simulate:
+                if name == "card SQL" and (n == args.simulate or n not in card_sizes):
                     continue
                 one = measure(commands(root)[name])
                 runs.setdefault((name, n), []).append(one)
@@ -186,6 +232,9 @@ def main() -> int:
                 f"{name:<10} {label:>12} {wall:>8.1f} {wall / base[0]:>7.2f} {cpu:>7.1f} "
                 f"{cpu / base[2]:>7.2f} {rss:>8.0f} {rss / base[1]:>7.2f}{note}"
             )
+    print("\ntargets:")
+    for line in verdicts(runs, min(sizes)):
+        print(f"  {line}")
     return 0
 
 

@@ -63,7 +63,7 @@ from warehouse.lake import (
     snapshot,
     store_error,
 )
-from warehouse.rollups import RollupRows
+from warehouse.rollups import RollupRows, shard_columns
 
 #: The default memory limit of a connection that cannot spill (`flip7 sql` without --write),
 #: where a query over it fails: DuckDB's own default is 80% of the machine; half leaves room
@@ -354,7 +354,7 @@ def seal(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("SET lock_configuration = true")
 
 
-def arrow_dataset(snap: Snapshot, table: str) -> ds.Dataset | None:
+def arrow_dataset(snap: Snapshot, table: str) -> LakeDataset | None:
     """One table's committed files as a pyarrow dataset with the hive columns (run, players)
     and the shard number as partition columns; None when the table has no file.
 
@@ -392,13 +392,39 @@ def arrow_dataset(snap: Snapshot, table: str) -> ds.Dataset | None:
     options = ds.ParquetFragmentScanOptions(
         pre_buffer=not snap.local, use_buffered_stream=snap.local
     )
-    return ds.FileSystemDataset.from_paths(
+    found = ds.FileSystemDataset.from_paths(
         paths,
         schema=schema,
         format=ds.ParquetFileFormat(default_fragment_scan_options=options),
         filesystem=snap.fs,
         partitions=partitions,
     )
+    data = LakeDataset(list(found.get_fragments()), schema, found.format, snap.fs)
+    if snap.local:
+        data.scan = LOCAL_SCAN | ({"batch_size": EVENT_BATCH_ROWS} if table == "events" else {})
+    return data
+
+
+#: How a scan of a local lake reads: no batch or file decoded ahead of the one DuckDB asks for,
+#: and the events in batches of EVENT_BATCH_ROWS rows (an events row is a game's whole log, so
+#: pyarrow's default of 131,072 rows made each batch a whole file, about 9 MB decoded). pyarrow's defaults (16 batches and 4
+#: files ahead) held decoded files outside DuckDB's memory limit: a scan of every stored event
+#: of 200,000 games peaked at 956 MB with them, 578 MB without, in the same CPU time (measured
+#: in docs/warehouse.md, "Card-level SQL over a large lake"). A remote lake keeps pyarrow's
+#: defaults: there reading ahead hides the store's latency.
+LOCAL_SCAN = {"batch_readahead": 0, "fragment_readahead": 0}
+EVENT_BATCH_ROWS = 1024
+
+
+class LakeDataset(ds.FileSystemDataset):
+    """A table's files as `arrow_dataset` gives them, scanned with `scan` (LOCAL_SCAN on a
+    local lake): DuckDB scans a registered dataset through `type(dataset).scanner(dataset,
+    columns=..., filter=...)`, which this answers with the projection and filter it is given."""
+
+    scan: dict[str, int] = {}
+
+    def scanner(self, **kwargs: object) -> ds.Scanner:
+        return ds.Scanner.from_dataset(self, **{**self.scan, **kwargs})
 
 
 def arrow_table(snap: Snapshot, table: str) -> pa.Table | None:
@@ -416,13 +442,12 @@ def arrow_table(snap: Snapshot, table: str) -> pa.Table | None:
                 raise
             raise store_error(snap.root, exc) from None
         t = pq.read_table(pa.BufferReader(data))
-        n = t.num_rows
-        run = pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), [shard.run])
+        run, players, number = shard_columns(shard, t.num_rows)
         return (
             t.select([c for c in t.column_names if c not in ("run", "players", "shard")])
             .add_column(0, "run", run)
-            .add_column(1, "players", pa.array([shard.players] * n, pa.int32()))
-            .add_column(2, "shard", pa.array([shard.shard] * n, pa.int32()))
+            .add_column(1, "players", players)
+            .add_column(2, "shard", number)
         )
 
     with ThreadPoolExecutor(max_workers=1 if snap.local else FOOTER_THREADS) as pool:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -31,6 +32,17 @@ READ_THREADS = min(4, os.cpu_count() or 1)
 AHEAD = 8
 #: The per-game lists of the rollups (left out of the stream).
 LISTS = ("game_y", "game_n")
+
+
+def shard_columns(shard: Shard, n: int) -> list[pa.Array]:
+    """The run (dictionary-encoded), players and shard of `n` rows of one shard's file, as the
+    lake macros give them. Built from numpy: from Python lists they cost more than reading a
+    rollups file (0.6 ms against 0.35 ms for 568 rows)."""
+    return [
+        pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([shard.run])),
+        pa.array(np.full(n, shard.players, np.int32)),
+        pa.array(np.full(n, shard.shard, np.int32)),
+    ]
 
 
 def prefetch(fn: Callable[[T], U], items: list[T], ahead: int = AHEAD) -> Iterator[U]:
@@ -86,14 +98,9 @@ class RollupRows:
             if self.snap.local:
                 raise
             raise store_error(self.snap.root, exc) from None
-        n = t.num_rows
-        run = pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), [shard.run])
-        head = [
-            run,
-            pa.array([shard.players] * n, pa.int32()),
-            pa.array([shard.shard] * n, pa.int32()),
-        ]
-        return pa.Table.from_arrays([*head, *t.columns], schema=self.schema)
+        return pa.Table.from_arrays(
+            [*shard_columns(shard, t.num_rows), *t.columns], schema=self.schema
+        )
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         for t in prefetch(self.read, self.shards):
