@@ -52,16 +52,9 @@ def simulate(
             from flip7.kernel.tally import simulate_kernel
 
             done = simulate_kernel(
-                ruleset,
-                lineup,
-                n_games,
-                root_seed,
-                cell=cell,
-                rotate=rotate,
-                keep_round_scores=keep_round_scores,
-                progress=progress,
-                variant=variant,
-            )
+                ruleset, lineup, n_games, root_seed, cell, rotate, keep_round_scores, progress,
+                variant,
+            )  # fmt: skip
             done.engine = "kernel"
             return done
     n = len(lineup)

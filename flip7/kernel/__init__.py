@@ -51,11 +51,11 @@ def play_game(
     policies: Sequence[Policy],
     seed: int,
     *,
+    variant: Variant | None = None,
+    deck: Deck = CLASSIC,
+    stacked: Sequence[int] | None = None,
     capture: bool = True,
     first_dealer: int = 0,
-    stacked: Sequence[int] | None = None,
-    deck: Deck = CLASSIC,
-    variant: Variant | None = None,
 ) -> GameResult:
     """One game in the kernel: the same GameResult as flip7.engine.Engine(...).run(), or with
     a `variant` as variant.new_engine(...).run() ("With a Vengeance" included)."""

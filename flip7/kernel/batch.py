@@ -305,59 +305,37 @@ def _stack(stacked: Sequence[int] | None, counts: np.ndarray) -> np.ndarray:
     return arr
 
 
-def warm_up(play_games: Callable[..., Any], win: bool = False) -> None:
+def warm_up(play_games: Callable[..., Any], win: bool = False, vengeance: bool = False) -> None:
     """Call the kernel once on a one-game batch so that it is compiled (or loaded) now; with
-    `win`, its build with win's code (on empty arrays of the same types: no table solved)."""
-    from flip7.policies.thresholds import SumPolicy
-    from flip7.rules import BASE_RULESETS
-
-    ruleset = BASE_RULESETS["3.1"]
-    policy = SumPolicy(20)
-    table = policy_table([policy])
-    ip, fp = rule_params(ruleset, 2, capture=True)
-    counts = deck_counts(2, ruleset)
-    _run(
-        play_games,
-        1,
-        2,
-        np.ones(1, dtype=np.uint64),
-        np.zeros((1, 2), dtype=np.int64),
-        table,
-        ip,
-        fp,
-        counts,
-        np.zeros(0, dtype=np.int64),
-        [policy],
-        True,
-        win_arrays=win_support.placeholder() if win else None,
-    )
-
-
-def warm_up_vengeance(play_games: Callable[..., Any]) -> None:
-    """warm_up for flip7.kernel.vengeance.play_games (its own workspace and parameters)."""
+    `win`, its build with win's code (on empty arrays of the same types: no table solved); with
+    `vengeance`, flip7.kernel.vengeance.play_games (its own workspace and parameters)."""
     from flip7.policies.thresholds import SumPolicy
     from flip7.rules import BASE_RULESETS
     from flip7.variants import parse_variant
 
     ruleset = BASE_RULESETS["3.1"]
-    variant = parse_variant("vengeance")
     policy = SumPolicy(20)
-    table = policy_table([policy])
-    ip, fp = vengeance_params(*rule_params(ruleset, 2, capture=True), variant)
+    ip, fp = rule_params(ruleset, 2, capture=True)
+    deck = CLASSIC
+    if vengeance:
+        variant = parse_variant("vengeance")
+        ip, fp = vengeance_params(ip, fp, variant)
+        deck = variant.deck
     _run(
         play_games,
         1,
         2,
         np.ones(1, dtype=np.uint64),
         np.zeros((1, 2), dtype=np.int64),
-        table,
+        policy_table([policy]),
         ip,
         fp,
-        deck_counts(2, ruleset, variant.deck),
+        deck_counts(2, ruleset, deck),
         np.zeros(0, dtype=np.int64),
         [policy],
         True,
-        vengeance=True,
+        vengeance=vengeance,
+        win_arrays=win_support.placeholder() if win else None,
     )
 
 
@@ -429,7 +407,7 @@ def vengeance_kernel() -> Callable[..., Any]:
     from flip7.kernel import vengeance  # here, for cost: only a Vengeance game compiles it
 
     write_stamp(refresh_if_callees_changed(vengeance, VENGEANCE_CALLEES))
-    warm_up_vengeance(vengeance.play_games)
+    warm_up(vengeance.play_games, vengeance=True)
     _vengeance_info = measured(t0, c0, vengeance.play_games)
     _vengeance = vengeance.play_games
     return _vengeance

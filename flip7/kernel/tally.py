@@ -25,13 +25,13 @@ CHUNK = 20_000  # games per kernel call
 def _chunks(
     ruleset: Ruleset,
     lineup: Sequence[Policy],
+    variant: Variant | None,
     n_games: int,
     root_seed: int,
     cell: int,
     rotate: bool,
     one_round: bool,
     progress: Callable[[int], None] | None,
-    variant: Variant | None = None,
 ) -> list[tuple[Batch, np.ndarray]]:
     """Kernel batches over games [0, n_games), with each batch's seat -> policy index array."""
     n = len(lineup)
@@ -70,14 +70,14 @@ def simulate_kernel(
     lineup: Sequence[Policy],
     n_games: int,
     root_seed: int,
-    *,
-    cell: int = 0,
-    rotate: bool = True,
-    keep_round_scores: bool = False,
-    progress: Callable[[int], None] | None = None,
-    variant: Variant | None = None,
+    cell: int,
+    rotate: bool,
+    keep_round_scores: bool,
+    progress: Callable[[int], None] | None,
+    variant: Variant | None,
 ) -> SimSummary:
-    """flip7.simulate.simulate, played by the kernel (the same figures, exactly)."""
+    """flip7.simulate.simulate, played by the kernel (the same figures, exactly; its arguments
+    in its order)."""
     n = len(lineup)
     specs, spec_of = _spec_ids(lineup)
     summary = SimSummary(n_games, n)
@@ -85,7 +85,7 @@ def simulate_kernel(
         summary.stats[spec] = PolicyStats(spec)
         summary.round_scores[spec] = []
     for batch, seat_policy in _chunks(
-        ruleset, lineup, n_games, root_seed, cell, rotate, False, progress, variant
+        ruleset, lineup, variant, n_games, root_seed, cell, rotate, False, progress
     ):
         seat_spec = spec_of[seat_policy]  # [game, seat]
         k = seat_spec.shape[0]
@@ -151,7 +151,7 @@ def one_round_kernel(
     busts = dict.fromkeys(specs, 0)
     flips = dict.fromkeys(specs, 0)
     for batch, seat_policy in _chunks(
-        ruleset, lineup, n_rounds, root_seed, 0, True, True, progress, variant
+        ruleset, lineup, variant, n_rounds, root_seed, 0, True, True, progress
     ):
         seat_spec = spec_of[seat_policy]
         rs = batch.rs  # one round per game: rows are game by game, seat by seat
