@@ -115,6 +115,11 @@ def read_lists(snap: Snapshot, path: str) -> list[Entry]:
     """The per-game lists of one rollups file (grouping 'policy', figures win and points)."""
     with snap.fs.open_input_file(path) as f:
         t = pq.ParquetFile(f).read(columns=COLUMNS, use_threads=False)  # less CPU, a small file
+    return lists_of(t)
+
+
+def lists_of(t: pa.Table) -> list[Entry]:
+    """The per-game lists of a rollups file's rows read into `t` (it holds at least COLUMNS)."""
     figure = _strings(t["figure"])
     rows = np.flatnonzero((_strings(t["grouping"]) == "policy") & np.isin(figure, FIGURES))
     if not len(rows):
@@ -147,10 +152,13 @@ def _strings(column: pa.ChunkedArray) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, object)
 
 
-def moments(snap: Snapshot) -> pa.Table:
-    """Every counting policy beside its twin, per figure: g and the sums of SUMS (see the module
-    docstring), over each run of the snapshot's rollups files."""
-    runs: dict[tuple[str, int], list[tuple[str, int | None]]] = defaultdict(list)
+Paths = dict[tuple[str, int], list[tuple[str, int | None]]]
+
+
+def plan(snap: Snapshot) -> Paths:
+    """{(run, players): [(rollups file, the cell's game it starts at, or None)]}: the files
+    `moments` reads, with their manifest's hint (None without one)."""
+    runs: Paths = defaultdict(list)
     for run, (starts, skip) in _hints(snap).items():
         for s in snap.shards:
             if s.run == run and snap.exists(s.files["rollups"]) and s.shard not in skip:
@@ -158,15 +166,24 @@ def moments(snap: Snapshot) -> pa.Table:
     for s in snap.shards:  # runs without a manifest (a snapshot of some shards): no hint
         if s.run not in snap.manifests and snap.exists(s.files["rollups"]):
             runs[(s.run, s.players)].append((s.files["rollups"], None))
+    return runs
+
+
+def moments(snap: Snapshot) -> pa.Table:
+    """Every counting policy beside its twin, per figure: g and the sums of SUMS (see the module
+    docstring), over each run of the snapshot's rollups files."""
     acc: dict[Key, np.ndarray] = {}
-    for (run, _players), paths in sorted(runs.items()):
+    for (run, _players), paths in sorted(plan(snap).items()):
         try:
-            part: dict[Key, np.ndarray] = {}
-            _run_moments(snap, run, paths, part)
+            part = _run_moments(snap, run, paths)
         except _Misplaced:  # a manifest that does not say where the shards start: no hint
-            part = {}
-            _run_moments(snap, run, [(p, None) for p, _ in paths], part)
+            part = _run_moments(snap, run, [(p, None) for p, _ in paths])
         acc.update(part)
+    return _table(acc)
+
+
+def _table(acc: dict[Key, np.ndarray]) -> pa.Table:
+    """The comparisons' sums as rows of SCHEMA, in key order."""
     keys = sorted(acc)
     cols: dict[str, Any] = {
         name: [k[i] for k in keys]
@@ -213,39 +230,61 @@ def _hints(snap: Snapshot) -> dict[str, tuple[dict[int, int], set[int]]]:
 
 
 def _run_moments(
-    snap: Snapshot, run: str, paths: list[tuple[str, int | None]], acc: dict[Key, np.ndarray]
-) -> None:
-    """Add one run's (one field size's) comparisons into `acc`: the files of each first game
-    together, in the order of their manifest's hint (files without one are read first and held);
-    _Misplaced when a file does not start where its hint says."""
+    snap: Snapshot, run: str, paths: list[tuple[str, int | None]]
+) -> dict[Key, np.ndarray]:
+    """One run's (one field size's) comparisons: the files of each first game together, in the
+    order of their manifest's hint (files without one are read first and held); _Misplaced
+    when a file does not start where its hint says."""
+    pairs = _Pairs(snap, run)
     groups: dict[int, list[str]] = defaultdict(list)
-    # the lists of files without a hint, by their first game
-    odd: dict[int, list[tuple[Entry, str]]] = defaultdict(list)
     for path, start in paths:
         if start is None:
-            for e in read_lists(snap, path):
-                odd[e[3]].append((e, path))
+            pairs.hold(path, read_lists(snap, path))
         else:
             groups[start].append(path)
-    # Where each list is (cell, policy, figure) -> [(first game, file)], and which comparisons
-    # paired which first games.
-    where: dict[tuple[int, str, str], list[tuple[int, str]]] = defaultdict(list)
-    aligned: set[tuple[Key, int]] = set()
-    firsts = sorted(set(groups) | set(odd))
+    firsts = sorted(groups)
 
     def group(paths: list[str]) -> list[tuple[str, list[Entry]]]:
         return [(p, read_lists(snap, p)) for p in paths]
 
-    batches = prefetch(group, [groups.get(f, []) for f in firsts], ahead=2)
+    batches = prefetch(group, [groups[f] for f in firsts], ahead=2)
     for first, read in zip(firsts, batches, strict=True):
+        pairs.group(first, read)
+    return pairs.finish()
+
+
+class _Pairs:
+    """One run's (one field size's) comparisons, summed as the files of each first game come
+    (`group`): every term is an integer, so the sums are the same in any order."""
+
+    def __init__(self, snap: Snapshot, run: str) -> None:
+        self.snap = snap
+        self.run = run
+        self.acc: dict[Key, np.ndarray] = {}
+        # the lists of files without a hint, by their first game
+        self.odd: dict[int, list[tuple[Entry, str]]] = defaultdict(list)
+        # Where each list is (cell, policy, figure) -> [(first game, file)], and which
+        # comparisons paired which first games.
+        self.where: dict[tuple[int, str, str], list[tuple[int, str]]] = defaultdict(list)
+        self.aligned: set[tuple[Key, int]] = set()
+
+    def hold(self, path: str, entries: list[Entry]) -> None:
+        """Keep the lists of a file without a hint until its first game's group comes."""
+        for e in entries:
+            self.odd[e[3]].append((e, path))
+
+    def group(self, first: int, read: list[tuple[str, list[Entry]]]) -> None:
+        """Add the products of the files hinted to start at `first` and of the held lists of
+        that first game; _Misplaced when one of the files starts elsewhere."""
         entries = [(e, p) for p, lists in read for e in lists]
         if any(e[3] != first for e, _ in entries):
             raise _Misplaced
-        entries += odd.pop(first, [])
+        entries += self.odd.pop(first, [])
         by_policy: dict[tuple[str, str], list[Entry]] = defaultdict(list)
         for e, p in entries:
-            where[(e[0], e[1], e[2])].append((e[3], p))
+            self.where[(e[0], e[1], e[2])].append((e[3], p))
             by_policy[(e[1], e[2])].append(e)
+        acc = self.acc
         for c, _ in entries:
             base = twin(c[1])
             if base == c[1]:
@@ -253,23 +292,30 @@ def _run_moments(
             for b in by_policy.get((base, c[2]), ()):
                 if len(b[4]) != len(c[4]):
                     continue
-                key = (run, c[0], c[1], b[0], b[1], c[2])
+                key = (self.run, c[0], c[1], b[0], b[1], c[2])
                 sums = products(c[4], c[5], b[4], b[5])
                 acc[key] = acc[key] + sums if key in acc else sums
-                aligned.add((key, c[3]))
-    # Lists with no partner of their comparison at their first game: paired game by game.
-    for (cell_c, counting, figure), c_lists in list(where.items()):
-        base = twin(counting)
-        if base == counting:
-            continue
-        for (cell_b, policy, fig), b_lists in list(where.items()):
-            if policy != base or fig != figure:
+                self.aligned.add((key, c[3]))
+
+    def finish(self) -> dict[Key, np.ndarray]:
+        """The run's sums: the held lists of first games no hinted file starts at, then the
+        lists with no partner of their comparison at their first game, paired game by game."""
+        for first in sorted(self.odd):
+            self.group(first, [])
+        where = self.where
+        for (cell_c, counting, figure), c_lists in list(where.items()):
+            base = twin(counting)
+            if base == counting:
                 continue
-            key = (run, cell_c, counting, cell_b, base, figure)
-            lone_c = [x for x in c_lists if (key, x[0]) not in aligned]
-            lone_b = [x for x in b_lists if (key, x[0]) not in aligned]
-            if lone_c and lone_b:
-                _unaligned(snap, key, lone_c, lone_b, acc)
+            for (cell_b, policy, fig), b_lists in list(where.items()):
+                if policy != base or fig != figure:
+                    continue
+                key = (self.run, cell_c, counting, cell_b, base, figure)
+                lone_c = [x for x in c_lists if (key, x[0]) not in self.aligned]
+                lone_b = [x for x in b_lists if (key, x[0]) not in self.aligned]
+                if lone_c and lone_b:
+                    _unaligned(self.snap, key, lone_c, lone_b, self.acc)
+        return self.acc
 
 
 def _unaligned(
