@@ -114,7 +114,8 @@ def products(yc: np.ndarray, nc: np.ndarray, yb: np.ndarray, nb: np.ndarray) -> 
 def read_lists(snap: Snapshot, path: str) -> list[Entry]:
     """The per-game lists of one rollups file (grouping 'policy', figures win and points)."""
     with snap.fs.open_input_file(path) as f:
-        t = pq.ParquetFile(f).read(columns=COLUMNS, use_threads=False)  # less CPU, a small file
+        # less CPU: one thread for a small file, a local one not first buffered
+        t = pq.ParquetFile(f, pre_buffer=not snap.local).read(columns=COLUMNS, use_threads=False)
     return lists_of(t)
 
 
@@ -356,13 +357,87 @@ def _unaligned(
         acc[key] = acc[key] + sums if key in acc else sums
 
 
-class TwinMoments:
-    """`moments(snap)` as a relation DuckDB can scan (`con.register(name, TwinMoments(snap))`):
-    its schema is known without reading anything, its rows are computed on the first scan and
-    kept for later ones."""
+class Fold:
+    """`moments(snap)` computed from the rollups files as another reader hands them over
+    (`add`), so that each file is read once: the rollups rows' stream at connect
+    (warehouse.rollups.RollupRows) reads the files in `rank` order (a run's files without a
+    hint first, then those of each first game together), adds each, and calls `done` after the
+    last; then `table` holds the rows. Memory holds one first game's lists at a time (and the
+    files without a hint), as `moments` does. A run whose manifest misplaces a shard is read
+    again without hints at `done`, as `moments` would."""
 
     def __init__(self, snap: Snapshot) -> None:
         self.snap = snap
+        self.plan = plan(snap)
+        self.hint = {p: (key, start) for key, paths in self.plan.items() for p, start in paths}
+        self.pairs = {key: _Pairs(snap, key[0]) for key in self.plan}
+        self.misplaced: set[tuple[str, int]] = set()
+        # the first game being gathered: (run and field size, first game, its files' lists)
+        self.gathering: tuple[tuple[str, int], int, list[tuple[str, list[Entry]]]] | None = None
+        self.table: pa.Table | None = None
+
+    def rank(self, path: str) -> tuple[int, tuple[str, int], int, int]:
+        """Where `path` goes in the order files are to be added (files no comparison reads
+        last, in any order)."""
+        if path not in self.hint:
+            return (1, ("", 0), 0, 0)
+        key, start = self.hint[path]
+        return (0, key, start is not None, start or 0)
+
+    def wants(self, path: str) -> bool:
+        """Whether a comparison reads the lists of `path` (as `moments` would)."""
+        return path in self.hint
+
+    def take(self, table: pa.Table) -> list[Entry]:
+        """The lists of one rollups file's rows (at least COLUMNS), in any thread."""
+        return lists_of(table)
+
+    def add(self, path: str, taken: object) -> None:
+        """One wanted rollups file's lists (`take`), in `rank` order."""
+        key, start = self.hint[path]
+        entries: list[Entry] = taken  # type: ignore[assignment]
+        if key in self.misplaced:
+            return
+        if start is None:
+            self.pairs[key].hold(path, entries)
+            return
+        if self.gathering is not None and self.gathering[:2] != (key, start):
+            self._pair()
+        if self.gathering is None:
+            self.gathering = (key, start, [])
+        self.gathering[2].append((path, entries))
+
+    def _pair(self) -> None:
+        assert self.gathering is not None
+        key, start, read = self.gathering
+        self.gathering = None
+        try:
+            self.pairs[key].group(start, read)
+        except _Misplaced:
+            self.misplaced.add(key)
+
+    def done(self) -> None:
+        """Every file added: sum the rest (see `_Pairs.finish`) into `table`."""
+        if self.gathering is not None:
+            self._pair()
+        acc: dict[Key, np.ndarray] = {}
+        for key, paths in sorted(self.plan.items()):
+            if key in self.misplaced:
+                acc.update(_run_moments(self.snap, key[0], [(p, None) for p, _ in paths]))
+            else:
+                acc.update(self.pairs[key].finish())
+        self.table = _table(acc)
+        self.pairs = {}
+
+
+class TwinMoments:
+    """`moments(snap)` as a relation DuckDB can scan (`con.register(name, TwinMoments(snap))`):
+    its schema is known without reading anything, its rows are computed on the first scan and
+    kept for later ones; with a `fold` that the rollups' pass completed, its rows instead."""
+
+    def __init__(self, snap: Snapshot, fold: Fold | None = None) -> None:
+        self.snap = snap
+        self.fold = fold
         self.table: pa.Table | None = None
 
     def __arrow_c_schema__(self) -> object:
@@ -370,5 +445,6 @@ class TwinMoments:
 
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
         if self.table is None:
-            self.table = moments(self.snap)
+            folded = self.fold.table if self.fold is not None else None
+            self.table = folded if folded is not None else moments(self.snap)
         return self.table.__arrow_c_stream__(requested_schema)
