@@ -20,7 +20,7 @@ import duckdb
 
 from warehouse import ratings, schema
 from warehouse.lake import SCHEMA_VERSION, TABLES, Snapshot, schema_problem
-from warehouse.twins import TwinMoments
+from warehouse.twins import Fold, TwinMoments
 
 SQL_DIR = Path(__file__).with_name("sql")
 LAYERS = ("staging", "intermediate", "marts")
@@ -120,17 +120,19 @@ def build(
     layers: tuple[str, ...] = LAYERS,
     lake_table: str | None = None,
     pinned: frozenset[str] = frozenset(),
+    fold: Fold | None = None,
 ) -> None:
     """Create every relation of `layers` over the snapshot (marts as tables if materialize).
 
     `lake_table` replaces the macro of that name after the macros files ran (the read-only
     warehouse reads the lake through pyarrow, see warehouse.db); relations named in `pinned` are
-    tables whatever their layer. Raises ValueError when a table has no file at all (a damaged
+    tables whatever their layer; `fold` is the card-counting products' share of the rollups'
+    pass (see warehouse.twins.Fold), if the lake's reader made one. Raises ValueError when a table has no file at all (a damaged
     lake) and a relation needs it.
     """
     empty = bind_files(con, snap, first_only=lake_table is not None)
     # the card-counting mart's per-game products, computed on the first query that reads them
-    con.register("lake_twin_moments", TwinMoments(snap))
+    con.register("lake_twin_moments", TwinMoments(snap, fold))
     for path in sorted((SQL_DIR / "macros").glob("*.sql")):
         con.execute(path.read_text())
     if lake_table is not None:

@@ -397,7 +397,7 @@ def run_compare(args: argparse.Namespace, out: Out) -> int:
 
 def run_report(args: argparse.Namespace, out: Out) -> int:
     t0 = time.perf_counter()
-    con = connect(args.data, [args.run])
+    con = connect(args.data, [args.run], card_counting=True)
     try:
         notes = problems(con, [args.run])
         result = report_result(con, args.run)

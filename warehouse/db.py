@@ -64,6 +64,7 @@ from warehouse.lake import (
     store_error,
 )
 from warehouse.rollups import RollupRows, shard_columns
+from warehouse.twins import Fold
 
 #: The default memory limit of a connection that cannot spill (`flip7 sql` without --write),
 #: where a query over it fails: DuckDB's own default is 80% of the machine; half leaves room
@@ -131,6 +132,7 @@ def connect(
     read_only: bool = True,
     memory_limit: str | None = None,
     spill: bool = True,
+    card_counting: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """A connection with every view and mart over the lake's committed shards.
 
@@ -141,7 +143,10 @@ def connect(
     spills into the connection's private directory (see the module docstring), without, it
     fails. Raises EmptyLakeError (a FileNotFoundError) when there is nothing committed to
     read, naming the runs that exist and how to make one; ValueError for a memory or spill
-    limit DuckDB does not accept.
+    limit DuckDB does not accept. With `card_counting` (a reader that will query that mart: the
+    report), the mart's per-game products are computed in the one pass over the rollups files
+    at connect (warehouse.twins.Fold) instead of a second pass on its first query; a connection
+    that never reads the mart would read the lists for nothing.
     """
     root = data_root(data_dir)
     snap, skipped = screen(snapshot(root, runs))
@@ -176,14 +181,20 @@ def connect(
     if not read_only and snap.local:
         build(con, snap, materialize=materialize, pinned=SUMMED)
         return con
-    build(con, snap, materialize=materialize, lake_table=attach(con, snap), pinned=SUMMED)
+    fold = Fold(snap) if card_counting else None
+    lake = attach(con, snap, fold=fold)
+    build(con, snap, materialize=materialize, lake_table=lake, pinned=SUMMED, fold=fold)
     if read_only:
         seal(con)
     return con
 
 
 def attach(
-    con: duckdb.DuckDBPyConnection, snap: Snapshot, footers: bool = True, load: bool = False
+    con: duckdb.DuckDBPyConnection,
+    snap: Snapshot,
+    footers: bool = True,
+    load: bool = False,
+    fold: Fold | None = None,
 ) -> str:
     """Hand the snapshot's files to DuckDB as pyarrow datasets (`lake_events`, `lake_rounds`,
     `lake_games`) and, with `footers`, their row counts (`lake_footers`); the SQL that points
@@ -192,14 +203,15 @@ def attach(
 
     With `load`, the files are read whole, once, into memory tables instead (verify's small
     batches of a remote lake: its queries scan each table several times, and one GET per file
-    beats a footer and column-range requests per scan)."""
+    beats a footer and column-range requests per scan). A `fold` is handed the rollups files
+    in the rollups rows' first pass (see warehouse.rollups.RollupRows)."""
     for table in TABLES:
         data = arrow_table(snap, table) if load else arrow_dataset(snap, table)
         if data is not None:
             con.register(f"lake_{table}", data)
     macros = ARROW_LAKE_TABLE + ";\n"
     if not load:
-        con.register("lake_rollup_rows", RollupRows(snap))
+        con.register("lake_rollup_rows", RollupRows(snap, fold))
         macros += ARROW_ROLLUP_ROWS + ";\n"
     if not footers:  # verify's shard batches: their tests read no footer
         return macros + NO_FOOTERS

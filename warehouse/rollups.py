@@ -16,7 +16,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -57,14 +57,32 @@ def prefetch(fn: Callable[[T], U], items: list[T], ahead: int = AHEAD) -> Iterat
                 yield pending.popleft().result()
 
 
+class Fold(Protocol):
+    """What else is computed from the rollups files in the stream's first full pass
+    (warehouse.twins.Fold: the card-counting mart's per-game products, from the lists)."""
+
+    def rank(self, path: str) -> tuple[object, ...]: ...  # the order it takes the files in
+    def wants(self, path: str) -> bool: ...  # whether it reads that file's lists
+    def take(self, table: pa.Table) -> object: ...  # what it keeps of one file read whole
+    def add(self, path: str, taken: object) -> None: ...  # that, for each file in its order
+    def done(self) -> None: ...  # after the last file
+
+
 class RollupRows:
     """Every committed shard's rollups rows with run, players and shard first (as the lake
-    macros give them), the per-game lists left out: `con.register(name, RollupRows(snap))`."""
+    macros give them), the per-game lists left out: `con.register(name, RollupRows(snap))`.
 
-    def __init__(self, snap: Snapshot) -> None:
+    With a `fold`, the first scan that reads every file reads the lists too and hands each
+    file to it, in its order (the sums do not depend on the order of the rows): the
+    card-counting mart then reads no file again."""
+
+    def __init__(self, snap: Snapshot, fold: Fold | None = None) -> None:
         self.snap = snap
         self.shards = [s for s in snap.shards if snap.exists(s.files["rollups"])]
         self._schema: pa.Schema | None = None
+        self.fold = fold
+        if fold is not None:
+            self.shards.sort(key=lambda s: fold.rank(s.files["rollups"]))
 
     @property
     def schema(self) -> pa.Schema:
@@ -90,21 +108,47 @@ class RollupRows:
 
     def read(self, shard: Shard) -> pa.Table:
         """One shard's rows in `schema`."""
+        return self.read_whole(shard, lists=False)[0]
+
+    def read_whole(self, shard: Shard, lists: bool = True) -> tuple[pa.Table, pa.Table]:
+        """One shard's rows in `schema`, and the file's rows as read (with `lists`, the
+        per-game lists too)."""
         columns = self.schema.names[3:]
         try:
             with self.snap.fs.open_input_file(shard.files["rollups"]) as f:
-                t = pq.ParquetFile(f).read(columns=columns, use_threads=False)
+                # a local file read as pyarrow decodes it, not first buffered: less CPU
+                whole = pq.ParquetFile(f, pre_buffer=not self.snap.local).read(
+                    columns=[*columns, *LISTS] if lists else columns, use_threads=False
+                )
         except OSError as exc:
             if self.snap.local:
                 raise
             raise store_error(self.snap.root, exc) from None
-        return pa.Table.from_arrays(
+        t = whole.select(columns)
+        rows = pa.Table.from_arrays(
             [*shard_columns(shard, t.num_rows), *t.columns], schema=self.schema
         )
+        return rows, whole
 
     def batches(self) -> Iterator[pa.RecordBatch]:
-        for t in prefetch(self.read, self.shards):
+        fold = self.fold
+        if fold is None:
+            for t in prefetch(self.read, self.shards):
+                yield from t.to_batches()
+            return
+        self.fold = None  # one pass feeds it; a scan started meanwhile reads no list
+
+        def read(shard: Shard) -> tuple[pa.Table, object]:
+            # in the reading threads: the stream DuckDB waits on only hands over what they made
+            wanted = fold.wants(shard.files["rollups"])
+            rows, whole = self.read_whole(shard, lists=wanted)
+            return rows, fold.take(whole) if wanted else None
+
+        for shard, (t, taken) in zip(self.shards, prefetch(read, self.shards), strict=True):
+            if taken is not None:
+                fold.add(shard.files["rollups"], taken)
             yield from t.to_batches()
+        fold.done()
 
     def __arrow_c_schema__(self) -> object:
         return self.schema.__arrow_c_schema__()

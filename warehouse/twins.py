@@ -114,7 +114,13 @@ def products(yc: np.ndarray, nc: np.ndarray, yb: np.ndarray, nb: np.ndarray) -> 
 def read_lists(snap: Snapshot, path: str) -> list[Entry]:
     """The per-game lists of one rollups file (grouping 'policy', figures win and points)."""
     with snap.fs.open_input_file(path) as f:
-        t = pq.ParquetFile(f).read(columns=COLUMNS, use_threads=False)  # less CPU, a small file
+        # less CPU: one thread for a small file, a local one not first buffered
+        t = pq.ParquetFile(f, pre_buffer=not snap.local).read(columns=COLUMNS, use_threads=False)
+    return lists_of(t)
+
+
+def lists_of(t: pa.Table) -> list[Entry]:
+    """The per-game lists of a rollups file's rows read into `t` (it holds at least COLUMNS)."""
     figure = _strings(t["figure"])
     rows = np.flatnonzero((_strings(t["grouping"]) == "policy") & np.isin(figure, FIGURES))
     if not len(rows):
@@ -147,10 +153,13 @@ def _strings(column: pa.ChunkedArray) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, object)
 
 
-def moments(snap: Snapshot) -> pa.Table:
-    """Every counting policy beside its twin, per figure: g and the sums of SUMS (see the module
-    docstring), over each run of the snapshot's rollups files."""
-    runs: dict[tuple[str, int], list[tuple[str, int | None]]] = defaultdict(list)
+Paths = dict[tuple[str, int], list[tuple[str, int | None]]]
+
+
+def plan(snap: Snapshot) -> Paths:
+    """{(run, players): [(rollups file, the cell's game it starts at, or None)]}: the files
+    `moments` reads, with their manifest's hint (None without one)."""
+    runs: Paths = defaultdict(list)
     for run, (starts, skip) in _hints(snap).items():
         for s in snap.shards:
             if s.run == run and snap.exists(s.files["rollups"]) and s.shard not in skip:
@@ -158,15 +167,24 @@ def moments(snap: Snapshot) -> pa.Table:
     for s in snap.shards:  # runs without a manifest (a snapshot of some shards): no hint
         if s.run not in snap.manifests and snap.exists(s.files["rollups"]):
             runs[(s.run, s.players)].append((s.files["rollups"], None))
+    return runs
+
+
+def moments(snap: Snapshot) -> pa.Table:
+    """Every counting policy beside its twin, per figure: g and the sums of SUMS (see the module
+    docstring), over each run of the snapshot's rollups files."""
     acc: dict[Key, np.ndarray] = {}
-    for (run, _players), paths in sorted(runs.items()):
+    for (run, _players), paths in sorted(plan(snap).items()):
         try:
-            part: dict[Key, np.ndarray] = {}
-            _run_moments(snap, run, paths, part)
+            part = _run_moments(snap, run, paths)
         except _Misplaced:  # a manifest that does not say where the shards start: no hint
-            part = {}
-            _run_moments(snap, run, [(p, None) for p, _ in paths], part)
+            part = _run_moments(snap, run, [(p, None) for p, _ in paths])
         acc.update(part)
+    return _table(acc)
+
+
+def _table(acc: dict[Key, np.ndarray]) -> pa.Table:
+    """The comparisons' sums as rows of SCHEMA, in key order."""
     keys = sorted(acc)
     cols: dict[str, Any] = {
         name: [k[i] for k in keys]
@@ -213,39 +231,61 @@ def _hints(snap: Snapshot) -> dict[str, tuple[dict[int, int], set[int]]]:
 
 
 def _run_moments(
-    snap: Snapshot, run: str, paths: list[tuple[str, int | None]], acc: dict[Key, np.ndarray]
-) -> None:
-    """Add one run's (one field size's) comparisons into `acc`: the files of each first game
-    together, in the order of their manifest's hint (files without one are read first and held);
-    _Misplaced when a file does not start where its hint says."""
+    snap: Snapshot, run: str, paths: list[tuple[str, int | None]]
+) -> dict[Key, np.ndarray]:
+    """One run's (one field size's) comparisons: the files of each first game together, in the
+    order of their manifest's hint (files without one are read first and held); _Misplaced
+    when a file does not start where its hint says."""
+    pairs = _Pairs(snap, run)
     groups: dict[int, list[str]] = defaultdict(list)
-    # the lists of files without a hint, by their first game
-    odd: dict[int, list[tuple[Entry, str]]] = defaultdict(list)
     for path, start in paths:
         if start is None:
-            for e in read_lists(snap, path):
-                odd[e[3]].append((e, path))
+            pairs.hold(path, read_lists(snap, path))
         else:
             groups[start].append(path)
-    # Where each list is (cell, policy, figure) -> [(first game, file)], and which comparisons
-    # paired which first games.
-    where: dict[tuple[int, str, str], list[tuple[int, str]]] = defaultdict(list)
-    aligned: set[tuple[Key, int]] = set()
-    firsts = sorted(set(groups) | set(odd))
+    firsts = sorted(groups)
 
     def group(paths: list[str]) -> list[tuple[str, list[Entry]]]:
         return [(p, read_lists(snap, p)) for p in paths]
 
-    batches = prefetch(group, [groups.get(f, []) for f in firsts], ahead=2)
+    batches = prefetch(group, [groups[f] for f in firsts], ahead=2)
     for first, read in zip(firsts, batches, strict=True):
+        pairs.group(first, read)
+    return pairs.finish()
+
+
+class _Pairs:
+    """One run's (one field size's) comparisons, summed as the files of each first game come
+    (`group`): every term is an integer, so the sums are the same in any order."""
+
+    def __init__(self, snap: Snapshot, run: str) -> None:
+        self.snap = snap
+        self.run = run
+        self.acc: dict[Key, np.ndarray] = {}
+        # the lists of files without a hint, by their first game
+        self.odd: dict[int, list[tuple[Entry, str]]] = defaultdict(list)
+        # Where each list is (cell, policy, figure) -> [(first game, file)], and which
+        # comparisons paired which first games.
+        self.where: dict[tuple[int, str, str], list[tuple[int, str]]] = defaultdict(list)
+        self.aligned: set[tuple[Key, int]] = set()
+
+    def hold(self, path: str, entries: list[Entry]) -> None:
+        """Keep the lists of a file without a hint until its first game's group comes."""
+        for e in entries:
+            self.odd[e[3]].append((e, path))
+
+    def group(self, first: int, read: list[tuple[str, list[Entry]]]) -> None:
+        """Add the products of the files hinted to start at `first` and of the held lists of
+        that first game; _Misplaced when one of the files starts elsewhere."""
         entries = [(e, p) for p, lists in read for e in lists]
         if any(e[3] != first for e, _ in entries):
             raise _Misplaced
-        entries += odd.pop(first, [])
+        entries += self.odd.pop(first, [])
         by_policy: dict[tuple[str, str], list[Entry]] = defaultdict(list)
         for e, p in entries:
-            where[(e[0], e[1], e[2])].append((e[3], p))
+            self.where[(e[0], e[1], e[2])].append((e[3], p))
             by_policy[(e[1], e[2])].append(e)
+        acc = self.acc
         for c, _ in entries:
             base = twin(c[1])
             if base == c[1]:
@@ -253,23 +293,30 @@ def _run_moments(
             for b in by_policy.get((base, c[2]), ()):
                 if len(b[4]) != len(c[4]):
                     continue
-                key = (run, c[0], c[1], b[0], b[1], c[2])
+                key = (self.run, c[0], c[1], b[0], b[1], c[2])
                 sums = products(c[4], c[5], b[4], b[5])
                 acc[key] = acc[key] + sums if key in acc else sums
-                aligned.add((key, c[3]))
-    # Lists with no partner of their comparison at their first game: paired game by game.
-    for (cell_c, counting, figure), c_lists in list(where.items()):
-        base = twin(counting)
-        if base == counting:
-            continue
-        for (cell_b, policy, fig), b_lists in list(where.items()):
-            if policy != base or fig != figure:
+                self.aligned.add((key, c[3]))
+
+    def finish(self) -> dict[Key, np.ndarray]:
+        """The run's sums: the held lists of first games no hinted file starts at, then the
+        lists with no partner of their comparison at their first game, paired game by game."""
+        for first in sorted(self.odd):
+            self.group(first, [])
+        where = self.where
+        for (cell_c, counting, figure), c_lists in list(where.items()):
+            base = twin(counting)
+            if base == counting:
                 continue
-            key = (run, cell_c, counting, cell_b, base, figure)
-            lone_c = [x for x in c_lists if (key, x[0]) not in aligned]
-            lone_b = [x for x in b_lists if (key, x[0]) not in aligned]
-            if lone_c and lone_b:
-                _unaligned(snap, key, lone_c, lone_b, acc)
+            for (cell_b, policy, fig), b_lists in list(where.items()):
+                if policy != base or fig != figure:
+                    continue
+                key = (self.run, cell_c, counting, cell_b, base, figure)
+                lone_c = [x for x in c_lists if (key, x[0]) not in self.aligned]
+                lone_b = [x for x in b_lists if (key, x[0]) not in self.aligned]
+                if lone_c and lone_b:
+                    _unaligned(self.snap, key, lone_c, lone_b, self.acc)
+        return self.acc
 
 
 def _unaligned(
@@ -310,13 +357,87 @@ def _unaligned(
         acc[key] = acc[key] + sums if key in acc else sums
 
 
-class TwinMoments:
-    """`moments(snap)` as a relation DuckDB can scan (`con.register(name, TwinMoments(snap))`):
-    its schema is known without reading anything, its rows are computed on the first scan and
-    kept for later ones."""
+class Fold:
+    """`moments(snap)` computed from the rollups files as another reader hands them over
+    (`add`), so that each file is read once: the rollups rows' stream at connect
+    (warehouse.rollups.RollupRows) reads the files in `rank` order (a run's files without a
+    hint first, then those of each first game together), adds each, and calls `done` after the
+    last; then `table` holds the rows. Memory holds one first game's lists at a time (and the
+    files without a hint), as `moments` does. A run whose manifest misplaces a shard is read
+    again without hints at `done`, as `moments` would."""
 
     def __init__(self, snap: Snapshot) -> None:
         self.snap = snap
+        self.plan = plan(snap)
+        self.hint = {p: (key, start) for key, paths in self.plan.items() for p, start in paths}
+        self.pairs = {key: _Pairs(snap, key[0]) for key in self.plan}
+        self.misplaced: set[tuple[str, int]] = set()
+        # the first game being gathered: (run and field size, first game, its files' lists)
+        self.gathering: tuple[tuple[str, int], int, list[tuple[str, list[Entry]]]] | None = None
+        self.table: pa.Table | None = None
+
+    def rank(self, path: str) -> tuple[int, tuple[str, int], int, int]:
+        """Where `path` goes in the order files are to be added (files no comparison reads
+        last, in any order)."""
+        if path not in self.hint:
+            return (1, ("", 0), 0, 0)
+        key, start = self.hint[path]
+        return (0, key, start is not None, start or 0)
+
+    def wants(self, path: str) -> bool:
+        """Whether a comparison reads the lists of `path` (as `moments` would)."""
+        return path in self.hint
+
+    def take(self, table: pa.Table) -> list[Entry]:
+        """The lists of one rollups file's rows (at least COLUMNS), in any thread."""
+        return lists_of(table)
+
+    def add(self, path: str, taken: object) -> None:
+        """One wanted rollups file's lists (`take`), in `rank` order."""
+        key, start = self.hint[path]
+        entries: list[Entry] = taken  # type: ignore[assignment]
+        if key in self.misplaced:
+            return
+        if start is None:
+            self.pairs[key].hold(path, entries)
+            return
+        if self.gathering is not None and self.gathering[:2] != (key, start):
+            self._pair()
+        if self.gathering is None:
+            self.gathering = (key, start, [])
+        self.gathering[2].append((path, entries))
+
+    def _pair(self) -> None:
+        assert self.gathering is not None
+        key, start, read = self.gathering
+        self.gathering = None
+        try:
+            self.pairs[key].group(start, read)
+        except _Misplaced:
+            self.misplaced.add(key)
+
+    def done(self) -> None:
+        """Every file added: sum the rest (see `_Pairs.finish`) into `table`."""
+        if self.gathering is not None:
+            self._pair()
+        acc: dict[Key, np.ndarray] = {}
+        for key, paths in sorted(self.plan.items()):
+            if key in self.misplaced:
+                acc.update(_run_moments(self.snap, key[0], [(p, None) for p, _ in paths]))
+            else:
+                acc.update(self.pairs[key].finish())
+        self.table = _table(acc)
+        self.pairs = {}
+
+
+class TwinMoments:
+    """`moments(snap)` as a relation DuckDB can scan (`con.register(name, TwinMoments(snap))`):
+    its schema is known without reading anything, its rows are computed on the first scan and
+    kept for later ones; with a `fold` that the rollups' pass completed, its rows instead."""
+
+    def __init__(self, snap: Snapshot, fold: Fold | None = None) -> None:
+        self.snap = snap
+        self.fold = fold
         self.table: pa.Table | None = None
 
     def __arrow_c_schema__(self) -> object:
@@ -324,5 +445,6 @@ class TwinMoments:
 
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
         if self.table is None:
-            self.table = moments(self.snap)
+            folded = self.fold.table if self.fold is not None else None
+            self.table = folded if folded is not None else moments(self.snap)
         return self.table.__arrow_c_stream__(requested_schema)

@@ -149,3 +149,63 @@ def test_the_relation_is_computed_on_first_read_only(
     assert con.execute("SELECT count(*) FROM card_counting").fetchall()[0][0] > 0
     assert calls == [1]
     assert n == real(screen(snapshot(spec_lake))[0]).num_rows > 0
+
+
+def test_the_rollups_pass_folds_in_the_same_sums(lake) -> None:
+    """Folded into the rollups rows' one pass (each file handed over once, in the fold's
+    order), the sums are moments': hinted, without a manifest, and with a shard misplaced."""
+    from warehouse.rollups import RollupRows
+
+    snap, _ = lake
+
+    def folded(snap: Snapshot) -> pa.Table:
+        fold = twins.Fold(snap)
+        rows = RollupRows(snap, fold)
+        n = sum(b.num_rows for b in rows.batches())
+        assert n == sum(b.num_rows for b in RollupRows(snap).batches())  # the same rows
+        assert fold.table is not None
+        return fold.table
+
+    assert folded(snap).equals(twins.moments(snap))
+    unhinted = Snapshot(snap.root, snap.shards)
+    assert folded(unhinted).equals(twins.moments(unhinted))
+    path = Path(snap.manifests[RUN])
+    m = json.loads(path.read_text())
+    m["shards"]["6"]["start"] = 10  # misplaced: that run is read again without hints
+    path.write_text(json.dumps(m))
+    assert folded(snap).equals(twins.moments(snap))
+
+
+def test_the_report_reads_each_rollups_file_once(
+    spec_lake: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`flip7 report`: the card-counting mart's lists come from the rollups pass at connect,
+    not from reading every file again, and its figures are those of the separate pass."""
+    from flip7.cli import main
+    from warehouse import connect
+    from warehouse.rollups import RollupRows
+
+    run = screen(snapshot(spec_lake))[0].shards[0].run
+    alone = connect(spec_lake, [run]).execute("SELECT * FROM card_counting ORDER BY ALL")
+    expected_rows = alone.fetchall()
+    assert expected_rows
+    reads: list[str] = []
+    real_whole, real_lists = RollupRows.read_whole, twins.read_lists
+
+    def whole(self: RollupRows, shard: Shard, lists: bool = True) -> tuple[pa.Table, pa.Table]:
+        reads.append(shard.files["rollups"])
+        return real_whole(self, shard, lists)
+
+    def lists(snap: Snapshot, path: str) -> list[twins.Entry]:
+        reads.append(path)
+        return real_lists(snap, path)
+
+    monkeypatch.setattr(RollupRows, "read_whole", whole)
+    monkeypatch.setattr(twins, "read_lists", lists)
+    assert main(["report", run, "--data", str(spec_lake), "--no-file", "--format", "json"]) == 0
+    capsys.readouterr()
+    assert reads and len(reads) == len(set(reads))  # each file once
+    con = connect(spec_lake, [run], card_counting=True)
+    reads.clear()
+    assert con.execute("SELECT * FROM card_counting ORDER BY ALL").fetchall() == expected_rows
+    assert reads == []  # the mart read no file: connect's pass gave it its lists
