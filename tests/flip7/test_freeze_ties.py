@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from flip7.cards import Card
@@ -37,7 +39,7 @@ def test_freeze_ties_parses_prints_back_and_runs_on_the_reference_engine():
     assert engine == "reference" and "freeze_ties" in (why or "")
 
 
-def test_murch_ppr_script_runs_each_reading(capsys):
+def test_murch_ppr_script_runs_each_reading(capsys, monkeypatch):
     """experiments/murch_ppr.py (the figures of docs/experiments.md): one line per policy with
     points per round and the frozen rounds' share, under each reading of the Freeze's target."""
     import importlib.util
@@ -47,6 +49,8 @@ def test_murch_ppr_script_runs_each_reading(capsys):
     spec = importlib.util.spec_from_file_location("murch_ppr", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    # registered as importing it would: its dataclasses look their module up by name
+    monkeypatch.setitem(sys.modules, "murch_ppr", module)
     spec.loader.exec_module(module)
     for freeze in ("flip7", "turn", "threat"):
         module.run(4, 12, 11, freeze)
