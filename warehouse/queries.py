@@ -48,6 +48,7 @@ Values go into SQL as $named parameters, never by string formatting.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import duckdb
 import pandas as pd
@@ -122,46 +123,77 @@ def lineups(
     )
 
 
-def win_rates(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    variant: str | None = None,
-    policies: Sequence[str] | str | None = None,
-    players: int | None = None,
-    lineup: str | None = None,
-) -> pd.DataFrame:
-    """Win rate and adjusted win index with their intervals per cell and policy."""
-    return _per_cell(
-        con,
-        "win_rates",
-        "m.run, m.players, m.lineup, m.win_index DESC",
-        runs,
-        variant,
-        policies,
-        players,
-        lineup,
-    )
+@dataclass(frozen=True)
+class CellQuery:
+    """A per-cell mart through the common filter (`_FILTER`): one row per cell and policy."""
+
+    mart: str
+    order: str  # the ORDER BY of the result, over the mart's alias `m`
+
+    def __call__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        runs: Sequence[str] | str | None = None,
+        variant: str | None = None,
+        policies: Sequence[str] | str | None = None,
+        players: int | None = None,
+        lineup: str | None = None,
+    ) -> pd.DataFrame:
+        return _per_cell(con, self.mart, self.order, runs, variant, policies, players, lineup)
 
 
-def points_per_round(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    variant: str | None = None,
-    policies: Sequence[str] | str | None = None,
-    players: int | None = None,
-    lineup: str | None = None,
-) -> pd.DataFrame:
-    """Pooled points per round with standard error and 95% interval per cell and policy."""
-    return _per_cell(
-        con,
-        "points_per_round",
-        "m.run, m.players, m.lineup, m.points_per_round DESC",
-        runs,
-        variant,
-        policies,
-        players,
-        lineup,
-    )
+@dataclass(frozen=True)
+class SeatQuery:
+    """A per-cell mart by seat or turn position, for one policy ('*' pools every policy)."""
+
+    mart: str
+    order: str
+
+    def __call__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        runs: Sequence[str] | str | None = None,
+        players: int | None = None,
+        policy: str = "*",
+        lineup: str | None = None,
+    ) -> pd.DataFrame:
+        return _per_cell(con, self.mart, self.order, runs, None, [policy], players, lineup)
+
+
+@dataclass(frozen=True)
+class RunQuery:
+    """A mart filtered by run and variant only (its rows are not per policy and cell)."""
+
+    mart: str
+    order: str
+
+    def __call__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        runs: Sequence[str] | str | None = None,
+        variant: str | None = None,
+    ) -> pd.DataFrame:
+        return _df(
+            con,
+            f"""
+            SELECT m.* FROM {self.mart} AS m
+            WHERE ($runs is null or list_contains($runs, m.run))
+              and ($variant is null or m.variant = $variant)
+            ORDER BY {self.order}
+            """,
+            runs=_list(runs),
+            variant=variant,
+        )
+
+
+#: Win rate and adjusted win index with their intervals per cell and policy.
+win_rates = CellQuery("win_rates", "m.run, m.players, m.lineup, m.win_index DESC")
+#: Pooled points per round with standard error and 95% interval per cell and policy.
+points_per_round = CellQuery(
+    "points_per_round", "m.run, m.players, m.lineup, m.points_per_round DESC"
+)
+#: Bust, Flip 7, stay and freeze rates per round with their intervals, per cell.
+rates = CellQuery("round_rates", "m.run, m.players, m.lineup, m.policy")
 
 
 def field_size(
@@ -194,65 +226,10 @@ def field_size(
     )
 
 
-def rates(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    variant: str | None = None,
-    policies: Sequence[str] | str | None = None,
-    players: int | None = None,
-    lineup: str | None = None,
-) -> pd.DataFrame:
-    """Bust, Flip 7, stay and freeze rates per round with their intervals, per cell."""
-    return _per_cell(
-        con,
-        "round_rates",
-        "m.run, m.players, m.lineup, m.policy",
-        runs,
-        variant,
-        policies,
-        players,
-        lineup,
-    )
-
-
-def card_counting(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    variant: str | None = None,
-) -> pd.DataFrame:
-    """Counting vs non-counting twin: gains in points per round and win rate, with errors."""
-    return _df(
-        con,
-        """
-        SELECT m.*
-        FROM card_counting AS m
-        WHERE ($runs is null or list_contains($runs, m.run))
-          and ($variant is null or m.variant = $variant)
-        ORDER BY m.run, m.players, m.lineup, m.base_lineup, m.counting
-        """,
-        runs=_list(runs),
-        variant=variant,
-    )
-
-
-def league(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    variant: str | None = None,
-) -> pd.DataFrame:
-    """Policies ranked by the adjusted win index over every cell they played, per run."""
-    return _df(
-        con,
-        """
-        SELECT m.*
-        FROM league AS m
-        WHERE ($runs is null or list_contains($runs, m.run))
-          and ($variant is null or m.variant = $variant)
-        ORDER BY m.run, m.place
-        """,
-        runs=_list(runs),
-        variant=variant,
-    )
+#: Counting vs non-counting twin: gains in points per round and win rate, with errors.
+card_counting = RunQuery("card_counting", "m.run, m.players, m.lineup, m.base_lineup, m.counting")
+#: Policies ranked by the adjusted win index over every cell they played, per run.
+league = RunQuery("league", "m.run, m.place")
 
 
 def head_to_head(
@@ -292,56 +269,14 @@ def round_distribution(
     lineup: str | None = None,
 ) -> pd.DataFrame:
     """Rounds per score value, share and cumulative share, per cell and policy."""
-    return _per_cell(
-        con,
-        "round_distribution",
-        "m.run, m.players, m.lineup, m.policy, m.score",
-        runs,
-        None,
-        policies,
-        players,
-        lineup,
-    )
+    order = "m.run, m.players, m.lineup, m.policy, m.score"
+    return _per_cell(con, "round_distribution", order, runs, None, policies, players, lineup)
 
 
-def seat_effects(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    players: int | None = None,
-    policy: str = "*",
-    lineup: str | None = None,
-) -> pd.DataFrame:
-    """Win rate, win index and points per round by seat per cell ('*' pools every policy)."""
-    return _per_cell(
-        con,
-        "seat_effects",
-        "m.run, m.players, m.lineup, m.seat",
-        runs,
-        None,
-        [policy],
-        players,
-        lineup,
-    )
-
-
-def dealer_positions(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    players: int | None = None,
-    policy: str = "*",
-    lineup: str | None = None,
-) -> pd.DataFrame:
-    """Points per round, bust and Flip 7 rates by turn position (0 first, players-1 dealer)."""
-    return _per_cell(
-        con,
-        "dealer_positions",
-        "m.run, m.players, m.lineup, m.position",
-        runs,
-        None,
-        [policy],
-        players,
-        lineup,
-    )
+#: Win rate, win index and points per round by seat per cell ('*' pools every policy).
+seat_effects = SeatQuery("seat_effects", "m.run, m.players, m.lineup, m.seat")
+#: Points per round, bust and Flip 7 rates by turn position (0 first, players-1 dealer).
+dealer_positions = SeatQuery("dealer_positions", "m.run, m.players, m.lineup, m.position")
 
 
 def games(
