@@ -53,6 +53,10 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
+#: A filter over names (runs, policies): one name, several, or None for all.
+Names = Sequence[str] | str | None
+Connection = duckdb.DuckDBPyConnection
+
 #: The filter every per-cell mart takes: run list, variant, policies, players, line-up.
 _FILTER = """
     ($runs is null or list_contains($runs, m.run))
@@ -63,11 +67,11 @@ _FILTER = """
 """
 
 
-def _df(con: duckdb.DuckDBPyConnection, sql: str, **params: object) -> pd.DataFrame:
+def _df(con: Connection, sql: str, **params: object) -> pd.DataFrame:
     return con.execute(sql, params).df()
 
 
-def _list(values: Sequence[str] | str | None) -> list[str] | None:
+def _list(values: Names) -> list[str] | None:
     if values is None:
         return None
     if isinstance(values, str):
@@ -76,12 +80,12 @@ def _list(values: Sequence[str] | str | None) -> list[str] | None:
 
 
 def _per_cell(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     mart: str,
     order: str,
-    runs: Sequence[str] | str | None,
+    runs: Names,
     variant: str | None,
-    policies: Sequence[str] | str | None,
+    policies: Names,
     players: int | None,
     lineup: str | None = None,
 ) -> pd.DataFrame:
@@ -97,14 +101,12 @@ def _per_cell(
     )
 
 
-def runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+def runs(con: Connection) -> pd.DataFrame:
     """Every run: manifest fields beside what is committed now (see the runs mart)."""
     return _df(con, "SELECT * FROM runs ORDER BY created DESC NULLS LAST, run")
 
 
-def lineups(
-    con: duckdb.DuckDBPyConnection, runs: Sequence[str] | str | None = None
-) -> pd.DataFrame:
+def lineups(con: Connection, runs: Names = None) -> pd.DataFrame:
     """One row per run and line-up label: the field sizes it was played at (its cells) and its
     policies; line-ups over more field sizes first."""
     return _df(
@@ -132,10 +134,10 @@ class CellQuery:
 
     def __call__(
         self,
-        con: duckdb.DuckDBPyConnection,
-        runs: Sequence[str] | str | None = None,
+        con: Connection,
+        runs: Names = None,
         variant: str | None = None,
-        policies: Sequence[str] | str | None = None,
+        policies: Names = None,
         players: int | None = None,
         lineup: str | None = None,
     ) -> pd.DataFrame:
@@ -151,8 +153,8 @@ class SeatQuery:
 
     def __call__(
         self,
-        con: duckdb.DuckDBPyConnection,
-        runs: Sequence[str] | str | None = None,
+        con: Connection,
+        runs: Names = None,
         players: int | None = None,
         policy: str = "*",
         lineup: str | None = None,
@@ -168,10 +170,7 @@ class RunQuery:
     order: str
 
     def __call__(
-        self,
-        con: duckdb.DuckDBPyConnection,
-        runs: Sequence[str] | str | None = None,
-        variant: str | None = None,
+        self, con: Connection, runs: Names = None, variant: str | None = None
     ) -> pd.DataFrame:
         return _df(
             con,
@@ -197,10 +196,10 @@ rates = CellQuery("round_rates", "m.run, m.players, m.lineup, m.policy")
 
 
 def field_size(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
+    con: Connection,
+    runs: Names = None,
     variant: str | None = None,
-    policies: Sequence[str] | str | None = None,
+    policies: Names = None,
     lineup: str | None = None,
 ) -> pd.DataFrame:
     """Win rate (with interval and index) beside points per round, per cell and policy."""
@@ -233,10 +232,10 @@ league = RunQuery("league", "m.run, m.place")
 
 
 def head_to_head(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
+    con: Connection,
+    runs: Names = None,
     players: int | None = None,
-    policies: Sequence[str] | str | None = None,
+    policies: Names = None,
     lineup: str | None = None,
 ) -> pd.DataFrame:
     """Policy vs opponent per cell: meetings, ahead, behind, tied, share ahead with interval.
@@ -262,9 +261,9 @@ def head_to_head(
 
 
 def round_distribution(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    policies: Sequence[str] | str | None = None,
+    con: Connection,
+    runs: Names = None,
+    policies: Names = None,
     players: int | None = None,
     lineup: str | None = None,
 ) -> pd.DataFrame:
@@ -279,9 +278,7 @@ seat_effects = SeatQuery("seat_effects", "m.run, m.players, m.lineup, m.seat")
 dealer_positions = SeatQuery("dealer_positions", "m.run, m.players, m.lineup, m.position")
 
 
-def games(
-    con: duckdb.DuckDBPyConnection, run: str, limit: int = 100, offset: int = 0
-) -> pd.DataFrame:
+def games(con: Connection, run: str, limit: int = 100, offset: int = 0) -> pd.DataFrame:
     """The logged games of a run in id order: line-up, winner, rounds, seed (for a replay)."""
     return _df(
         con,
@@ -292,7 +289,7 @@ def games(
     )
 
 
-def game_ids(con: duckdb.DuckDBPyConnection, run: str) -> tuple[int, int, int] | None:
+def game_ids(con: Connection, run: str) -> tuple[int, int, int] | None:
     """(lowest, highest, how many) of a run's logged game ids; None for a run without games."""
     lo, hi, n = con.execute(
         "SELECT min(game), max(game), count(*) FROM fct_games WHERE run = $run", {"run": run}
@@ -300,14 +297,14 @@ def game_ids(con: duckdb.DuckDBPyConnection, run: str) -> tuple[int, int, int] |
     return None if lo is None else (int(lo), int(hi), int(n))
 
 
-def game(con: duckdb.DuckDBPyConnection, run: str, game: int) -> pd.DataFrame:
+def game(con: Connection, run: str, game: int) -> pd.DataFrame:
     """One logged game's row of `games` (empty when the run has no game of that id)."""
     return _df(
         con, "SELECT * FROM fct_games WHERE run = $run AND game = $game", run=run, game=int(game)
     )
 
 
-def game_timeline(con: duckdb.DuckDBPyConnection, run: str, game: int) -> pd.DataFrame:
+def game_timeline(con: Connection, run: str, game: int) -> pd.DataFrame:
     """One logged game card by card, ordered by seq; ValueError if the run has no such game."""
     df = _df(
         con,
@@ -325,8 +322,8 @@ def game_timeline(con: duckdb.DuckDBPyConnection, run: str, game: int) -> pd.Dat
 
 
 def variant_comparison(
-    con: duckdb.DuckDBPyConnection,
-    policies: Sequence[str] | str | None = None,
+    con: Connection,
+    policies: Names = None,
     players: int | None = None,
     lineup: str | None = None,
     ruleset: str | None = None,
@@ -356,8 +353,8 @@ def variant_comparison(
 
 
 def variant_round_distribution(
-    con: duckdb.DuckDBPyConnection,
-    policies: Sequence[str] | str | None = None,
+    con: Connection,
+    policies: Names = None,
     players: int | None = None,
     lineup: str | None = None,
     ruleset: str | None = None,
@@ -400,9 +397,7 @@ def variant_round_distribution(
     )
 
 
-def sprt_tests(
-    con: duckdb.DuckDBPyConnection, runs: Sequence[str] | str | None = None
-) -> pd.DataFrame:
+def sprt_tests(con: Connection, runs: Names = None) -> pd.DataFrame:
     """Per run with a sequential test (SPRT): what it compared, H0/H1, alpha/beta, and its
     decision (or 'undecided') after how many games, with A - B and its 95% interval."""
     return _df(
@@ -412,23 +407,19 @@ def sprt_tests(
     )
 
 
-def sprt_waves(con: duckdb.DuckDBPyConnection, run: str) -> pd.DataFrame:
+def sprt_waves(con: Connection, run: str) -> pd.DataFrame:
     """Every look of one run's sequential test, in order: games, estimate with its interval,
     the LLR between its bounds, the decision at the deciding look."""
     return _df(con, "SELECT * FROM sprt_waves WHERE run = $run ORDER BY wave", run=run)
 
 
-def ranking_stops(con: duckdb.DuckDBPyConnection, run: str) -> pd.DataFrame:
+def ranking_stops(con: Connection, run: str) -> pd.DataFrame:
     """The adjacent pairs of a run's ranking test, best first: each pair's head-to-head rate
     with its interval, its LLR between the bounds, and its verdict (empty for other runs)."""
     return _df(con, "SELECT * FROM ranking_stops WHERE run = $run ORDER BY place", run=run)
 
 
-def cell_results(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    lineup: str | None = None,
-) -> pd.DataFrame:
+def cell_results(con: Connection, runs: Names = None, lineup: str | None = None) -> pd.DataFrame:
     """Per cell, all seats pooled: games, rounds per game, points per round, bust and Flip 7
     rates, each with its 95% interval: what a run's rule choices change, line-up by line-up."""
     return _df(
