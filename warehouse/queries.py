@@ -321,80 +321,81 @@ def game_timeline(con: Connection, run: str, game: int) -> pd.DataFrame:
     return df
 
 
-def variant_comparison(
-    con: Connection,
-    policies: Names = None,
-    players: int | None = None,
-    lineup: str | None = None,
-    ruleset: str | None = None,
-    seating: str | None = None,
-) -> pd.DataFrame:
-    """Per variant, ruleset, field size, line-up (label and seating) and policy, pooled over
-    the runs that played that cell: points per round, bust and Flip 7 rates and win index, each
-    with its 95% interval and sample size (`shuffles` < `games`: some of its runs replayed
-    others' games, see the mart)."""
-    return _df(
-        con,
-        """
-        SELECT * FROM variant_comparison
-        WHERE ($policies is null or list_contains($policies, policy))
-          and ($players is null or players = $players)
-          and ($lineup is null or lineup = $lineup)
-          and ($ruleset is null or ruleset = $ruleset)
-          and ($seating is null or seating = $seating)
-        ORDER BY players, lineup, seating, policy, variant, ruleset
-        """,
-        policies=_list(policies),
-        players=players,
-        lineup=lineup,
-        ruleset=ruleset,
-        seating=seating,
-    )
+#: The filter of a variant_comparison cell (without its policy): field size, line-up label,
+#: ruleset and seating.
+_VARIANT_CELL = """
+    ($players is null or players = $players)
+    and ($lineup is null or lineup = $lineup)
+    and ($ruleset is null or ruleset = $ruleset)
+    and ($seating is null or seating = $seating)
+"""
 
 
-def variant_round_distribution(
-    con: Connection,
-    policies: Names = None,
-    players: int | None = None,
-    lineup: str | None = None,
-    ruleset: str | None = None,
-    seating: str | None = None,
-) -> pd.DataFrame:
-    """Round scores per cell of variant_comparison (variant, ruleset, field size, line-up label
-    and seating): rounds at each score and their share of the cell's rounds, over the rounds of
-    the chosen policies (all when None) in every run that the cell pools (a distribution of
-    rounds, not a figure with an interval). Rulesets and seatings are never added together:
-    each is its own distribution, as in variant_comparison."""
-    return _df(
-        con,
-        """
-        WITH cells AS (
-            SELECT DISTINCT variant, ruleset, players, lineup, seating, unnest(pooled_runs) AS run
-            FROM variant_comparison
-            WHERE ($players is null or players = $players)
-              and ($lineup is null or lineup = $lineup)
-              and ($ruleset is null or ruleset = $ruleset)
-              and ($seating is null or seating = $seating)
-        ),
-        counts AS (
-            SELECT d.variant, d.ruleset, c.seating, d.score, sum(d.rounds) AS rounds
-            FROM round_distribution AS d
-            JOIN cells AS c USING (run, variant, ruleset, players, lineup)
-            WHERE ($policies is null or list_contains($policies, d.policy))
-            GROUP BY d.variant, d.ruleset, c.seating, d.score
+@dataclass(frozen=True)
+class VariantQuery:
+    """A query over variant_comparison's cells (pooled over runs), filtered by policy, field
+    size, line-up label, ruleset and seating."""
+
+    sql: str  # its text, with `_VARIANT_CELL` in it and $policies where it filters by policy
+
+    def __call__(
+        self,
+        con: Connection,
+        policies: Names = None,
+        players: int | None = None,
+        lineup: str | None = None,
+        ruleset: str | None = None,
+        seating: str | None = None,
+    ) -> pd.DataFrame:
+        return _df(
+            con,
+            self.sql,
+            policies=_list(policies),
+            players=players,
+            lineup=lineup,
+            ruleset=ruleset,
+            seating=seating,
         )
-        SELECT
-            variant, ruleset, seating, score, rounds,
-            rounds / sum(rounds) OVER (PARTITION BY variant, ruleset, seating) AS share
-        FROM counts
-        ORDER BY variant, ruleset, seating, score
-        """,
-        policies=_list(policies),
-        players=players,
-        lineup=lineup,
-        ruleset=ruleset,
-        seating=seating,
+
+
+#: Per variant, ruleset, field size, line-up (label and seating) and policy, pooled over the
+#: runs that played that cell: points per round, bust and Flip 7 rates and win index, each with
+#: its 95% interval and sample size (`shuffles` < `games`: some of its runs replayed others'
+#: games, see the mart).
+variant_comparison = VariantQuery(
+    f"""
+    SELECT * FROM variant_comparison
+    WHERE ($policies is null or list_contains($policies, policy)) and {_VARIANT_CELL}
+    ORDER BY players, lineup, seating, policy, variant, ruleset
+    """
+)
+
+#: Round scores per cell of variant_comparison (variant, ruleset, field size, line-up label and
+#: seating): rounds at each score and their share of the cell's rounds, over the rounds of the
+#: chosen policies (all when None) in every run that the cell pools (a distribution of rounds,
+#: not a figure with an interval). Rulesets and seatings are never added together: each is its
+#: own distribution, as in variant_comparison.
+variant_round_distribution = VariantQuery(
+    f"""
+    WITH cells AS (
+        SELECT DISTINCT variant, ruleset, players, lineup, seating, unnest(pooled_runs) AS run
+        FROM variant_comparison
+        WHERE {_VARIANT_CELL}
+    ),
+    counts AS (
+        SELECT d.variant, d.ruleset, c.seating, d.score, sum(d.rounds) AS rounds
+        FROM round_distribution AS d
+        JOIN cells AS c USING (run, variant, ruleset, players, lineup)
+        WHERE ($policies is null or list_contains($policies, d.policy))
+        GROUP BY d.variant, d.ruleset, c.seating, d.score
     )
+    SELECT
+        variant, ruleset, seating, score, rounds,
+        rounds / sum(rounds) OVER (PARTITION BY variant, ruleset, seating) AS share
+    FROM counts
+    ORDER BY variant, ruleset, seating, score
+    """
+)
 
 
 def sprt_tests(con: Connection, runs: Names = None) -> pd.DataFrame:
