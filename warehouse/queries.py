@@ -126,7 +126,18 @@ def lineups(con: Connection, runs: Names = None) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class CellQuery:
+class _Query:
+    """A named query object: its `doc` is its docstring (what help text and inspect.getdoc
+    show for it, as for a function)."""
+
+    doc: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "__doc__", self.doc)
+
+
+@dataclass(frozen=True)
+class CellQuery(_Query):
     """A per-cell mart through the common filter (`_FILTER`): one row per cell and policy."""
 
     mart: str
@@ -145,7 +156,7 @@ class CellQuery:
 
 
 @dataclass(frozen=True)
-class SeatQuery:
+class SeatQuery(_Query):
     """A per-cell mart by seat or turn position, for one policy ('*' pools every policy)."""
 
     mart: str
@@ -163,7 +174,7 @@ class SeatQuery:
 
 
 @dataclass(frozen=True)
-class RunQuery:
+class RunQuery(_Query):
     """A mart filtered by run and variant only (its rows are not per policy and cell)."""
 
     mart: str
@@ -185,14 +196,21 @@ class RunQuery:
         )
 
 
-#: Win rate and adjusted win index with their intervals per cell and policy.
-win_rates = CellQuery("win_rates", "m.run, m.players, m.lineup, m.win_index DESC")
-#: Pooled points per round with standard error and 95% interval per cell and policy.
-points_per_round = CellQuery(
-    "points_per_round", "m.run, m.players, m.lineup, m.points_per_round DESC"
+win_rates = CellQuery(
+    "Win rate and adjusted win index with their intervals per cell and policy.",
+    "win_rates",
+    "m.run, m.players, m.lineup, m.win_index DESC",
 )
-#: Bust, Flip 7, stay and freeze rates per round with their intervals, per cell.
-rates = CellQuery("round_rates", "m.run, m.players, m.lineup, m.policy")
+points_per_round = CellQuery(
+    "Pooled points per round with standard error and 95% interval per cell and policy.",
+    "points_per_round",
+    "m.run, m.players, m.lineup, m.points_per_round DESC",
+)
+rates = CellQuery(
+    "Bust, Flip 7, stay and freeze rates per round with their intervals, per cell.",
+    "round_rates",
+    "m.run, m.players, m.lineup, m.policy",
+)
 
 
 def field_size(
@@ -225,10 +243,16 @@ def field_size(
     )
 
 
-#: Counting vs non-counting twin: gains in points per round and win rate, with errors.
-card_counting = RunQuery("card_counting", "m.run, m.players, m.lineup, m.base_lineup, m.counting")
-#: Policies ranked by the adjusted win index over every cell they played, per run.
-league = RunQuery("league", "m.run, m.place")
+card_counting = RunQuery(
+    "Counting vs non-counting twin: gains in points per round and win rate, with errors.",
+    "card_counting",
+    "m.run, m.players, m.lineup, m.base_lineup, m.counting",
+)
+league = RunQuery(
+    "Policies ranked by the adjusted win index over every cell they played, per run.",
+    "league",
+    "m.run, m.place",
+)
 
 
 def head_to_head(
@@ -272,10 +296,16 @@ def round_distribution(
     return _per_cell(con, "round_distribution", order, runs, None, policies, players, lineup)
 
 
-#: Win rate, win index and points per round by seat per cell ('*' pools every policy).
-seat_effects = SeatQuery("seat_effects", "m.run, m.players, m.lineup, m.seat")
-#: Points per round, bust and Flip 7 rates by turn position (0 first, players-1 dealer).
-dealer_positions = SeatQuery("dealer_positions", "m.run, m.players, m.lineup, m.position")
+seat_effects = SeatQuery(
+    "Win rate, win index and points per round by seat per cell ('*' pools every policy).",
+    "seat_effects",
+    "m.run, m.players, m.lineup, m.seat",
+)
+dealer_positions = SeatQuery(
+    "Points per round, bust and Flip 7 rates by turn position (0 first, players-1 dealer).",
+    "dealer_positions",
+    "m.run, m.players, m.lineup, m.position",
+)
 
 
 def games(con: Connection, run: str, limit: int = 100, offset: int = 0) -> pd.DataFrame:
@@ -332,7 +362,7 @@ _VARIANT_CELL = """
 
 
 @dataclass(frozen=True)
-class VariantQuery:
+class VariantQuery(_Query):
     """A query over variant_comparison's cells (pooled over runs), filtered by policy, field
     size, line-up label, ruleset and seating."""
 
@@ -358,24 +388,24 @@ class VariantQuery:
         )
 
 
-#: Per variant, ruleset, field size, line-up (label and seating) and policy, pooled over the
-#: runs that played that cell: points per round, bust and Flip 7 rates and win index, each with
-#: its 95% interval and sample size (`shuffles` < `games`: some of its runs replayed others'
-#: games, see the mart).
 variant_comparison = VariantQuery(
+    "Per variant, ruleset, field size, line-up (label and seating) and policy, pooled over the "
+    "runs that played that cell: points per round, bust and Flip 7 rates and win index, each with "
+    "its 95% interval and sample size (`shuffles` < `games`: some of its runs replayed others' "
+    "games, see the mart).",
     f"""
     SELECT * FROM variant_comparison
     WHERE ($policies is null or list_contains($policies, policy)) and {_VARIANT_CELL}
     ORDER BY players, lineup, seating, policy, variant, ruleset
-    """
+    """,
 )
 
-#: Round scores per cell of variant_comparison (variant, ruleset, field size, line-up label and
-#: seating): rounds at each score and their share of the cell's rounds, over the rounds of the
-#: chosen policies (all when None) in every run that the cell pools (a distribution of rounds,
-#: not a figure with an interval). Rulesets and seatings are never added together: each is its
-#: own distribution, as in variant_comparison.
 variant_round_distribution = VariantQuery(
+    "Round scores per cell of variant_comparison (variant, ruleset, field size, line-up label and "
+    "seating): rounds at each score and their share of the cell's rounds, over the rounds of the "
+    "chosen policies (all when None) in every run that the cell pools (a distribution of rounds, "
+    "not a figure with an interval). Rulesets and seatings are never added together: each is its "
+    "own distribution, as in variant_comparison.",
     f"""
     WITH cells AS (
         SELECT DISTINCT variant, ruleset, players, lineup, seating, unnest(pooled_runs) AS run
@@ -394,7 +424,7 @@ variant_round_distribution = VariantQuery(
         rounds / sum(rounds) OVER (PARTITION BY variant, ruleset, seating) AS share
     FROM counts
     ORDER BY variant, ruleset, seating, score
-    """
+    """,
 )
 
 
