@@ -8,6 +8,7 @@ which Python puts first, holds a pipeline.py and a warehouse.py that would shado
 
 from __future__ import annotations
 
+import argparse
 import json
 import multiprocessing as mp
 import os
@@ -29,6 +30,16 @@ REPO = Path(__file__).resolve().parents[1]
 K = TypeVar("K")
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+def oc_parser(doc: str | None, wave: int) -> argparse.ArgumentParser:
+    """The parser of an operating-characteristics simulation (sprt_oc, ranking_oc): its doc's
+    first line, --wave (per look, default `wave`), --reps (1000 tests) and --seed (1)."""
+    ap = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    ap.add_argument("--wave", type=int, default=wave)
+    ap.add_argument("--reps", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    return ap
 
 
 def cpu_seconds(run: Callable[[], object]) -> float:

@@ -14,7 +14,6 @@ equivalent (true difference >= margin), the share ending at the ceiling, and the
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.common import oc_parser  # noqa: E402
 from pipeline import ranking  # noqa: E402
 
 ALPHA = BETA = 0.05
@@ -66,12 +66,9 @@ def wrong(result: dict[str, Any], theta: list[float], margin: float) -> tuple[bo
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = oc_parser(__doc__, wave=200)
     ap.add_argument("--policies", type=int, default=4)
     ap.add_argument("--margin", type=float, default=0.05)
-    ap.add_argument("--wave", type=int, default=200)
-    ap.add_argument("--reps", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     k, m = args.policies, args.margin
     step = math.log((0.5 + m) / (0.5 - m))

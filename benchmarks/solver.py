@@ -90,27 +90,17 @@ def race_check(model_name: str, races: int) -> None:
     """The reference engine racing to 200 with `race:MODEL`, a fresh deck every round."""
     import math
 
-    from flip7.engine import Engine
     from flip7.policies.race import RacePolicy
-    from flip7.rng import derive_seed
     from flip7.rules import parse_ruleset
     from flip7.solver import get_model
+    from tests.flip7.helpers import solo_race_rounds
 
     model = get_model(model_name)
     policy = RacePolicy(model_name)
     exact = float(policy.table.values[0])
     ruleset = parse_ruleset("3.1")
-    rounds = []
     t0 = time.perf_counter()
-    for i in range(races):
-        banked = n = 0
-        while banked < ruleset.target:
-            engine = Engine(ruleset, [policy], derive_seed(5, i, n), capture=False, deck=model.deck)
-            engine.table.totals[0] = banked
-            engine.play_round()
-            banked += engine.round_scores[-1][0]
-            n += 1
-        rounds.append(n)
+    rounds = solo_race_rounds(ruleset, policy, model.deck, races, seed=5)
     secs = time.perf_counter() - t0
     mean = statistics.fmean(rounds)
     se = statistics.stdev(rounds) / math.sqrt(races)

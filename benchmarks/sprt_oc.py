@@ -12,7 +12,6 @@ and the fixed-size test with the same error rates (pipeline.sprt.fixed_games, sd
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,16 +21,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.common import oc_parser  # noqa: E402
 from flip7.stats import RatioSums  # noqa: E402
 from pipeline import sprt  # noqa: E402
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = oc_parser(__doc__, wave=1000)
     ap.add_argument("--h1", type=float, default=0.01)
-    ap.add_argument("--wave", type=int, default=1000)
-    ap.add_argument("--reps", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     alpha = beta = 0.05
     fixed = sprt.fixed_games(args.h1, 1.0, alpha, beta)

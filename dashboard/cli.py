@@ -33,12 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Serve the dashboard (win rates by field size, card counting, policy "
         "comparison, game replay, runs) over a lake with Streamlit.",
     )
-    p.add_argument(
-        "--data",
-        metavar="DIR|URI",
-        help="data root: a directory or a URI such as s3://bucket/prefix (default: "
-        "$FLIP7_DATA, else ./data)",
-    )
+    # Here, not at the top: the flip7 command (which has flip7.cli loaded) calls register, and
+    # a process that serves the dashboard imports this module without loading flip7.
+    from flip7.cli import add_data_option
+
+    add_data_option(p)
     p.add_argument(
         "--cache-dir",
         metavar="DIR",

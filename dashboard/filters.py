@@ -219,6 +219,14 @@ def require() -> Filters:
     return filters
 
 
+def page(title: str, answers: str) -> Filters:
+    """A page over the chosen run: `require`, then its title and what it answers."""
+    filters = require()
+    st.title(title)
+    st.caption(f"Answers: {answers}")
+    return filters
+
+
 def field_size_or_pooled(
     label: str, pooled: str, sizes: list[int], key: str, help: str
 ) -> int | None:

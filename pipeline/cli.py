@@ -29,7 +29,14 @@ def run_tournament(plan: Plan, root: str, **kwargs: Any) -> RunReport:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from flip7.cli import DeprecatedAlias, add_format_option, add_output_options
+    from flip7.cli import (
+        DeprecatedAlias,
+        add_data_option,
+        add_engine_option,
+        add_format_option,
+        add_output_options,
+        add_policy_timeout_option,
+    )
 
     p = sub.add_parser("tournament", help="run tournaments on Ray; list and inspect runs")
     tsub = p.add_subparsers(dest="tournament_command", metavar="ACTION", required=True)
@@ -41,11 +48,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="join an existing Ray cluster: auto, HOST:PORT or ray://HOST:PORT "
         "(default: start a local Ray just for this run)",
     )
-    r.add_argument(
-        "--data",
-        metavar="DIR|URI",
-        help="the lake to write: a directory or any pyarrow filesystem URI such as "
-        "s3://bucket/prefix (default: the spec's `out`, else $FLIP7_DATA, else ./data)",
+    add_data_option(
+        r,
+        "the lake to write",
+        "the spec's `out`, else $FLIP7_DATA, else ./data",
+        "any pyarrow filesystem URI",
     )
     # The lake was `--out` before: -o/--output is the output file in every command.
     r.add_argument("--out", dest="data", action=DeprecatedAlias, new="--data", help=SUPPRESS)
@@ -63,13 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="N",
         help="CPUs for the local Ray (default: all); on a cluster, at most N tasks at a time",
     )
-    r.add_argument(
-        "--engine",
-        choices=("auto", "kernel", "reference"),
-        default="auto",
-        help="auto (default): the compiled kernel when it can play every seat, else the "
-        "reference engine; the rows are the same either way",
-    )
+    add_engine_option(r, "the rows are the same either way")
     r.add_argument("--run", metavar="NAME", help="run name (default: the spec's name)")
     r.add_argument(
         "--overwrite", action="store_true", help="delete an existing run of this name first"
@@ -82,13 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=f"retries per shard after a worker dies or an I/O error (default {DEFAULT_RETRIES})",
     )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
-    r.add_argument(
-        "--policy-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="stop a shard after SECONDS, naming the policy that did not answer (default: the "
-        "spec's policy_timeout, else no limit)",
-    )
+    add_policy_timeout_option(r, "stop a shard", "the spec's policy_timeout, else no limit")
     add_output_options(r)
     r.set_defaults(func=cmd_run)
 
@@ -121,6 +116,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def register_plan_games(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from flip7.cli import add_data_option
+
     p = sub.add_parser(
         "plan-games",
         help="games a fixed-size test needs for a difference and power (and an SPRT's average)",
@@ -138,12 +135,7 @@ def register_plan_games(sub: argparse._SubParsersAction) -> None:  # type: ignor
         "the largest it can be; for points take it from a run with --run)",
     )
     p.add_argument("--run", metavar="RUN", help="take the sd from this run's comparison")
-    p.add_argument(
-        "--data",
-        metavar="DIR|URI",
-        help="the lake of --run: a directory or a URI such as s3://bucket/prefix (default: "
-        "$FLIP7_DATA, else ./data)",
-    )
+    add_data_option(p, "the lake of --run")
     p.set_defaults(func=cmd_plan_games, tee=False)
 
 
@@ -165,12 +157,9 @@ def allow_policy_option(p: argparse.ArgumentParser) -> None:
 
 
 def _data_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--data",
-        metavar="DIR|URI",
-        help="data root: a directory or a URI such as s3://bucket/prefix (default: "
-        "$FLIP7_DATA, else ./data)",
-    )
+    from flip7.cli import add_data_option
+
+    add_data_option(p)
 
 
 def cmd_run(args: argparse.Namespace, out: Output) -> int:

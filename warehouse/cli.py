@@ -10,7 +10,13 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from flip7.cli import add_format_option, add_output_option, add_output_options, add_wide_option
+from flip7.cli import (
+    add_data_option,
+    add_format_option,
+    add_output_option,
+    add_output_options,
+    add_wide_option,
+)
 
 #: flip7.format's formats (every table command's), and parquet: one result, one table.
 FORMATS = ("table", "csv", "json", "markdown", "parquet")
@@ -55,12 +61,7 @@ def _share(text: str) -> float:
 
 
 def _add_data(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data",
-        metavar="DIR|URI",
-        help="the lake to read: a directory or a URI such as s3://bucket/prefix (default: "
-        "$FLIP7_DATA, else ./data, where tournaments write)",
-    )
+    add_data_option(parser, "the lake to read", "$FLIP7_DATA, else ./data, where tournaments write")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -48,9 +48,14 @@ Values go into SQL as $named parameters, never by string formatting.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import duckdb
 import pandas as pd
+
+#: A filter over names (runs, policies): one name, several, or None for all.
+Names = Sequence[str] | str | None
+Connection = duckdb.DuckDBPyConnection
 
 #: The filter every per-cell mart takes: run list, variant, policies, players, line-up.
 _FILTER = """
@@ -62,11 +67,11 @@ _FILTER = """
 """
 
 
-def _df(con: duckdb.DuckDBPyConnection, sql: str, **params: object) -> pd.DataFrame:
+def _df(con: Connection, sql: str, **params: object) -> pd.DataFrame:
     return con.execute(sql, params).df()
 
 
-def _list(values: Sequence[str] | str | None) -> list[str] | None:
+def _list(values: Names) -> list[str] | None:
     if values is None:
         return None
     if isinstance(values, str):
@@ -75,12 +80,12 @@ def _list(values: Sequence[str] | str | None) -> list[str] | None:
 
 
 def _per_cell(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     mart: str,
     order: str,
-    runs: Sequence[str] | str | None,
+    runs: Names,
     variant: str | None,
-    policies: Sequence[str] | str | None,
+    policies: Names,
     players: int | None,
     lineup: str | None = None,
 ) -> pd.DataFrame:
@@ -96,14 +101,12 @@ def _per_cell(
     )
 
 
-def runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+def runs(con: Connection) -> pd.DataFrame:
     """Every run: manifest fields beside what is committed now (see the runs mart)."""
     return _df(con, "SELECT * FROM runs ORDER BY created DESC NULLS LAST, run")
 
 
-def lineups(
-    con: duckdb.DuckDBPyConnection, runs: Sequence[str] | str | None = None
-) -> pd.DataFrame:
+def lineups(con: Connection, runs: Names = None) -> pd.DataFrame:
     """One row per run and line-up label: the field sizes it was played at (its cells) and its
     policies; line-ups over more field sizes first."""
     return _df(
@@ -122,53 +125,99 @@ def lineups(
     )
 
 
-def win_rates(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    variant: str | None = None,
-    policies: Sequence[str] | str | None = None,
-    players: int | None = None,
-    lineup: str | None = None,
-) -> pd.DataFrame:
-    """Win rate and adjusted win index with their intervals per cell and policy."""
-    return _per_cell(
-        con,
-        "win_rates",
-        "m.run, m.players, m.lineup, m.win_index DESC",
-        runs,
-        variant,
-        policies,
-        players,
-        lineup,
-    )
+@dataclass(frozen=True)
+class _Query:
+    """A named query object: its `doc` is its docstring (what help text and inspect.getdoc
+    show for it, as for a function)."""
+
+    doc: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "__doc__", self.doc)
 
 
-def points_per_round(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    variant: str | None = None,
-    policies: Sequence[str] | str | None = None,
-    players: int | None = None,
-    lineup: str | None = None,
-) -> pd.DataFrame:
-    """Pooled points per round with standard error and 95% interval per cell and policy."""
-    return _per_cell(
-        con,
-        "points_per_round",
-        "m.run, m.players, m.lineup, m.points_per_round DESC",
-        runs,
-        variant,
-        policies,
-        players,
-        lineup,
-    )
+@dataclass(frozen=True)
+class CellQuery(_Query):
+    """A per-cell mart through the common filter (`_FILTER`): one row per cell and policy."""
+
+    mart: str
+    order: str  # the ORDER BY of the result, over the mart's alias `m`
+
+    def __call__(
+        self,
+        con: Connection,
+        runs: Names = None,
+        variant: str | None = None,
+        policies: Names = None,
+        players: int | None = None,
+        lineup: str | None = None,
+    ) -> pd.DataFrame:
+        return _per_cell(con, self.mart, self.order, runs, variant, policies, players, lineup)
+
+
+@dataclass(frozen=True)
+class SeatQuery(_Query):
+    """A per-cell mart by seat or turn position, for one policy ('*' pools every policy)."""
+
+    mart: str
+    order: str
+
+    def __call__(
+        self,
+        con: Connection,
+        runs: Names = None,
+        players: int | None = None,
+        policy: str = "*",
+        lineup: str | None = None,
+    ) -> pd.DataFrame:
+        return _per_cell(con, self.mart, self.order, runs, None, [policy], players, lineup)
+
+
+@dataclass(frozen=True)
+class RunQuery(_Query):
+    """A mart filtered by run and variant only (its rows are not per policy and cell)."""
+
+    mart: str
+    order: str
+
+    def __call__(
+        self, con: Connection, runs: Names = None, variant: str | None = None
+    ) -> pd.DataFrame:
+        return _df(
+            con,
+            f"""
+            SELECT m.* FROM {self.mart} AS m
+            WHERE ($runs is null or list_contains($runs, m.run))
+              and ($variant is null or m.variant = $variant)
+            ORDER BY {self.order}
+            """,
+            runs=_list(runs),
+            variant=variant,
+        )
+
+
+win_rates = CellQuery(
+    "Win rate and adjusted win index with their intervals per cell and policy.",
+    "win_rates",
+    "m.run, m.players, m.lineup, m.win_index DESC",
+)
+points_per_round = CellQuery(
+    "Pooled points per round with standard error and 95% interval per cell and policy.",
+    "points_per_round",
+    "m.run, m.players, m.lineup, m.points_per_round DESC",
+)
+rates = CellQuery(
+    "Bust, Flip 7, stay and freeze rates per round with their intervals, per cell.",
+    "round_rates",
+    "m.run, m.players, m.lineup, m.policy",
+)
 
 
 def field_size(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
+    con: Connection,
+    runs: Names = None,
     variant: str | None = None,
-    policies: Sequence[str] | str | None = None,
+    policies: Names = None,
     lineup: str | None = None,
 ) -> pd.DataFrame:
     """Win rate (with interval and index) beside points per round, per cell and policy."""
@@ -194,72 +243,23 @@ def field_size(
     )
 
 
-def rates(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    variant: str | None = None,
-    policies: Sequence[str] | str | None = None,
-    players: int | None = None,
-    lineup: str | None = None,
-) -> pd.DataFrame:
-    """Bust, Flip 7, stay and freeze rates per round with their intervals, per cell."""
-    return _per_cell(
-        con,
-        "round_rates",
-        "m.run, m.players, m.lineup, m.policy",
-        runs,
-        variant,
-        policies,
-        players,
-        lineup,
-    )
-
-
-def card_counting(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    variant: str | None = None,
-) -> pd.DataFrame:
-    """Counting vs non-counting twin: gains in points per round and win rate, with errors."""
-    return _df(
-        con,
-        """
-        SELECT m.*
-        FROM card_counting AS m
-        WHERE ($runs is null or list_contains($runs, m.run))
-          and ($variant is null or m.variant = $variant)
-        ORDER BY m.run, m.players, m.lineup, m.base_lineup, m.counting
-        """,
-        runs=_list(runs),
-        variant=variant,
-    )
-
-
-def league(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    variant: str | None = None,
-) -> pd.DataFrame:
-    """Policies ranked by the adjusted win index over every cell they played, per run."""
-    return _df(
-        con,
-        """
-        SELECT m.*
-        FROM league AS m
-        WHERE ($runs is null or list_contains($runs, m.run))
-          and ($variant is null or m.variant = $variant)
-        ORDER BY m.run, m.place
-        """,
-        runs=_list(runs),
-        variant=variant,
-    )
+card_counting = RunQuery(
+    "Counting vs non-counting twin: gains in points per round and win rate, with errors.",
+    "card_counting",
+    "m.run, m.players, m.lineup, m.base_lineup, m.counting",
+)
+league = RunQuery(
+    "Policies ranked by the adjusted win index over every cell they played, per run.",
+    "league",
+    "m.run, m.place",
+)
 
 
 def head_to_head(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
+    con: Connection,
+    runs: Names = None,
     players: int | None = None,
-    policies: Sequence[str] | str | None = None,
+    policies: Names = None,
     lineup: str | None = None,
 ) -> pd.DataFrame:
     """Policy vs opponent per cell: meetings, ahead, behind, tied, share ahead with interval.
@@ -285,68 +285,30 @@ def head_to_head(
 
 
 def round_distribution(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    policies: Sequence[str] | str | None = None,
+    con: Connection,
+    runs: Names = None,
+    policies: Names = None,
     players: int | None = None,
     lineup: str | None = None,
 ) -> pd.DataFrame:
     """Rounds per score value, share and cumulative share, per cell and policy."""
-    return _per_cell(
-        con,
-        "round_distribution",
-        "m.run, m.players, m.lineup, m.policy, m.score",
-        runs,
-        None,
-        policies,
-        players,
-        lineup,
-    )
+    order = "m.run, m.players, m.lineup, m.policy, m.score"
+    return _per_cell(con, "round_distribution", order, runs, None, policies, players, lineup)
 
 
-def seat_effects(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    players: int | None = None,
-    policy: str = "*",
-    lineup: str | None = None,
-) -> pd.DataFrame:
-    """Win rate, win index and points per round by seat per cell ('*' pools every policy)."""
-    return _per_cell(
-        con,
-        "seat_effects",
-        "m.run, m.players, m.lineup, m.seat",
-        runs,
-        None,
-        [policy],
-        players,
-        lineup,
-    )
+seat_effects = SeatQuery(
+    "Win rate, win index and points per round by seat per cell ('*' pools every policy).",
+    "seat_effects",
+    "m.run, m.players, m.lineup, m.seat",
+)
+dealer_positions = SeatQuery(
+    "Points per round, bust and Flip 7 rates by turn position (0 first, players-1 dealer).",
+    "dealer_positions",
+    "m.run, m.players, m.lineup, m.position",
+)
 
 
-def dealer_positions(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    players: int | None = None,
-    policy: str = "*",
-    lineup: str | None = None,
-) -> pd.DataFrame:
-    """Points per round, bust and Flip 7 rates by turn position (0 first, players-1 dealer)."""
-    return _per_cell(
-        con,
-        "dealer_positions",
-        "m.run, m.players, m.lineup, m.position",
-        runs,
-        None,
-        [policy],
-        players,
-        lineup,
-    )
-
-
-def games(
-    con: duckdb.DuckDBPyConnection, run: str, limit: int = 100, offset: int = 0
-) -> pd.DataFrame:
+def games(con: Connection, run: str, limit: int = 100, offset: int = 0) -> pd.DataFrame:
     """The logged games of a run in id order: line-up, winner, rounds, seed (for a replay)."""
     return _df(
         con,
@@ -357,7 +319,7 @@ def games(
     )
 
 
-def game_ids(con: duckdb.DuckDBPyConnection, run: str) -> tuple[int, int, int] | None:
+def game_ids(con: Connection, run: str) -> tuple[int, int, int] | None:
     """(lowest, highest, how many) of a run's logged game ids; None for a run without games."""
     lo, hi, n = con.execute(
         "SELECT min(game), max(game), count(*) FROM fct_games WHERE run = $run", {"run": run}
@@ -365,14 +327,14 @@ def game_ids(con: duckdb.DuckDBPyConnection, run: str) -> tuple[int, int, int] |
     return None if lo is None else (int(lo), int(hi), int(n))
 
 
-def game(con: duckdb.DuckDBPyConnection, run: str, game: int) -> pd.DataFrame:
+def game(con: Connection, run: str, game: int) -> pd.DataFrame:
     """One logged game's row of `games` (empty when the run has no game of that id)."""
     return _df(
         con, "SELECT * FROM fct_games WHERE run = $run AND game = $game", run=run, game=int(game)
     )
 
 
-def game_timeline(con: duckdb.DuckDBPyConnection, run: str, game: int) -> pd.DataFrame:
+def game_timeline(con: Connection, run: str, game: int) -> pd.DataFrame:
     """One logged game card by card, ordered by seq; ValueError if the run has no such game."""
     df = _df(
         con,
@@ -389,85 +351,84 @@ def game_timeline(con: duckdb.DuckDBPyConnection, run: str, game: int) -> pd.Dat
     return df
 
 
-def variant_comparison(
-    con: duckdb.DuckDBPyConnection,
-    policies: Sequence[str] | str | None = None,
-    players: int | None = None,
-    lineup: str | None = None,
-    ruleset: str | None = None,
-    seating: str | None = None,
-) -> pd.DataFrame:
-    """Per variant, ruleset, field size, line-up (label and seating) and policy, pooled over
-    the runs that played that cell: points per round, bust and Flip 7 rates and win index, each
-    with its 95% interval and sample size (`shuffles` < `games`: some of its runs replayed
-    others' games, see the mart)."""
-    return _df(
-        con,
-        """
-        SELECT * FROM variant_comparison
-        WHERE ($policies is null or list_contains($policies, policy))
-          and ($players is null or players = $players)
-          and ($lineup is null or lineup = $lineup)
-          and ($ruleset is null or ruleset = $ruleset)
-          and ($seating is null or seating = $seating)
-        ORDER BY players, lineup, seating, policy, variant, ruleset
-        """,
-        policies=_list(policies),
-        players=players,
-        lineup=lineup,
-        ruleset=ruleset,
-        seating=seating,
-    )
+#: The filter of a variant_comparison cell (without its policy): field size, line-up label,
+#: ruleset and seating.
+_VARIANT_CELL = """
+    ($players is null or players = $players)
+    and ($lineup is null or lineup = $lineup)
+    and ($ruleset is null or ruleset = $ruleset)
+    and ($seating is null or seating = $seating)
+"""
 
 
-def variant_round_distribution(
-    con: duckdb.DuckDBPyConnection,
-    policies: Sequence[str] | str | None = None,
-    players: int | None = None,
-    lineup: str | None = None,
-    ruleset: str | None = None,
-    seating: str | None = None,
-) -> pd.DataFrame:
-    """Round scores per cell of variant_comparison (variant, ruleset, field size, line-up label
-    and seating): rounds at each score and their share of the cell's rounds, over the rounds of
-    the chosen policies (all when None) in every run that the cell pools (a distribution of
-    rounds, not a figure with an interval). Rulesets and seatings are never added together:
-    each is its own distribution, as in variant_comparison."""
-    return _df(
-        con,
-        """
-        WITH cells AS (
-            SELECT DISTINCT variant, ruleset, players, lineup, seating, unnest(pooled_runs) AS run
-            FROM variant_comparison
-            WHERE ($players is null or players = $players)
-              and ($lineup is null or lineup = $lineup)
-              and ($ruleset is null or ruleset = $ruleset)
-              and ($seating is null or seating = $seating)
-        ),
-        counts AS (
-            SELECT d.variant, d.ruleset, c.seating, d.score, sum(d.rounds) AS rounds
-            FROM round_distribution AS d
-            JOIN cells AS c USING (run, variant, ruleset, players, lineup)
-            WHERE ($policies is null or list_contains($policies, d.policy))
-            GROUP BY d.variant, d.ruleset, c.seating, d.score
+@dataclass(frozen=True)
+class VariantQuery(_Query):
+    """A query over variant_comparison's cells (pooled over runs), filtered by policy, field
+    size, line-up label, ruleset and seating."""
+
+    sql: str  # its text, with `_VARIANT_CELL` in it and $policies where it filters by policy
+
+    def __call__(
+        self,
+        con: Connection,
+        policies: Names = None,
+        players: int | None = None,
+        lineup: str | None = None,
+        ruleset: str | None = None,
+        seating: str | None = None,
+    ) -> pd.DataFrame:
+        return _df(
+            con,
+            self.sql,
+            policies=_list(policies),
+            players=players,
+            lineup=lineup,
+            ruleset=ruleset,
+            seating=seating,
         )
-        SELECT
-            variant, ruleset, seating, score, rounds,
-            rounds / sum(rounds) OVER (PARTITION BY variant, ruleset, seating) AS share
-        FROM counts
-        ORDER BY variant, ruleset, seating, score
-        """,
-        policies=_list(policies),
-        players=players,
-        lineup=lineup,
-        ruleset=ruleset,
-        seating=seating,
+
+
+variant_comparison = VariantQuery(
+    "Per variant, ruleset, field size, line-up (label and seating) and policy, pooled over the "
+    "runs that played that cell: points per round, bust and Flip 7 rates and win index, each with "
+    "its 95% interval and sample size (`shuffles` < `games`: some of its runs replayed others' "
+    "games, see the mart).",
+    f"""
+    SELECT * FROM variant_comparison
+    WHERE ($policies is null or list_contains($policies, policy)) and {_VARIANT_CELL}
+    ORDER BY players, lineup, seating, policy, variant, ruleset
+    """,
+)
+
+variant_round_distribution = VariantQuery(
+    "Round scores per cell of variant_comparison (variant, ruleset, field size, line-up label and "
+    "seating): rounds at each score and their share of the cell's rounds, over the rounds of the "
+    "chosen policies (all when None) in every run that the cell pools (a distribution of rounds, "
+    "not a figure with an interval). Rulesets and seatings are never added together: each is its "
+    "own distribution, as in variant_comparison.",
+    f"""
+    WITH cells AS (
+        SELECT DISTINCT variant, ruleset, players, lineup, seating, unnest(pooled_runs) AS run
+        FROM variant_comparison
+        WHERE {_VARIANT_CELL}
+    ),
+    counts AS (
+        SELECT d.variant, d.ruleset, c.seating, d.score, sum(d.rounds) AS rounds
+        FROM round_distribution AS d
+        JOIN cells AS c USING (run, variant, ruleset, players, lineup)
+        WHERE ($policies is null or list_contains($policies, d.policy))
+        GROUP BY d.variant, d.ruleset, c.seating, d.score
     )
+    SELECT
+        variant, ruleset, seating, score, rounds,
+        rounds / sum(rounds) OVER (PARTITION BY variant, ruleset, seating) AS share
+    FROM counts
+    ORDER BY variant, ruleset, seating, score
+    """,
+)
 
 
-def sprt_tests(
-    con: duckdb.DuckDBPyConnection, runs: Sequence[str] | str | None = None
-) -> pd.DataFrame:
+def sprt_tests(con: Connection, runs: Names = None) -> pd.DataFrame:
     """Per run with a sequential test (SPRT): what it compared, H0/H1, alpha/beta, and its
     decision (or 'undecided') after how many games, with A - B and its 95% interval."""
     return _df(
@@ -477,23 +438,19 @@ def sprt_tests(
     )
 
 
-def sprt_waves(con: duckdb.DuckDBPyConnection, run: str) -> pd.DataFrame:
+def sprt_waves(con: Connection, run: str) -> pd.DataFrame:
     """Every look of one run's sequential test, in order: games, estimate with its interval,
     the LLR between its bounds, the decision at the deciding look."""
     return _df(con, "SELECT * FROM sprt_waves WHERE run = $run ORDER BY wave", run=run)
 
 
-def ranking_stops(con: duckdb.DuckDBPyConnection, run: str) -> pd.DataFrame:
+def ranking_stops(con: Connection, run: str) -> pd.DataFrame:
     """The adjacent pairs of a run's ranking test, best first: each pair's head-to-head rate
     with its interval, its LLR between the bounds, and its verdict (empty for other runs)."""
     return _df(con, "SELECT * FROM ranking_stops WHERE run = $run ORDER BY place", run=run)
 
 
-def cell_results(
-    con: duckdb.DuckDBPyConnection,
-    runs: Sequence[str] | str | None = None,
-    lineup: str | None = None,
-) -> pd.DataFrame:
+def cell_results(con: Connection, runs: Names = None, lineup: str | None = None) -> pd.DataFrame:
     """Per cell, all seats pooled: games, rounds per game, points per round, bust and Flip 7
     rates, each with its 95% interval: what a run's rule choices change, line-up by line-up."""
     return _df(

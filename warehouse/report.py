@@ -47,6 +47,38 @@ def _ci(name: str, show: Callable[[Any], str], key: str, drop: int = 0) -> Colum
     return Column(name, show, True, key, lambda k, v: {f"{k}_lo": v[0], f"{k}_hi": v[1]}, drop)
 
 
+def _estimate(
+    name: str,
+    show: Callable[[Any], str],
+    show_ci: Callable[[Any], str],
+    key: str,
+    drop: int = 0,
+    ci: str = CI,
+) -> list[Column]:
+    """A figure's two columns: its value (csv field KEY) and its interval (`ci`, as `_ci`)."""
+    return [Column(name, show, key=key, drop=drop), _ci(ci, show_ci, key, drop)]
+
+
+def _figure(row: Any, key: str) -> list[Any]:
+    """A figure's two values in a row of `_estimate`'s columns: KEY and (KEY_lo, KEY_hi)."""
+    return [getattr(row, key), (getattr(row, f"{key}_lo"), getattr(row, f"{key}_hi"))]
+
+
+def _cell_columns(several: bool) -> list[Column]:
+    """The columns naming a cell and policy: line-up, players, ruleset (when several), policy."""
+    return [
+        Column("line-up", None, False, "lineup"),
+        Column("players"),
+        *_ruleset_column(several),
+        Column("policy", None, False),
+    ]
+
+
+def _cell(row: Any, several: bool) -> list[Any]:
+    """A row's values for `_cell_columns`."""
+    return [row.lineup, int(row.players), *([row.ruleset] if several else []), row.policy]
+
+
 def _rate_ci(v: tuple[float, float]) -> str:
     return interval(*v, digits=1, scale=100)
 
@@ -137,35 +169,23 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
     result.table(
         Table(
             [
-                Column("line-up", None, False, "lineup"),
-                Column("players"),
-                *_ruleset_column(several),
-                Column("policy", None, False),
+                *_cell_columns(several),
                 Column("games", fmt.count, drop=4),
                 Column("seats", fmt.count, key="player_games", drop=2),
-                Column("win rate", fmt.rate, key="win_rate"),
-                _ci(CI, _rate_ci, "win_rate"),
-                Column("win index", lambda x: f"{x:.3f}", key="win_index", drop=1),
-                _ci(CI, _index_ci, "win_index", drop=1),
+                *_estimate("win rate", fmt.rate, _rate_ci, "win_rate"),
+                *_estimate("win index", lambda x: f"{x:.3f}", _index_ci, "win_index", drop=1),
                 Column("rounds", fmt.count, drop=5),
-                Column("points/round", fmt.points, key="points_per_round", drop=3),
-                _ci(CI, _points_ci, "points_per_round", drop=3),
+                *_estimate("points/round", fmt.points, _points_ci, "points_per_round", drop=3),
             ],
             [
                 [
-                    x.lineup,
-                    int(x.players),
-                    *([x.ruleset] if several else []),
-                    x.policy,
+                    *_cell(x, several),
                     int(x.games),
                     int(x.player_games),
-                    x.win_rate,
-                    (x.win_rate_lo, x.win_rate_hi),
-                    x.win_index,
-                    (x.win_index_lo, x.win_index_hi),
+                    *_figure(x, "win_rate"),
+                    *_figure(x, "win_index"),
                     int(x.rounds),
-                    x.points_per_round,
-                    (x.points_per_round_lo, x.points_per_round_hi),
+                    *_figure(x, "points_per_round"),
                 ]
                 for x in fs.itertuples()
             ],
@@ -177,27 +197,17 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
     result.table(
         Table(
             [
-                Column("line-up", None, False, "lineup"),
-                Column("players"),
-                *_ruleset_column(several),
-                Column("policy", None, False),
+                *_cell_columns(several),
                 Column("rounds", fmt.count, drop=2),
-                Column("bust rate", fmt.rate, key="bust_rate"),
-                _ci(CI, _rate_ci, "bust_rate"),
-                Column("Flip 7 rate", fmt.rate, key="flip7_rate", drop=1),
-                _ci(CI, _rate_ci, "flip7_rate", drop=1),
+                *_estimate("bust rate", fmt.rate, _rate_ci, "bust_rate"),
+                *_estimate("Flip 7 rate", fmt.rate, _rate_ci, "flip7_rate", drop=1),
             ],
             [
                 [
-                    x.lineup,
-                    int(x.players),
-                    *([x.ruleset] if several else []),
-                    x.policy,
+                    *_cell(x, several),
                     int(x.rounds),
-                    x.bust_rate,
-                    (x.bust_rate_lo, x.bust_rate_hi),
-                    x.flip7_rate,
-                    (x.flip7_rate_lo, x.flip7_rate_hi),
+                    *_figure(x, "bust_rate"),
+                    *_figure(x, "flip7_rate"),
                 ]
                 for x in rates.itertuples()
             ],
@@ -222,14 +232,19 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                     Column("line-up", None, False, "lineup"),
                     Column("method", None, False, drop=1),
                     Column("n", fmt.count),
-                    Column("points/round gain", lambda x: num(x, 2, sign=True), key="ppr_gain"),
-                    _ci(CI, lambda v: interval(*v, sign=True), "ppr_gain"),
-                    Column("win-rate gain", lambda x: pp(x), key="win_gain", drop=2),
-                    _ci(
-                        CI + " (pp)",
+                    *_estimate(
+                        "points/round gain",
+                        lambda x: num(x, 2, sign=True),
+                        lambda v: interval(*v, sign=True),
+                        "ppr_gain",
+                    ),
+                    *_estimate(
+                        "win-rate gain",
+                        lambda x: pp(x),
                         lambda v: interval(*v, digits=1, scale=100, sign=True),
                         "win_gain",
                         drop=2,
+                        ci=CI + " (pp)",
                     ),
                 ],
                 [
@@ -240,10 +255,8 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                         x.lineup if x.lineup == x.base_lineup else f"{x.lineup} vs {x.base_lineup}",
                         x.method,
                         int(x.games),
-                        x.ppr_gain,
-                        (x.ppr_gain_lo, x.ppr_gain_hi),
-                        x.win_gain,
-                        (x.win_gain_lo, x.win_gain_hi),
+                        *_figure(x, "ppr_gain"),
+                        *_figure(x, "win_gain"),
                     ]
                     for x in cc.itertuples()
                 ],
@@ -267,8 +280,7 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                 Column("line-ups", fmt.count, key="lineups", drop=3),
                 Column("games", fmt.count, drop=2),
                 Column("seats", fmt.count, key="player_games", drop=1),
-                Column("win index", lambda x: f"{x:.3f}", key="win_index"),
-                _ci(CI, _index_ci, "win_index"),
+                *_estimate("win index", lambda x: f"{x:.3f}", _index_ci, "win_index"),
             ],
             [
                 [
@@ -279,8 +291,7 @@ def report_result(con: duckdb.DuckDBPyConnection, run: str) -> Result:
                     len(x.lineups),
                     int(x.games),
                     int(x.player_games),
-                    x.win_index,
-                    (x.win_index_lo, x.win_index_hi),
+                    *_figure(x, "win_index"),
                 ]
                 for x in lg.itertuples()
             ],
@@ -319,15 +330,19 @@ def _rule_choices(result: Result, cells: pd.DataFrame) -> None:
                 Column("players"),
                 Column("ruleset", None, False),
                 Column("games", fmt.count, drop=4),
-                Column("rounds/game", lambda x: num(x, 2), key="rounds_per_game", drop=3),
-                _ci(CI, _points_ci, "rounds_per_game", drop=3),
-                Column("points/round", fmt.points, key="points_per_round"),
-                _ci(CI, _points_ci, "points_per_round"),
-                Column("bust rate", fmt.rate, key="bust_rate", drop=1),
-                _ci(CI, _rate_ci, "bust_rate", drop=1),
+                *_estimate(
+                    "rounds/game", lambda x: num(x, 2), _points_ci, "rounds_per_game", drop=3
+                ),
+                *_estimate("points/round", fmt.points, _points_ci, "points_per_round"),
+                *_estimate("bust rate", fmt.rate, _rate_ci, "bust_rate", drop=1),
                 # Flip 7s are rare (about 1 in 80 seat-rounds): two decimals tell rulesets apart
-                Column("Flip 7 rate", pct, key="flip7_rate", drop=2),
-                _ci(CI, lambda v: interval(*v, digits=2, scale=100), "flip7_rate", drop=2),
+                *_estimate(
+                    "Flip 7 rate",
+                    pct,
+                    lambda v: interval(*v, digits=2, scale=100),
+                    "flip7_rate",
+                    drop=2,
+                ),
             ],
             [
                 [
@@ -335,14 +350,10 @@ def _rule_choices(result: Result, cells: pd.DataFrame) -> None:
                     int(x.players),
                     x.ruleset,
                     int(x.games),
-                    x.rounds_per_game,
-                    (x.rounds_per_game_lo, x.rounds_per_game_hi),
-                    x.points_per_round,
-                    (x.points_per_round_lo, x.points_per_round_hi),
-                    x.bust_rate,
-                    (x.bust_rate_lo, x.bust_rate_hi),
-                    x.flip7_rate,
-                    (x.flip7_rate_lo, x.flip7_rate_hi),
+                    *_figure(x, "rounds_per_game"),
+                    *_figure(x, "points_per_round"),
+                    *_figure(x, "bust_rate"),
+                    *_figure(x, "flip7_rate"),
                 ]
                 for x in cells.itertuples()
             ],

@@ -92,6 +92,11 @@ def _numpy(col: pa.ChunkedArray | pa.Array, dtype: type | None = np.int64) -> np
     return np.asarray(arr.to_numpy(), dtype=dtype)
 
 
+def _stored(table: pa.Table, *columns: str) -> list[np.ndarray]:
+    """The named columns of a table, each as `_numpy` gives it in its stored type."""
+    return [_numpy(table[name], None) for name in columns]
+
+
 def _codes(col: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
     """(names, each row's index into them) of a dictionary (or plain) string column."""
     if col.num_chunks != 1 or not pa.types.is_dictionary(col.type):
@@ -142,22 +147,11 @@ def check(
             _numpy(games["game"]),
             _numpy(games["seat"], None),
             g_pol,
-            _numpy(games["rounds"], None),
-            _numpy(games["total"], None),
-            _numpy(games["rank"], None),
-            _numpy(games["winner"], None),
-            _numpy(games["capped"], None),
-            _numpy(games["events"], None),
+            *_stored(games, "rounds", "total", "rank", "winner", "capped", "events"),
             _numpy(rounds["game"]),
-            _numpy(rounds["round"], None),
-            _numpy(rounds["seat"], None),
+            *_stored(rounds, "round", "seat"),
             r_pol,
-            _numpy(rounds["dealer"], None),
-            _numpy(rounds["score"], None),
-            _numpy(rounds["total"], None),
-            _numpy(rounds["busted"], None),
-            _numpy(rounds["flip7"], None),
-            _numpy(rounds["status"], None),
+            *_stored(rounds, "dealer", "score", "total", "busted", "flip7", "status"),
             _numpy(events["game"]),
             r_off,
             r_len,

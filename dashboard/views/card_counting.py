@@ -6,11 +6,10 @@ import streamlit as st
 
 from dashboard import charts, data, filters, panels, tables
 
-f = filters.require()
-st.title("Card counting")
-st.caption(
-    "Answers: how much does counting the discard pile gain (evc over ev, bustc over bust) in "
-    "points per round and in games won?"
+f = filters.page(
+    "Card counting",
+    "how much does counting the discard pile gain (evc over ev, bustc over bust) in "
+    "points per round and in games won?",
 )
 
 everything = f.keep(data.card_counting(f.root, f.run))

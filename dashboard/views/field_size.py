@@ -7,11 +7,10 @@ import streamlit as st
 
 from dashboard import charts, data, filters, panels, tables
 
-f = filters.require()
-st.title("Field size")
-st.caption(
-    "Answers: how does each policy's chance of winning change with the number of players, "
-    "and does scoring more points per round mean winning more?"
+f = filters.page(
+    "Field size",
+    "how does each policy's chance of winning change with the number of players, "
+    "and does scoring more points per round mean winning more?",
 )
 
 lineups = data.lineups(f.root, f.run)

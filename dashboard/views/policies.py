@@ -6,11 +6,10 @@ import streamlit as st
 
 from dashboard import charts, data, filters, tables
 
-f = filters.require()
-st.title("Policy comparison")
-st.caption(
-    "Answers: which policy wins most over every field size, who finishes ahead of whom, and "
-    "how do their rounds end?"
+f = filters.page(
+    "Policy comparison",
+    "which policy wins most over every field size, who finishes ahead of whom, and "
+    "how do their rounds end?",
 )
 
 st.subheader("League")

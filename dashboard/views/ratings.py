@@ -7,14 +7,13 @@ import streamlit as st
 
 from dashboard import filters, rating_charts, rating_data
 
-f = filters.require()
-st.title("Ratings")
-st.caption(
-    "Answers: how strong is each policy across field sizes and opponents, and how sure are we? "
+f = filters.page(
+    "Ratings",
+    "how strong is each policy across field sizes and opponents, and how sure are we? "
     "A Plackett-Luce model reads each game's final ranking as the winner chosen from every "
     "seat, the second from the rest, and so on; rating(A) − rating(B) is the log-odds that A "
     "finishes ahead of B at any table where both sit. ev is 0 when it played. Intervals are "
-    "95%, clustered by game."
+    "95%, clustered by game.",
 )
 
 sizes = rating_data.field_sizes(f.root, f.run)

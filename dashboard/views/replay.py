@@ -8,11 +8,10 @@ from dashboard import charts, data, filters, replay
 
 GAMES_LISTED = 500
 
-f = filters.require()
-st.title("Game replay")
-st.caption(
-    "Answers: what happened in one logged game, card by card: who drew what, which "
-    "actions hit whom, who busted, and how the scores grew."
+f = filters.page(
+    "Game replay",
+    "what happened in one logged game, card by card: who drew what, which "
+    "actions hit whom, who busted, and how the scores grew.",
 )
 
 span = data.game_ids(f.root, f.run)

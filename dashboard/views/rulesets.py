@@ -6,12 +6,11 @@ import streamlit as st
 
 from dashboard import charts, data, filters, tables
 
-f = filters.require()
-st.title("Rule choices")
-st.caption(
-    "Answers: what does a rule choice change (how Freeze and Flip Three resolve during a Flip "
+f = filters.page(
+    "Rule choices",
+    "what does a rule choice change (how Freeze and Flip Three resolve during a Flip "
     "Three, the target score)? The same line-up at the same table under each ruleset of the "
-    "run: game length, points per round, bust and Flip 7 rates, and each policy's win rate."
+    "run: game length, points per round, bust and Flip 7 rates, and each policy's win rate.",
 )
 
 if len(f.rulesets) < 2:

@@ -111,6 +111,43 @@ def add_output_options(parser: argparse.ArgumentParser, results_copy: bool = Tru
     parser.set_defaults(tee=results_copy, redirect=True)
 
 
+def add_data_option(
+    parser: argparse.ArgumentParser,
+    what: str = "data root",
+    default: str = "$FLIP7_DATA, else ./data",
+    uri: str = "a URI",
+) -> None:
+    """--data DIR|URI, the lake a command reads or writes: `what` it is, and its `default`."""
+    parser.add_argument(
+        "--data",
+        metavar="DIR|URI",
+        help=f"{what}: a directory or {uri} such as s3://bucket/prefix (default: {default})",
+    )
+
+
+def add_engine_option(parser: argparse.ArgumentParser, same: str) -> None:
+    """--engine auto|kernel|reference; `same` ends its help: what both engines give alike."""
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "kernel", "reference"),
+        default="auto",
+        help="auto (default): the compiled kernel when it can play every seat, else the "
+        f"reference engine; {same}",
+    )
+
+
+def add_policy_timeout_option(
+    parser: argparse.ArgumentParser, what: str = "stop", default: str = "no limit"
+) -> None:
+    """--policy-timeout SECONDS: `what` stops when a policy does not answer, and its default."""
+    parser.add_argument(
+        "--policy-timeout",
+        type=float,
+        metavar="SECONDS",
+        help=f"{what} after SECONDS, naming the policy that did not answer (default: {default})",
+    )
+
+
 class DeprecatedAlias(argparse.Action):
     """An old spelling of an option: still works, with one line on stderr naming the new one."""
 

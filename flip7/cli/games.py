@@ -71,6 +71,8 @@ def _common(
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from flip7.cli import add_data_option
+
     p = sub.add_parser(
         "play",
         help="play against bots at the terminal",
@@ -94,32 +96,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "policy's win rate and points per round with their 95% intervals (clustered by game).",
     )
     p.add_argument("-n", "--games", type=int, default=4000, help="games to play (default 4000)")
-    _common(p, "dp,ev,bust:0.25,sum:20")
-    _engine_option(p)
-    _timeout_option(p)
+    _playing(p, "dp,ev,bust:0.25,sum:20")
     _format_option(p)
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("round", help="the one-round score distribution of each policy")
     p.add_argument("-n", "--rounds", type=int, default=20000, help="rounds to play (default 20000)")
-    _common(p, "ev,dp")
-    _engine_option(p)
-    _timeout_option(p)
+    _playing(p, "ev,dp")
     _format_option(p)
     p.set_defaults(func=cmd_round)
 
     p = sub.add_parser("watch", help="one game, card by card (a new one, or a logged one)")
-    _common(p, "ev,ev,ev")
-    _engine_option(p)
-    _timeout_option(p)
+    _playing(p, "ev,ev,ev")
     p.add_argument("--run", help="show a game logged by a tournament run instead")
     p.add_argument("--game", type=int, help="game id within --run (default 0)")
-    p.add_argument(
-        "--data",
-        metavar="DIR|URI",
-        help="the lake of --run: a directory or a URI such as s3://bucket/prefix (default: "
-        "$FLIP7_DATA, else ./data)",
-    )
+    add_data_option(p, "the lake of --run")
     p.add_argument(
         "--delay", type=float, default=0.0, help="seconds to pause between cards (table format)"
     )
@@ -144,13 +135,14 @@ def _format_option(p: argparse.ArgumentParser) -> None:
     add_format_option(p)
 
 
-def _timeout_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--policy-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="stop after SECONDS, naming the policy that did not answer (default: no limit)",
-    )
+def _playing(p: argparse.ArgumentParser, policies: str) -> None:
+    """The options of a command whose engine plays the games (sim, round, watch): `_common`,
+    --engine and --policy-timeout."""
+    from flip7.cli import add_engine_option, add_policy_timeout_option
+
+    _common(p, policies)
+    add_engine_option(p, "both play the same games")
+    add_policy_timeout_option(p)
 
 
 def policy_timeout(args: argparse.Namespace) -> float | None:
@@ -159,16 +151,6 @@ def policy_timeout(args: argparse.Namespace) -> float | None:
     if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
         raise ValueError(f"--policy-timeout must be a number of seconds > 0, got {seconds:g}")
     return seconds
-
-
-def _engine_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--engine",
-        choices=("auto", "kernel", "reference"),
-        default="auto",
-        help="auto (default): the compiled kernel when it can play every seat, else the "
-        "reference engine; both play the same games",
-    )
 
 
 def _engine_line(engine: str, note: str | None) -> str:

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
+from typing import Any, TypeVar
 
 from flip7.policies.base import Policy, PolicySpecError
 from flip7.policies.ev import EndgamePolicy, EVPolicy
@@ -36,6 +37,8 @@ class PolicyEntry:
 
 REGISTRY: dict[str, PolicyEntry] = {}
 
+_N = TypeVar("_N", int, float)
+
 
 def register_policy(entry: PolicyEntry) -> None:
     """Add a built-in policy to the registry (name must be new)."""
@@ -44,34 +47,38 @@ def register_policy(entry: PolicyEntry) -> None:
     REGISTRY[entry.name] = entry
 
 
-def _int_arg(name: str, lo: int, hi: int) -> Callable[[str | None], int]:
-    def parse(arg: str | None) -> int:
+def _number_arg(
+    name: str,
+    convert: Callable[[Any], _N],
+    letter: str,
+    lo: _N,
+    hi: _N,
+    span: str,
+    what: str,
+    example: object,
+) -> Callable[[str | None], _N]:
+    """The parser of `name:LETTER`: `what` LETTER in `span` (lo..hi), an error naming `example`."""
+
+    def parse(arg: str | None) -> _N:
         try:
-            value = int(arg)  # type: ignore[arg-type]
+            value = convert(arg)
         except (TypeError, ValueError):
             raise PolicySpecError(
-                f"policy {name}:N needs an integer N in {lo}..{hi}, got {arg!r} (e.g. {name}:{lo + (hi - lo) // 4})"
+                f"policy {name}:{letter} needs {what} {letter} in {span}, got {arg!r} (e.g. {name}:{example})"
             ) from None
         if not lo <= value <= hi:
-            raise PolicySpecError(f"policy {name}:N needs N in {lo}..{hi}, got {value}")
+            raise PolicySpecError(f"policy {name}:{letter} needs {letter} in {span}, got {value}")
         return value
 
     return parse
+
+
+def _int_arg(name: str, lo: int, hi: int) -> Callable[[str | None], int]:
+    return _number_arg(name, int, "N", lo, hi, f"{lo}..{hi}", "an integer", lo + (hi - lo) // 4)
 
 
 def _prob_arg(name: str) -> Callable[[str | None], float]:
-    def parse(arg: str | None) -> float:
-        try:
-            value = float(arg)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            raise PolicySpecError(
-                f"policy {name}:P needs a probability P in [0, 1], got {arg!r} (e.g. {name}:0.25)"
-            ) from None
-        if not 0.0 <= value <= 1.0:
-            raise PolicySpecError(f"policy {name}:P needs P in [0, 1], got {value}")
-        return value
-
-    return parse
+    return _number_arg(name, float, "P", 0.0, 1.0, "[0, 1]", "a probability", 0.25)
 
 
 def _no_arg(name: str, make: Callable[[], Policy]) -> Callable[[str | None], Policy]:
@@ -158,30 +165,11 @@ def _dp(arg: str | None) -> Policy:
     return DPPolicy(arg or "basic")
 
 
-register_policy(
-    PolicyEntry(
-        "dp",
-        _dp,
-        "the exact solo optimum, one table lookup (dp:real, dp:full: other solver models)",
-    )
-)
-
-
 def _race(arg: str | None) -> Policy:
     """race[:MODEL]: imported on first use, like dp."""
     from flip7.policies.race import RacePolicy
 
     return RacePolicy(arg or "basic")
-
-
-register_policy(
-    PolicyEntry(
-        "race",
-        _race,
-        "the solo race's optimum: fewest expected rounds to the target from its own score "
-        "(race:real: the other model)",
-    )
-)
 
 
 def _win(arg: str | None) -> Policy:
@@ -198,15 +186,28 @@ def _win(arg: str | None) -> Policy:
     return WinPolicy(model, endgame=not fast, freeze=not fast)
 
 
-register_policy(
+# The solver's policies, each built by its loader above.
+for _entry in (
+    PolicyEntry(
+        "dp",
+        _dp,
+        "the exact solo optimum, one table lookup (dp:real, dp:full: other solver models)",
+    ),
+    PolicyEntry(
+        "race",
+        _race,
+        "the solo race's optimum: fewest expected rounds to the target from its own score "
+        "(race:real: the other model)",
+    ),
     PolicyEntry(
         "win",
         _win,
         "hit or stay to win the game: a round policy picked from the scores, the target and "
         "the field size, the round in play solved once it decides the game (win:real: the "
         "other model; win:fast: the table alone, at the kernel's full speed)",
-    )
-)
+    ),
+):
+    register_policy(_entry)
 
 
 def needs_a_person(spec: str) -> str | None:

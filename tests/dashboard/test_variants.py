@@ -16,55 +16,33 @@ from flip7.stats import RatioSums
 from tests.dashboard.lake import write_run
 from tests.dashboard.test_app import APP, charts
 
+
+def duel(
+    name: str, seed: int, games: int, rules: str = 'ruleset = "3.1"', rival: str = "bust:0.25"
+) -> str:
+    """A run of the line-up labelled "duel", ev against `rival`: `games` games in one shard
+    under `rules` (its ruleset line and any other top-level line)."""
+    return f"""
+name = "{name}"
+seed = {seed}
+games = {games}
+shard_size = {games}
+{rules}
+
+[[lineups]]
+name = "duel"
+seats = ["ev", "{rival}"]
+"""
+
+
 SPECS = [
     # "duel" under two rulesets (cell 0: 3.1, cell 1: 3.1(target=150))
-    """
-name = "classic-a"
-seed = 31
-games = 30
-shard_size = 30
-rulesets = ["3.1", "3.1(target=150)"]
-
-[[lineups]]
-name = "duel"
-seats = ["ev", "bust:0.25"]
-""",
+    duel("classic-a", 31, 30, rules='rulesets = ["3.1", "3.1(target=150)"]'),
     # the same seed and cell numbers: its 20 games are classic-a's first 20 under 3.1, replayed
-    """
-name = "classic-b"
-seed = 31
-games = 20
-shard_size = 20
-ruleset = "3.1"
-
-[[lineups]]
-name = "duel"
-seats = ["ev", "bust:0.25"]
-""",
+    duel("classic-b", 31, 20),
     # the label "duel" for another line-up
-    """
-name = "classic-c"
-seed = 32
-games = 30
-shard_size = 30
-ruleset = "3.1"
-
-[[lineups]]
-name = "duel"
-seats = ["ev", "count:1"]
-""",
-    """
-name = "venge-a"
-seed = 33
-games = 30
-shard_size = 30
-ruleset = "3.1"
-variant = "vengeance"
-
-[[lineups]]
-name = "duel"
-seats = ["ev", "bust:0.25"]
-""",
+    duel("classic-c", 32, 30, rival="count:1"),
+    duel("venge-a", 33, 30, rules='ruleset = "3.1"\nvariant = "vengeance"'),
 ]
 
 #: (variant, ruleset, seating) -> the (run, cell) pairs that played it.

@@ -224,3 +224,22 @@ def users_policy(module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     return f"{module}:Mine"
+
+
+def solo_race_rounds(
+    rules: Ruleset, policy: Policy, deck: Deck, races: int, seed: int
+) -> list[int]:
+    """The rounds each of `races` solo races takes to reach the target on the reference engine:
+    `policy` in the one seat, a fresh `deck` every round (the race model's assumption), round
+    n of race i seeded derive_seed(seed, i, n)."""
+    rounds = []
+    for i in range(races):
+        banked = n = 0
+        while banked < rules.target:
+            engine = Engine(rules, [policy], derive_seed(seed, i, n), capture=False, deck=deck)
+            engine.table.totals[0] = banked
+            engine.play_round()
+            banked += engine.round_scores[-1][0]
+            n += 1
+        rounds.append(n)
+    return rounds

@@ -21,7 +21,6 @@ from flip7.cli import main
 from flip7.engine import Engine
 from flip7.policies import PolicySpecError, parse_policy
 from flip7.policies.race import RacePolicy
-from flip7.rng import derive_seed
 from flip7.rules import parse_ruleset
 from flip7.solver.model import Model, build_space, deck_of
 from flip7.solver.race import (
@@ -34,6 +33,7 @@ from flip7.solver.race import (
     solve_within,
 )
 from flip7.solver.solve import solve
+from tests.flip7.helpers import solo_race_rounds
 
 TINY = {1: 1, 2: 2, 3: 3, 5: 2, Card.PLUS4: 1, Card.TIMES2: 1, Card.SECOND_CHANCE: 1}
 
@@ -203,16 +203,7 @@ def test_engine_race_from_a_fresh_deck_matches_the_exact_value(tmp_path):
     table, _, _ = load_race(model, target, str(tmp_path))
     exact = float(table.values[0])
     rules = dataclasses.replace(parse_ruleset("3.1"), target=target)
-    rounds = []
-    for i in range(races):
-        banked = n = 0
-        while banked < target:
-            e = Engine(rules, [pol], derive_seed(11, i, n), capture=False, deck=model.deck)
-            e.table.totals[0] = banked
-            e.play_round()
-            banked += e.round_scores[-1][0]
-            n += 1
-        rounds.append(n)
+    rounds = solo_race_rounds(rules, pol, model.deck, races, seed=11)
     mean = statistics.fmean(rounds)
     se = statistics.stdev(rounds) / math.sqrt(races)
     assert abs(mean - exact) < 4 * se, (mean, exact, se)

@@ -18,6 +18,7 @@ from flip7.policies import Policy
 from pipeline.lake import Lake
 from pipeline.plan import Plan, make_plan
 from pipeline.run import finish, prepare, record_shard
+from pipeline.shard import ShardTask
 from pipeline.spec import parse_spec
 from pipeline.task import run_shard
 
@@ -61,6 +62,27 @@ MiB = 1024 * 1024
 NODE: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 100 * MiB, "memory": 512 * MiB}
 
 KEYS = {"events": ["game"], "rounds": ["game", "round", "seat"], "games": ["game", "seat"]}
+
+
+def shard_task(**fields: Any) -> ShardTask:
+    """A shard task of run "r": cell 0's first shard (pair 0, game ids from 0) playing games
+    0..59 of ev, bust:0.25, sum:20 under 3.1 classic, root seed 11, seats rotating; `fields`
+    change any of that."""
+    base: dict[str, Any] = {
+        "run": "r",
+        "shard": 0,
+        "cell": 0,
+        "pair": 0,
+        "lineup": ("ev", "bust:0.25", "sum:20"),
+        "ruleset": "3.1",
+        "variant": "classic",
+        "root_seed": 11,
+        "rotate": True,
+        "game_offset": 0,
+        "start": 0,
+        "stop": 60,
+    }
+    return ShardTask(**{**base, **fields})
 
 
 def small_plan(shard_size: int = 60, name: str = "t") -> Plan:

@@ -9,14 +9,13 @@ from typing import Any
 
 import pytest
 
-from flip7.cli import main
 from lakecontract import stop_problem
 from pipeline import ranking
 from pipeline.lake import Lake
 from pipeline.plan import Plan, make_plan
 from pipeline.sequential import Stopper
 from pipeline.spec import parse_spec
-from tests.pipeline.test_sprt_run import run_emulated
+from tests.pipeline.test_sprt_run import run_emulated, stopped_status
 
 # ev and bust:0.25 are about equal; sum:10 finishes behind both in about 9 meetings of 10. With
 # a margin of 0.1 the rule separates sum:10 and declares the other two equivalent within a few
@@ -113,10 +112,7 @@ def test_status_names_the_decided_pairs(
     reference: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`tournament status` says the rule, why the run stopped and each adjacent pair's verdict."""
-    root, ref = reference
-    assert main(["tournament", "status", "lg", "--data", str(root)]) == 0
-    text = capsys.readouterr().out
-    n = ref["stop"]["decision"]["games"]
+    text, n = stopped_status(reference, "lg", capsys)
     assert "ranking test of 3 policies" in text
     assert f"every adjacent pair decided after {n:,} games (1 separated, 1 equivalent)" in text
     assert "equivalent  " in text and "separated   " in text

@@ -15,25 +15,13 @@ import pytest
 from pipeline.lake import TABLE_ORDER
 from pipeline.rollups import rollup_table
 from pipeline.schema import ROLLUPS
-from pipeline.shard import ShardTask, simulate_shard
+from pipeline.shard import simulate_shard
+from tests.pipeline.helpers import shard_task
 from warehouse.build import build
 from warehouse.db import scratch
 from warehouse.lake import snapshot
 
-BASE = ShardTask(
-    run="r",
-    shard=0,
-    cell=0,
-    pair=0,
-    lineup=("ev", "bust:0.25", "sum:20"),
-    ruleset="3.1",
-    variant="classic",
-    root_seed=11,
-    rotate=True,
-    game_offset=0,
-    start=0,
-    stop=60,
-)
+BASE = shard_task()
 
 #: Shards that exercise every grouping: a policy in two seats, heads-up, a big table, fixed
 #: seats, the reference engine, a Vengeance game, a cell that starts mid-way.

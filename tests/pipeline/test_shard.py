@@ -15,22 +15,10 @@ from flip7.policies import parse_policies
 from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
 from pipeline.schema import TABLES, event_codes, unpack_events
-from pipeline.shard import ShardTask, game_seed, simulate_shard
+from pipeline.shard import game_seed, simulate_shard
+from tests.pipeline.helpers import shard_task
 
-TASK = ShardTask(
-    run="r",
-    shard=3,
-    cell=1,
-    pair=1,
-    lineup=("ev", "bust:0.25", "sum:20"),
-    ruleset="3.1",
-    variant="classic",
-    root_seed=5,
-    rotate=True,
-    game_offset=1000,
-    start=10,
-    stop=40,
-)
+TASK = shard_task(shard=3, cell=1, pair=1, root_seed=5, game_offset=1000, start=10, stop=40)
 
 
 @pytest.fixture(scope="module")

@@ -156,15 +156,23 @@ def test_a_missing_compare_entry_is_read_from_the_games_file(
     assert manifest["stop"] == ref["stop"]
 
 
+def stopped_status(
+    lake: tuple[Path, dict[str, Any]], run: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[str, int]:
+    """`flip7 tournament status RUN` over a (root, manifest) lake of a run that stops by a test
+    (the command succeeding), and the games its decision took."""
+    root, manifest = lake
+    assert main(["tournament", "status", run, "--data", str(root)]) == 0
+    return capsys.readouterr().out, manifest["stop"]["decision"]["games"]
+
+
 def test_status_and_plan_games_print_the_test(
     reference: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`tournament status` shows the test, its decision and its last looks; `plan-games` sizes
     the fixed-size test (108,222 games for one point of win rate at alpha = beta = 0.05)."""
-    root, ref = reference
-    assert main(["tournament", "status", "s", "--data", str(root)]) == 0
-    text = capsys.readouterr().out
-    n = ref["stop"]["decision"]["games"]
+    root = reference[0]
+    text, n = stopped_status(reference, "s", capsys)
     assert "sequential test (SPRT) of endgame − ev (win rate)" in text
     assert f"H1 accepted after {n:,} games: endgame − ev = +" in text
     assert "percentage points of win rate (95%)" in text

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+#: `flip7 tournament run` in a subprocess, and its flags here: one CPU, quiet, no results copy,
+#: the reference engine (no compile).
+FLIP7 = [sys.executable, "-m", "flip7", "tournament", "run"]
+FLAGS = ["--num-cpus", "1", "--no-progress", "--no-file", "--engine", "reference"]
 
 SPEC = """
 name = "{name}"
@@ -36,6 +46,34 @@ def spec_text(
 def write_spec(path: Path, **kwargs: object) -> Path:
     path.write_text(spec_text(**kwargs))  # type: ignore[arg-type]
     return path
+
+
+def start_run(
+    spec: Path, root: Path, delay: str, *, new_session: bool = False
+) -> subprocess.Popen[str]:
+    """`flip7 tournament run SPEC --data ROOT` in a subprocess (its own session with
+    `new_session`), each shard slowed by `delay` seconds, returned once its manifest records a
+    shard (Ray is up); a run that ends or records none within 120 s is killed, failing the test
+    with its stderr."""
+    from pipeline.task import FAULT_ENV
+
+    proc = subprocess.Popen(
+        [*FLIP7, str(spec), "--data", str(root), *FLAGS],
+        env={**os.environ, FAULT_ENV: f"delay:{delay}"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=new_session,
+    )
+    manifest = root / "runs" / "t" / "manifest.json"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError, ValueError):
+            if json.loads(manifest.read_text())["shards"]:
+                return proc
+        time.sleep(0.1)
+    proc.kill()
+    raise AssertionError(f"the run did not start: {proc.communicate()[1]}")
 
 
 def tree(root: Path) -> dict[str, tuple[int, int]]:

@@ -41,21 +41,22 @@ class NeverAnswers(Policy):
                 pass
 
 
-class RaisesInTarget(Policy):
-    """Hits until it holds three numbers; fails when it must give an action card away."""
+class ToThree(Policy):
+    """Hits until it holds three numbers: it lives to be asked for a target or a move."""
 
     def hit(self, obs: Observation) -> bool:
         return bool(obs.ncount[obs.seat] < 3)
+
+
+class RaisesInTarget(ToThree):
+    """Hits until it holds three numbers; fails when it must give an action card away."""
 
     def choose_target(self, obs: Observation, card: int, candidates: Sequence[int]) -> int:
         raise KeyError("no target table")
 
 
-class TargetTrue(Policy):
+class TargetTrue(ToThree):
     """Answers `True` as a target (True == 1 in Python, but it is not a seat)."""
-
-    def hit(self, obs: Observation) -> bool:
-        return bool(obs.ncount[obs.seat] < 3)
 
     def choose_target(self, obs: Observation, card: int, candidates: Sequence[int]) -> int:
         return True
@@ -77,11 +78,8 @@ def not_a_class(arg: str = "") -> Policy:
     raise AssertionError("called")
 
 
-class RaisesInMove(Policy):
+class RaisesInMove(ToThree):
     """Vengeance: hits to three numbers; fails when it must pick a Steal/Swap/Discard move."""
-
-    def hit(self, obs: Observation) -> bool:
-        return bool(obs.ncount[obs.seat] < 3)
 
     def choose_move(self, obs: Observation, card: int, options: Sequence[tuple[int, ...]]) -> int:
         raise IndexError("no move table")
@@ -101,11 +99,8 @@ class RaisesBase(Policy):
         raise BaseException("out of band")
 
 
-class ExitsInTarget(Policy):
+class ExitsInTarget(ToThree):
     """Hits to three numbers; exits when it must give an action card away."""
-
-    def hit(self, obs: Observation) -> bool:
-        return bool(obs.ncount[obs.seat] < 3)
 
     def choose_target(self, obs: Observation, card: int, candidates: Sequence[int]) -> int:
         raise SystemExit("no target")

@@ -5,7 +5,6 @@ once, naming the driver that has it. A stale lease is taken over only when the u
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
@@ -21,10 +20,7 @@ from flip7.cli import main
 from pipeline.lake import Lake
 from pipeline.task import FAULT_ENV
 from tests.s3.server import S3Server, serving
-from tests.security.helpers import one_line, spec_text, tree
-
-FLIP7 = [sys.executable, "-m", "flip7", "tournament", "run"]
-FLAGS = ["--num-cpus", "1", "--no-progress", "--no-file", "--engine", "reference"]
+from tests.security.helpers import FLAGS, FLIP7, one_line, spec_text, start_run, tree
 
 
 @pytest.fixture(scope="module")
@@ -193,21 +189,8 @@ def test_a_driver_whose_lease_was_taken_stops(tmp_path: Path) -> None:
     root = tmp_path / "lake"
     spec = seeded_spec(tmp_path / "s.toml", 9)
     spec.write_text(spec.read_text().replace("games = 200", "games = 2000"))
-    env = {**os.environ, FAULT_ENV: "delay:0.5"}
-    proc = subprocess.Popen(
-        [*FLIP7, str(spec), "--data", str(root), *FLAGS],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_run(spec, root, "0.5")
     manifest = root / "runs" / "t" / "manifest.json"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        with contextlib.suppress(OSError, ValueError):
-            if json.loads(manifest.read_text())["shards"]:
-                break
-        time.sleep(0.1)
     lease_file = root / "runs" / "t" / "lease.json"
     other = json.loads(lease_file.read_text())
     other.update(token="f" * 32, host="elsewhere.invalid", pid=4242, heartbeat_epoch=time.time())

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import json
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,12 +18,9 @@ from pipeline.lake import Lake
 from pipeline.plan import make_plan
 from pipeline.spec import load_spec
 from pipeline.task import FAULT_ENV
-from tests.security.helpers import one_line, write_spec
+from tests.security.helpers import FLAGS, FLIP7, one_line, start_run, write_spec
 
 pytestmark = pytest.mark.ray
-
-FLIP7 = [sys.executable, "-m", "flip7", "tournament", "run"]
-FLAGS = ["--num-cpus", "1", "--no-progress", "--no-file", "--engine", "reference"]
 
 
 def session_pids(name: str, raylets: set[int] | None = None) -> set[int]:
@@ -77,30 +72,14 @@ def raylets_of(name: str) -> set[int]:
     return found
 
 
-def start_run(tmp_path: Path, delay: str = "1") -> tuple[subprocess.Popen[bytes], Path]:
-    """`flip7 tournament run` in a subprocess, returned once a shard is recorded (Ray is up)."""
+def start_driver(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
+    """A 400-game run in a subprocess of its own session, returned once Ray is up."""
     spec = write_spec(tmp_path / "s.toml", games=400, shard_size=20)
     root = tmp_path / "lake"
-    env = {**os.environ, FAULT_ENV: f"delay:{delay}"}
-    proc = subprocess.Popen(
-        [*FLIP7, str(spec), "--data", str(root), *FLAGS],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    manifest = root / "runs" / "t" / "manifest.json"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        with contextlib.suppress(OSError, ValueError):
-            if json.loads(manifest.read_text())["shards"]:
-                return proc, root
-        time.sleep(0.1)
-    proc.kill()
-    raise AssertionError(f"the run did not start: {proc.stderr.read().decode()}")  # type: ignore[union-attr]
+    return start_run(spec, root, "1", new_session=True), root
 
 
-def session_of(proc: subprocess.Popen[bytes]) -> str:
+def session_of(proc: subprocess.Popen[str]) -> str:
     """The Ray session this driver started: Ray names its directory after the driver's pid. Ray
     leaves old session directories behind and pids are reused, so an older directory can carry
     the same pid: the newest is this driver's."""
@@ -128,7 +107,7 @@ def test_sigkilled_driver_leaves_no_ray_process(tmp_path: Path) -> None:
     """SIGKILL to the driver alone (not its group): within 20 s no process of the Ray session
     it started is left. Ray 2.60 left its DashboardAgent and RuntimeEnvAgent running with
     parent PID 1 (and they ignore SIGTERM); the driver's reaper now stops them."""
-    proc, _ = start_run(tmp_path)
+    proc, _ = start_driver(tmp_path)
     name = session_of(proc)
     raylets = raylets_of(name)
     before = session_pids(name, raylets)
@@ -145,7 +124,7 @@ def test_sigkilled_driver_leaves_no_ray_process(tmp_path: Path) -> None:
 def test_sigterm_is_recorded_as_terminated(tmp_path: Path) -> None:
     """SIGTERM (what `kill` and schedulers send) is recorded as `terminated`, not '15', and the
     Ray session is gone afterwards."""
-    proc, root = start_run(tmp_path)
+    proc, root = start_driver(tmp_path)
     name = session_of(proc)
     raylets = raylets_of(name)
     try:

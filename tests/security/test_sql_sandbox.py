@@ -151,19 +151,22 @@ def test_a_runaway_query_stops_at_the_timeout(
     assert state(place["lake"], place["outside"], Path.cwd()) == before
 
 
+@pytest.fixture
+def spills(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty directory named by $FLIP7_SPILL_DIR: where the warehouse spills."""
+    path = tmp_path / "spills"
+    path.mkdir()
+    monkeypatch.setenv("FLIP7_SPILL_DIR", str(path))
+    return path
+
+
 def test_a_huge_query_stops_at_the_memory_limit(
-    place: dict[str, Path],
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
+    place: dict[str, Path], capsys: pytest.CaptureFixture[str], spills: Path
 ) -> None:
     """Read-only, a cross join far over a 64 MB limit fails with one line naming the limit and
     spills nothing anywhere: `flip7 sql` runs the user's text, and DuckDB would let that text
     read and write in a spill directory, so it gets none (no .tmp/ in the working directory,
     no private directory made either)."""
-    spills = tmp_path / "spills"
-    spills.mkdir()
-    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
     q = "SELECT a.i, b.i FROM range(20000) a(i), range(5000) b(i) ORDER BY hash(a.i * b.i)"
     before = state(place["lake"], place["outside"], Path.cwd())
     code = main(
@@ -188,14 +191,11 @@ BIG_SORT_SUM = (19999 * 20000 // 2) * (499 * 500 // 2)
 
 
 def test_a_query_over_the_limit_spills_into_a_private_directory(
-    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, spills: Path
 ) -> None:
     """On a reading connection (the report's, the dashboard's), a query over its memory limit
     spills into a directory made for it alone under $FLIP7_SPILL_DIR, finishes with the right
     answer, and leaves nothing behind there, in the lake or in the working directory."""
-    spills = tmp_path / "spills"
-    spills.mkdir()
-    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
     monkeypatch.setenv("FLIP7_SPILL_LIMIT", "2GB")
     before = state(place["lake"], place["outside"], Path.cwd())
     con = connect(place["lake"], memory_limit="64MB", threads=1)
@@ -207,15 +207,12 @@ def test_a_query_over_the_limit_spills_into_a_private_directory(
 
 
 def test_a_query_over_the_spill_limit_stops_with_one_line(
-    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, spills: Path
 ) -> None:
     """Spilling stops at $FLIP7_SPILL_LIMIT: the query fails, and the commands say so in one
     line naming that limit and how to raise it; the spill directory is gone afterwards."""
     from warehouse.commands import memory_message
 
-    spills = tmp_path / "spills"
-    spills.mkdir()
-    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
     monkeypatch.setenv("FLIP7_SPILL_LIMIT", "40MB")
     con = connect(place["lake"], memory_limit="64MB", threads=1)
     with pytest.raises(duckdb.OutOfMemoryException) as exc:
@@ -230,16 +227,10 @@ def test_a_query_over_the_spill_limit_stops_with_one_line(
 
 
 def test_sql_write_spills_into_a_private_directory(
-    place: dict[str, Path],
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
+    place: dict[str, Path], capsys: pytest.CaptureFixture[str], spills: Path
 ) -> None:
     """`flip7 sql --write` (the sandbox lifted) spills under $FLIP7_SPILL_DIR, not into .tmp/ of
     the working directory as DuckDB would by default; the directory goes when it is done."""
-    spills = tmp_path / "spills"
-    spills.mkdir()
-    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
     q = "SELECT current_setting('temp_directory') AS t"
     code = main(["sql", q, "--write", "--format", "csv", "--data", str(place["lake"])])
     out, err = capsys.readouterr()
@@ -256,14 +247,11 @@ def spill_dir_of(con: duckdb.DuckDBPyConnection) -> Path:
 
 
 def test_the_spill_directory_is_private_and_chosen_by_the_warehouse(
-    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    place: dict[str, Path], spills: Path
 ) -> None:
     """A reading connection (the report's, the dashboard's) spills into a new directory of
     mode 0700 under $FLIP7_SPILL_DIR, never into the working directory, and no query can move
     it elsewhere or lift its size limit or the memory limit (the configuration is locked)."""
-    spills = tmp_path / "spills"
-    spills.mkdir()
-    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
     con = connect(place["lake"], memory_limit="64MB", threads=1)
     private = spill_dir_of(con)
     assert private.parent == spills and private.stat().st_mode & 0o777 == 0o700
@@ -293,13 +281,10 @@ def test_the_spill_directory_is_private_and_chosen_by_the_warehouse(
 
 
 def test_the_spill_directory_is_removed_when_the_connection_is_released(
-    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    place: dict[str, Path], spills: Path
 ) -> None:
     """After a query spilled, closing the connection deletes DuckDB's files and releasing it
     removes the private directory: nothing is left under $FLIP7_SPILL_DIR."""
-    spills = tmp_path / "spills"
-    spills.mkdir()
-    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
     con = connect(place["lake"], memory_limit="64MB", threads=1)
     private = spill_dir_of(con)
     done = threading.Event()
@@ -325,17 +310,11 @@ def test_the_spill_directory_is_removed_when_the_connection_is_released(
 
 
 def test_flip7_sql_makes_no_spill_directory_a_query_could_reach(
-    place: dict[str, Path],
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
+    place: dict[str, Path], capsys: pytest.CaptureFixture[str], spills: Path
 ) -> None:
     """DuckDB lets SQL read and write inside a connection's spill directory even with file
     access off, so `flip7 sql` (the user's text) has none: its temp_directory is empty and
     nothing is made under $FLIP7_SPILL_DIR."""
-    spills = tmp_path / "spills"
-    spills.mkdir()
-    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
     code = main(
         [
             "sql",
@@ -352,16 +331,10 @@ def test_flip7_sql_makes_no_spill_directory_a_query_could_reach(
 
 
 def test_a_query_cannot_use_the_spill_directory_of_flip7_sql(
-    place: dict[str, Path],
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
+    place: dict[str, Path], capsys: pytest.CaptureFixture[str], spills: Path
 ) -> None:
     """Even naming a directory where flip7 would spill, `flip7 sql` refuses to read a file
     planted there, to COPY into it or ATTACH a database in it: one line each, nothing written."""
-    spills = tmp_path / "spills"
-    spills.mkdir()
-    monkeypatch.setenv("FLIP7_SPILL_DIR", str(spills))
     planted = spills / "planted.csv"
     planted.write_text("a\n1\n")
     before = state(place["lake"], place["outside"], Path.cwd(), spills)

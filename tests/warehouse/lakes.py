@@ -175,6 +175,20 @@ class Played:
     result: GameResult
 
 
+#: CELL_SPECS' second run: the "mix" cells again, under a seed of its own.
+CELLS_AGAIN = """
+name = "cells-again"
+seed = 22
+ruleset = "3.1"
+games = 16
+shard_size = 16
+
+[[lineups]]
+name = "mix"
+mix = ["ev", "bust:0.25"]
+players = [2, 4]
+"""
+
 # Runs planned from specs by the pipeline itself (labels, cells and manifests exactly as
 # `flip7 tournament run` writes them), for the statistics tests: a named line-up over two field
 # sizes that seats ev twice at 4 players (a policy in two seats of one game), CRN-paired
@@ -230,30 +244,11 @@ name = "evc once"
 seats = ["ev", "evc", "bust:0.25"]
 pair = "q"
 """,
-    """
-name = "cells-again"
-seed = 22
-ruleset = "3.1"
-games = 16
-shard_size = 16
-
-[[lineups]]
-name = "mix"
-mix = ["ev", "bust:0.25"]
-players = [2, 4]
-""",
-    """
-name = "cells-replay"
-seed = 22
-ruleset = "3.1"
-games = 8
-shard_size = 8
-
-[[lineups]]
-name = "mix"
-mix = ["ev", "bust:0.25"]
-players = [2, 4]
-""",
+    CELLS_AGAIN,
+    # cells-again's first 8 games: its seed and line-up, fewer games
+    CELLS_AGAIN.replace('"cells-again"', '"cells-replay"').replace(
+        "games = 16\nshard_size = 16", "games = 8\nshard_size = 8"
+    ),
     """
 name = "cells-clash"
 seed = 23
