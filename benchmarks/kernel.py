@@ -274,11 +274,15 @@ def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
     """(table, CPU microseconds per game to write it, bytes per game on disk) for one kernel
     shard of `games` four-player sum:20 games written with the lake's options, and its events
     in an older layout (schema v3: a row per event, game/round/seq/code, zstd, a dictionary
-    for `code`) for comparison. Each time is the median of `repeats` writes."""
+    for `code`) for comparison; last, the rollup summed from the shard's games and rounds
+    tables (pipeline.rollups.rollup_table, what verify runs: the shard task's own call reads
+    the kernel's arrays instead of the tables' buffers, the same pass; no bytes). Each time is
+    the median of `repeats`."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS
+    from pipeline.rollups import rollup_table
     from pipeline.schema import event_codes
     from pipeline.shard import ShardTask, simulate_shard
 
@@ -310,11 +314,14 @@ def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
             )
             us = 1e6 * cpu / games
             out.append((label, us, os.path.getsize(path) / games))
+    cpu = median_cpu(lambda: rollup_table(tables["games"], tables["rounds"], 4), repeats)
+    out.append(("rollups, summed (no file)", 1e6 * cpu / games, 0.0))
     return out
 
 
 def print_table_costs(shard_size: int, repeats: int) -> None:
-    """Print table_costs: each table's CPU and bytes per game, and the four tables' sum."""
+    """Print table_costs: each table's CPU and bytes per game, and the sum of the four files
+    and the rollup summed."""
     print(
         f"writing one shard's tables ({shard_size:,} games), CPU per game and bytes per game "
         "on disk:"
@@ -324,7 +331,10 @@ def print_table_costs(shard_size: int, repeats: int) -> None:
         print(f"  {label:<32}{us:>7.2f} us/game {size:>8.1f} bytes/game")
         if "(v3)" not in label:
             written, size_all = written + us, size_all + size
-    print(f"  {'the four tables':<32}{written:>7.2f} us/game {size_all:>8.1f} bytes/game")
+    print(
+        f"  {'the four tables, rollup summed':<32}{written:>7.2f} us/game "
+        f"{size_all:>8.1f} bytes/game"
+    )
 
 
 def compile_and_load() -> tuple[dict[str, float], dict[str, float], float]:
