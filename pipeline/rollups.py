@@ -210,6 +210,9 @@ class _Block:
         )  # fmt: skip
 
 
+_PerRow = np.ndarray | int  # a value per row of a figure, or one for all of them
+
+
 def _rows(
     P: int,
     n: int,
@@ -231,7 +234,8 @@ def _rows(
     Q = P + 1
     score_s = np.zeros((P * max(span, 0), 6), np.int64)
     score_s[:, 0] = score_s[:, 1] = score_c.reshape(-1)
-    parts = [  # (grouping, figures, policy, opponent, key, sums) per grouping
+    parts: list[tuple[str, tuple[str, ...], _PerRow, _PerRow, _PerRow, np.ndarray]] = [
+        # (grouping, figures, policy, opponent, key, sums) per grouping
         ("policy", POLICY_FIGURES, np.arange(P), P, -1, pol_s),
         ("cell", CELL_FIGURES, P, P, -1, cell_s),
         ("seat", SEAT_FIGURES, np.tile(np.arange(Q), n), P, np.repeat(np.arange(n), Q), seat_s),
