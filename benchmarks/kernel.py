@@ -17,7 +17,8 @@ pipeline derives them:
             shard's record in the manifest) on each engine, for `sum:20` tables, at the spec's
             default shard size and (kernel) at the --shard-sweep sizes, and the CPU time and
             bytes on disk per game of each table written (the events also as a row per
-            event); and the kernel alone beside shard tasks on the same games, in
+            event, the rounds also as a row per game with one packed list) and the CPU of
+            summing the rollup; and the kernel alone beside shard tasks on the same games, in
             alternation: a shard task's write cost per game (its CPU less the kernel's);
   vengeance games/s of the reference "With a Vengeance" engine (flip7.vengeance) and of the
             Vengeance kernel, events captured and not, for `sum:20` and `ev` tables and a mixed
@@ -270,15 +271,27 @@ def print_write_cost(games: int, shard_size: int, repeats: int) -> None:
     )
 
 
+#: table_costs' layouts written for comparison only (not in the lake's sum).
+COMPARED = ("events, a row per event (v3)", "rounds, a row per game (packed)")
+
+
 def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
     """(table, CPU microseconds per game to write it, bytes per game on disk) for one kernel
     shard of `games` four-player sum:20 games written with the lake's options, and its events
     in an older layout (schema v3: a row per event, game/round/seq/code, zstd, a dictionary
-    for `code`) for comparison. Each time is the median of `repeats` writes."""
+    for `code`) and its rounds in a leaner layout the lake does not use (a row per game: its id
+    and one list of every player-round's score * 8 + flip7 * 4 + status, rounds in order and
+    seats within them, LZ4; the rest of a rounds row follows from the games table and the
+    position in the list) for comparison; last, the rollup summed from the shard's games and rounds
+    tables (pipeline.rollups.rollup_table, what verify runs: the shard task's own call reads
+    the kernel's arrays instead of the tables' buffers, the same pass; no bytes). Each time is
+    the median of `repeats`."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from pipeline import arrow
     from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS
+    from pipeline.rollups import rollup_table
     from pipeline.schema import event_codes
     from pipeline.shard import ShardTask, simulate_shard
 
@@ -292,12 +305,27 @@ def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
         "write_statistics": ["game"],
         "write_batch_size": 1 << 16,
     }
+    rounds = {c: arrow.numpy(tables["rounds"][c]) for c in ("game", "score", "flip7", "status")}
+    starts = np.flatnonzero(np.r_[True, rounds["game"][1:] != rounds["game"][:-1]])
+    packed = rounds["score"].astype(np.int32) * 8 + rounds["flip7"] * 4 + rounds["status"]
+    per_game = pa.table(
+        {
+            "game": rounds["game"][starts],
+            "results": arrow.list_array(
+                np.r_[starts, len(packed)],
+                packed,
+                pa.list_(pa.field("element", pa.int32(), nullable=False)),
+            ),
+        }
+    )
+    per_game_options = {"use_dictionary": False, "write_statistics": ["game"], "compression": "lz4"}
     cases: list[tuple[str, pa.Table, dict[str, object]]] = [
         *(
             (name, tables[name], dict(WRITE_OPTIONS[name]))
             for name in ("events", "rounds", "rollups", "games")
         ),
-        ("events, a row per event (v3)", v3, v3_options),
+        (COMPARED[0], v3, v3_options),
+        (COMPARED[1], per_game, {**per_game_options, "write_batch_size": 1 << 16}),
     ]
     out = []
     with tempfile.TemporaryDirectory() as d:
@@ -310,11 +338,14 @@ def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
             )
             us = 1e6 * cpu / games
             out.append((label, us, os.path.getsize(path) / games))
+    cpu = median_cpu(lambda: rollup_table(tables["games"], tables["rounds"], 4), repeats)
+    out.append(("rollups, summed (no file)", 1e6 * cpu / games, 0.0))
     return out
 
 
 def print_table_costs(shard_size: int, repeats: int) -> None:
-    """Print table_costs: each table's CPU and bytes per game, and the four tables' sum."""
+    """Print table_costs: each table's CPU and bytes per game, and the sum of the four files
+    and the rollup summed."""
     print(
         f"writing one shard's tables ({shard_size:,} games), CPU per game and bytes per game "
         "on disk:"
@@ -322,9 +353,12 @@ def print_table_costs(shard_size: int, repeats: int) -> None:
     written = size_all = 0.0
     for label, us, size in table_costs(shard_size, repeats):
         print(f"  {label:<32}{us:>7.2f} us/game {size:>8.1f} bytes/game")
-        if "(v3)" not in label:
+        if label not in COMPARED:
             written, size_all = written + us, size_all + size
-    print(f"  {'the four tables':<32}{written:>7.2f} us/game {size_all:>8.1f} bytes/game")
+    print(
+        f"  {'the four tables, rollup summed':<32}{written:>7.2f} us/game "
+        f"{size_all:>8.1f} bytes/game"
+    )
 
 
 def compile_and_load() -> tuple[dict[str, float], dict[str, float], float]:

@@ -32,6 +32,7 @@ what writing the shard costs.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -64,43 +65,6 @@ CELL_FIGURES = ("rounds", "points", "bust", "flip7", "events")
 SEAT_FIGURES = ("win", "points")
 POSITION_FIGURES = ("points", "bust", "flip7")
 VERSUS_FIGURES = ("ahead", "meetings")
-
-
-class _Rows:
-    """Rows of the rollup table, appended a block (one grouping and figure) at a time."""
-
-    def __init__(self) -> None:
-        self.cols: dict[str, list[np.ndarray]] = {
-            k: [] for k in ("grouping", "figure", "policy", "opponent", "key", *SUMS)
-        }
-        self.lists: dict[str, list[np.ndarray]] = {"game_y": [], "game_n": []}
-
-    def add(
-        self,
-        grouping: str,
-        figure: str,
-        policy: np.ndarray,  # index into the names (len(names) = ALL)
-        key: np.ndarray,
-        sums: np.ndarray,  # (rows, 6)
-        opponent: np.ndarray | None = None,
-        per_game: tuple[np.ndarray, np.ndarray] | None = None,  # (rows, games) y and n
-    ) -> None:
-        keep = sums[:, 0] > 0
-        m = int(keep.sum())
-        for name, values in zip(("game_y", "game_n"), per_game or (None, None), strict=True):
-            # a row's games are its first `games` entries (the games its policy sat in)
-            self.lists[name] += [
-                np.zeros(0, np.int64) if values is None else values[i, : sums[i, 0]]
-                for i in np.flatnonzero(keep)
-            ]
-        self.cols["grouping"].append(np.full(m, GROUPINGS.index(grouping), np.int32))
-        self.cols["figure"].append(np.full(m, FIGURES.index(figure), np.int32))
-        self.cols["policy"].append(policy[keep].astype(np.int32))
-        opp = np.full(len(keep), -1) if opponent is None else opponent
-        self.cols["opponent"].append(opp[keep].astype(np.int32))
-        self.cols["key"].append(key[keep].astype(np.int16))
-        for j, name in enumerate(SUMS):
-            self.cols[name].append(sums[keep, j])
 
 
 #: The columns the compiled pass reads, in their schema dtypes (pipeline.schema), so that the
@@ -165,7 +129,7 @@ def rollup_of_columns(
     g = {k: np.ascontiguousarray(games[k], dtype=t) for k, t in GAME_COLUMNS.items()}
     r = {k: np.ascontiguousarray(rounds[k], dtype=t) for k, t in ROUND_COLUMNS.items()}
     P = len(names)
-    out = _Rows()
+    block = _Block.empty()
     k = len(g["game"]) // n
     if k:
         first = int(g["game"][0])
@@ -190,18 +154,12 @@ def rollup_of_columns(
             lo,
             span,
         )
-        _add_rows(out, P, n, lo, span, *sums)
-    cols = {
-        name: np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        for name, parts in out.cols.items()
+        block = _rows(P, n, lo, span, *sums)
+    m = len(block.sums)
+    lists = {
+        name: arrow.list_array(block.offsets, values, ROLLUPS.field(name).type)
+        for name, values in (("game_y", block.game_y), ("game_n", block.game_n))
     }
-    m = len(cols["games"])
-    lists = {}
-    for name, parts in out.lists.items():
-        offsets = np.zeros(m + 1, np.int64)
-        np.cumsum([len(v) for v in parts], out=offsets[1:])
-        values = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        lists[name] = arrow.list_array(offsets, values, ROLLUPS.field(name).type)
 
     def const(name: str, default: object) -> object:
         value = shard.get(name)
@@ -215,22 +173,47 @@ def rollup_of_columns(
                 for name in ("variant", "ruleset", "seating")
             },
             "first_game": np.full(m, const("first_game", -1), np.int32),
-            "grouping": arrow.dictionary(cols["grouping"], GROUPINGS),
-            "figure": arrow.dictionary(cols["figure"], FIGURES),
-            "policy": arrow.dictionary(cols["policy"], [*names, ALL]),
-            "opponent": arrow.dictionary(
-                np.where(cols["opponent"] < 0, P, cols["opponent"]).astype(np.int32), [*names, ""]
-            ),
-            "key": cols["key"],
-            **{name: cols[name].astype(np.int64) for name in SUMS},
+            "grouping": arrow.dictionary(block.grouping, GROUPINGS),
+            "figure": arrow.dictionary(block.figure, FIGURES),
+            "policy": arrow.dictionary(block.policy, [*names, ALL]),
+            "opponent": arrow.dictionary(block.opponent, [*names, ""]),
+            "key": block.key,
+            **{name: np.ascontiguousarray(block.sums[:, j]) for j, name in enumerate(SUMS)},
             **lists,
         },
         ROLLUPS,
     )
 
 
-def _add_rows(
-    out: _Rows,
+@dataclass(frozen=True)
+class _Block:
+    """Rollup rows as columns: the group (GROUPINGS and FIGURES indices, policy and opponent
+    indices into the cell's names with the last index for ALL and for no opponent, key), the
+    six sums, and the per-game lists (row i's values at offsets[i]:offsets[i + 1])."""
+
+    grouping: np.ndarray
+    figure: np.ndarray
+    policy: np.ndarray
+    opponent: np.ndarray
+    key: np.ndarray
+    sums: np.ndarray  # (rows, 6)
+    offsets: np.ndarray
+    game_y: np.ndarray
+    game_n: np.ndarray
+
+    @classmethod
+    def empty(cls) -> _Block:
+        none = np.zeros(0, np.int32)
+        return cls(
+            none, none, none, none, none.astype(np.int16), np.zeros((0, 6), np.int64),
+            np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+        )  # fmt: skip
+
+
+_PerRow = np.ndarray | int  # a value per row of a figure, or one for all of them
+
+
+def _rows(
     P: int,
     n: int,
     lo: int,
@@ -243,31 +226,57 @@ def _add_rows(
     vs_s: np.ndarray,
     game_y: np.ndarray,
     game_n: np.ndarray,
-) -> None:
-    """The compiled pass's arrays as rollup rows (groups with no game left out)."""
-    policies = np.arange(P)
-    none = np.full(P, -1)
-    for f, figure in enumerate(POLICY_FIGURES):
-        per_game = (game_y[f], game_n[f]) if f < 2 else None  # win, points
-        out.add("policy", figure, policies, none, pol_s[f], per_game=per_game)
-    for f, figure in enumerate(CELL_FIGURES):
-        out.add("cell", figure, np.array([P]), np.array([-1]), cell_s[f][None, :])
-    # seat and position arrays are (figure, key, policy or P for ALL, 6)
-    pol_of = np.tile(np.arange(P + 1), n)
-    key_of = np.repeat(np.arange(n), P + 1)
-    for f, figure in enumerate(SEAT_FIGURES):
-        out.add("seat", figure, pol_of, key_of, seat_s[f].reshape(-1, 6))
-    for f, figure in enumerate(POSITION_FIGURES):
-        out.add("position", figure, pol_of, key_of, pos_s[f].reshape(-1, 6))
-    counts = score_c.reshape(-1)
-    sums = np.zeros((len(counts), 6), np.int64)
-    sums[:, 0] = sums[:, 1] = counts
-    out.add(
-        "score", "rounds", np.repeat(policies, span), np.tile(np.arange(lo, lo + span), P), sums
+) -> _Block:
+    """The compiled pass's arrays as rollup rows, groups with no game left out. The rows run
+    grouping by grouping (GROUPINGS order), figure by figure within one, and within a figure
+    in the order of the pass's arrays: by policy; seat and position by key then policy (ALL
+    last); score by policy then score; versus by policy then opponent."""
+    Q = P + 1
+    score_s = np.zeros((P * max(span, 0), 6), np.int64)
+    score_s[:, 0] = score_s[:, 1] = score_c.reshape(-1)
+    parts: list[tuple[str, tuple[str, ...], _PerRow, _PerRow, _PerRow, np.ndarray]] = [
+        # (grouping, figures, policy, opponent, key, sums) per grouping
+        ("policy", POLICY_FIGURES, np.arange(P), P, -1, pol_s),
+        ("cell", CELL_FIGURES, P, P, -1, cell_s),
+        ("seat", SEAT_FIGURES, np.tile(np.arange(Q), n), P, np.repeat(np.arange(n), Q), seat_s),
+        ("position", POSITION_FIGURES, np.tile(np.arange(Q), n), P, np.repeat(np.arange(n), Q), pos_s),
+        ("score", ("rounds",), np.repeat(np.arange(P), span), P, np.tile(np.arange(lo, lo + span), P), score_s),
+        ("versus", VERSUS_FIGURES, np.repeat(np.arange(P), P), np.tile(np.arange(P), P), -1, vs_s),
+    ]  # fmt: skip
+    cols: dict[str, list[np.ndarray]] = {
+        c: [] for c in ("grouping", "figure", "policy", "opp", "key")
+    }
+    for grouping, figures, policy, opponent, key, sums in parts:
+        rows = sums.size // 6 // len(figures)  # rows of one figure
+        cols["grouping"].append(np.full(rows * len(figures), GROUPINGS.index(grouping)))
+        cols["figure"].append(np.repeat([FIGURES.index(f) for f in figures], rows))
+        for name, value in (("policy", policy), ("opp", opponent), ("key", key)):
+            cols[name].append(np.tile(np.broadcast_to(value, rows), len(figures)))
+    every = np.concatenate([p[-1].reshape(-1, 6) for p in parts])
+    keep = every[:, 0] > 0
+    # the per-game lists: the first 2 * P rows (policy: win, then points), each its G games
+    listed = np.zeros(len(every), np.int64)
+    listed[: 2 * P] = every[: 2 * P, 0]
+    length = listed[keep]
+    offsets = np.zeros(len(length) + 1, np.int64)
+    np.cumsum(length, out=offsets[1:])
+    heads = [(f, p) for f in range(2) for p in range(P) if every[f * P + p, 0] > 0]
+    values = [
+        np.concatenate(
+            [a[f, p, : every[f * P + p, 0]] for f, p in heads] or [np.zeros(0, np.int64)]
+        )
+        for a in (game_y, game_n)
+    ]
+    return _Block(
+        *(
+            np.concatenate(cols[c])[keep].astype(np.int32)
+            for c in ("grouping", "figure", "policy", "opp")
+        ),
+        np.concatenate(cols["key"])[keep].astype(np.int16),
+        every[keep],
+        offsets,
+        *values,
     )
-    a, b = np.repeat(policies, P), np.tile(policies, P)
-    for f, figure in enumerate(VERSUS_FIGURES):
-        out.add("versus", figure, a, np.full(P * P, -1), vs_s[f].reshape(-1, 6), b)
 
 
 _compiled: Callable[..., tuple[np.ndarray, ...]] | None = None
@@ -304,10 +313,10 @@ def warm() -> None:
     )
 
 
-def _add_sums(acc: np.ndarray, i: int, y: float, n: float) -> None:
+def _add_sums(acc: np.ndarray, i: int, y: int, n: int) -> None:
     """One cluster's (y, n) into group i's six sums (G, Sy, Sn, Syy, Snn, Syn): row i of
     `acc` (a 2-d view of the pass's sums, so that no view is made per call)."""
-    acc[i, 0] += 1.0
+    acc[i, 0] += 1
     acc[i, 1] += y
     acc[i, 2] += n
     acc[i, 3] += y * y
@@ -316,6 +325,10 @@ def _add_sums(acc: np.ndarray, i: int, y: float, n: float) -> None:
 
 
 _add = _add_sums  # the compiled form once _pass() has run (what _accumulate calls)
+
+#: A round row's outcome bin in the pass's per-game histogram: busted * 3 + (1 stayed,
+#: 2 frozen, 0 otherwise), from the `busted` and `status` columns as stored.
+BINS = 6
 
 
 def _accumulate(  # type: ignore[no-untyped-def]
@@ -341,99 +354,120 @@ def _accumulate(  # type: ignore[no-untyped-def]
 ):
     """Every group's six sums in one pass over the games (rows by game then seat) and their
     rounds (by game, round, seat): per game, its values per group (the cluster), then each
-    group's (1, y, n, y², n², y·n) added in. float64 holds these integers exactly (< 2**53).
-    The columns come in their schema dtypes (GAME_COLUMNS, ROUND_COLUMNS); `first` is the
-    shard's first game id. Small integers are widened before any arithmetic."""
+    group's (1, y, n, y², n², y·n) added in, all in int64 (exact). The columns come in their
+    schema dtypes (GAME_COLUMNS, ROUND_COLUMNS); `first` is the shard's first game id.
+
+    A round row does four increments: its (turn position, policy) cell's outcome bin (BINS),
+    points and Flip 7s, and its policy's count of the round score. Everything else a round
+    figure needs (the policy's rounds, busts, stays, freezes; the pooled positions; the
+    cell's busts and Flip 7s) is summed from those cells once per game, so the loop over the
+    rows (most of the pass) stays short and free of branches."""
     k = len(gpol) // n
-    pol_s = np.zeros((7, P, 6))
-    cell_s = np.zeros((5, 6))
-    seat_s = np.zeros((2, n, P + 1, 6))
-    pos_s = np.zeros((3, n, P + 1, 6))
+    Q = P + 1  # the policies, then every policy pooled
+    pol_s = np.zeros((7, P, 6), np.int64)
+    cell_s = np.zeros((5, 6), np.int64)
+    seat_s = np.zeros((2, n, Q, 6), np.int64)
+    pos_s = np.zeros((3, n, Q, 6), np.int64)
     score_c = np.zeros((P, max(span, 0)), np.int64)
-    vs_s = np.zeros((2, P, P, 6))
+    vs_s = np.zeros((2, P, P, 6), np.int64)
     pol2 = pol_s.reshape(7 * P, 6)  # row f * P + p
-    seat2 = seat_s.reshape(2 * n * (P + 1), 6)  # row (f * n + seat) * (P + 1) + q
-    pos2 = pos_s.reshape(3 * n * (P + 1), 6)  # row (f * n + position) * (P + 1) + q
+    seat2 = seat_s.reshape(2 * n * Q, 6)  # row (f * n + seat) * Q + q
+    pos2 = pos_s.reshape(3 * n * Q, 6)  # row (f * n + position) * Q + q
     vs2 = vs_s.reshape(2 * P * P, 6)  # row p * P + b: figure 'ahead'
     # win and points: each policy's (y, n) per game it sat in, the policy's g-th such game at g
     game_y = np.zeros((2, P, k), np.int64)
     game_n = np.zeros((2, P, k), np.int64)
     sat = np.zeros(P, np.int64)
-    g_pol = np.zeros((7, P))  # per game: wins, points, rank, busts, flip7s, stays, freezes
-    g_seats = np.zeros(P)
-    g_rounds = np.zeros(P)  # seat-rounds from the games rows
-    r_rounds = np.zeros(P)  # round rows of the policy
-    p_val = np.zeros((3, n, P + 1))  # per position: points, busts, flip7s
-    p_rounds = np.zeros((n, P + 1))
-    v_meet = np.zeros((P, P))
-    v_ahead = np.zeros((P, P))
-    v_behind = np.zeros((P, P))
-    c_busts = 0.0
-    c_flip7s = 0.0
+    # per game and (position, policy) cell c = position * P + policy: rounds by outcome bin
+    # (at c * BINS + bin), points, Flip 7s; zeroed again as they are read
+    hist = np.zeros(n * P * BINS, np.int64)
+    pts = np.zeros(n * P, np.int64)
+    f7s = np.zeros(n * P, np.int64)
+    g_pol = np.zeros(
+        (7, P), np.int64
+    )  # per game: wins, points, rank, busts, flip7s, stays, freezes
+    g_seats = np.zeros(P, np.int64)
+    g_rounds = np.zeros(P, np.int64)  # seat-rounds from the games rows
+    r_rounds = np.zeros(P, np.int64)  # round rows of the policy
+    pool = np.zeros(4, np.int64)  # a position's rounds, points, busts, flip7s over the policies
+    v_meet = np.zeros((P, P), np.int64)
+    v_ahead = np.zeros((P, P), np.int64)
+    v_behind = np.zeros((P, P), np.int64)
     r = 0
     nr = len(rgame)
     for g in range(k):
         base = g * n
-        g_pol[:] = 0.0
-        g_seats[:] = 0.0
-        g_rounds[:] = 0.0
-        r_rounds[:] = 0.0
-        p_val[:] = 0.0
-        p_rounds[:] = 0.0
-        v_meet[:] = 0.0
-        v_ahead[:] = 0.0
-        v_behind[:] = 0.0
-        c_busts = 0.0
-        c_flip7s = 0.0
-        c_points = 0.0
-        c_seat_rounds = 0.0
+        c_points = 0
+        c_seat_rounds = 0
         for s in range(n):
             i = base + s
             p = np.int64(gpol[i])
-            g_seats[p] += 1.0
-            g_pol[0, p] += win[i]
-            g_pol[1, p] += total[i]
+            w = np.int64(win[i])
+            pts_i = np.int64(total[i])
+            rounds_i = np.int64(grounds[i])
+            g_seats[p] += 1
+            g_pol[0, p] += w
+            g_pol[1, p] += pts_i
             g_pol[2, p] += rank[i]
-            g_rounds[p] += grounds[i]
-            c_points += total[i]
-            c_seat_rounds += grounds[i]
+            g_rounds[p] += rounds_i
+            c_points += pts_i
+            c_seat_rounds += rounds_i
             for q in (p, P):  # the seat's own policy, then every policy pooled
-                _add(seat2, (0 * n + s) * (P + 1) + q, win[i], 1.0)
-                _add(seat2, (1 * n + s) * (P + 1) + q, total[i], grounds[i])
+                _add(seat2, s * Q + q, w, 1)
+                _add(seat2, (n + s) * Q + q, pts_i, rounds_i)
             for t in range(n):
                 j = base + t
                 if t != s and gpol[j] != p:
-                    v_meet[p, gpol[j]] += 1.0
+                    v_meet[p, gpol[j]] += 1
                     if rank[i] < rank[j]:
-                        v_ahead[p, gpol[j]] += 1.0
+                        v_ahead[p, gpol[j]] += 1
                     elif rank[i] > rank[j]:
-                        v_behind[p, gpol[j]] += 1.0
+                        v_behind[p, gpol[j]] += 1
         while r < nr and rgame[r] - first == g:
             p = np.int64(rpol[r])
-            r_rounds[p] += 1.0
-            g_pol[3, p] += busted[r]
-            g_pol[4, p] += flip7[r]
-            g_pol[5, p] += 1.0 if status[r] == 1 else 0.0
-            g_pol[6, p] += 1.0 if status[r] == 2 else 0.0
-            c_busts += busted[r]
-            c_flip7s += flip7[r]
             pos = np.int64(rseat[r]) - np.int64(dealer[r]) - 1  # -n .. n-2: one wrap at most
-            if pos < 0:
-                pos += n
-            p_rounds[pos, p] += 1.0
-            p_val[0, pos, p] += score[r]
-            p_val[1, pos, p] += busted[r]
-            p_val[2, pos, p] += flip7[r]
+            pos += n * np.int64(pos < 0)
+            st = status[r]
+            c = pos * P + p
+            hist[
+                c * BINS + np.int64(busted[r]) * 3 + np.int64(st == 1) + 2 * np.int64(st == 2)
+            ] += 1
+            pts[c] += score[r]
+            f7s[c] += flip7[r]
             score_c[p, np.int64(score[r]) - lo] += 1
             r += 1
-        for pos in range(n):  # every policy pooled: the sums over the policies, per game
-            p_rounds[pos, P] = 0.0
-            for f in range(3):
-                p_val[f, pos, P] = 0.0
+        c_busts = 0
+        c_flip7s = 0
+        for pos in range(n):
+            pool[:] = 0
             for p in range(P):
-                p_rounds[pos, P] += p_rounds[pos, p]
-                for f in range(3):
-                    p_val[f, pos, P] += p_val[f, pos, p]
+                c = pos * P + p
+                h = hist[c * BINS : c * BINS + BINS]
+                rounds = h[0] + h[1] + h[2] + h[3] + h[4] + h[5]
+                if rounds == 0:
+                    continue
+                busts = h[3] + h[4] + h[5]
+                r_rounds[p] += rounds
+                g_pol[3, p] += busts
+                g_pol[4, p] += f7s[c]
+                g_pol[5, p] += h[1] + h[4]
+                g_pol[6, p] += h[2] + h[5]
+                pool[0] += rounds
+                pool[1] += pts[c]
+                pool[2] += busts
+                pool[3] += f7s[c]
+                _add(pos2, pos * Q + p, pts[c], rounds)
+                _add(pos2, (n + pos) * Q + p, busts, rounds)
+                _add(pos2, (2 * n + pos) * Q + p, f7s[c], rounds)
+                h[:] = 0
+                pts[c] = 0
+                f7s[c] = 0
+            if pool[0] > 0:
+                _add(pos2, pos * Q + P, pool[1], pool[0])
+                _add(pos2, (n + pos) * Q + P, pool[2], pool[0])
+                _add(pos2, (2 * n + pos) * Q + P, pool[3], pool[0])
+            c_busts += pool[2]
+            c_flip7s += pool[3]
         for p in range(P):
             if g_seats[p] > 0:
                 _add(pol2, 0 * P + p, g_pol[0, p], g_seats[p])
@@ -447,28 +481,21 @@ def _accumulate(  # type: ignore[no-untyped-def]
             if r_rounds[p] > 0:
                 for f in range(3, 7):
                     _add(pol2, f * P + p, g_pol[f, p], r_rounds[p])
+            g_pol[:, p] = 0
+            g_seats[p] = 0
+            g_rounds[p] = 0
+            r_rounds[p] = 0
             for b in range(P):
                 if v_meet[p, b] > 0:
                     _add(vs2, p * P + b, v_ahead[p, b], v_ahead[p, b] + v_behind[p, b])
-                    vs_s[1, p, b, 0] += 1.0
+                    vs_s[1, p, b, 0] += 1
                     vs_s[1, p, b, 1] += v_meet[p, b]
-        _add(cell_s, 0, grounds[base], 1.0)
+                v_meet[p, b] = 0
+                v_ahead[p, b] = 0
+                v_behind[p, b] = 0
+        _add(cell_s, 0, grounds[base], 1)
         _add(cell_s, 1, c_points, c_seat_rounds)
         _add(cell_s, 2, c_busts, c_seat_rounds)
         _add(cell_s, 3, c_flip7s, c_seat_rounds)
-        _add(cell_s, 4, events[base], 1.0)
-        for pos in range(n):
-            for q in range(P + 1):
-                if p_rounds[pos, q] > 0:
-                    for f in range(3):
-                        _add(pos2, (f * n + pos) * (P + 1) + q, p_val[f, pos, q], p_rounds[pos, q])
-    return (
-        pol_s.astype(np.int64),
-        cell_s.astype(np.int64),
-        seat_s.astype(np.int64),
-        pos_s.astype(np.int64),
-        score_c,
-        vs_s.astype(np.int64),
-        game_y,
-        game_n,
-    )
+        _add(cell_s, 4, events[base], 1)
+    return pol_s, cell_s, seat_s, pos_s, score_c, vs_s, game_y, game_n
