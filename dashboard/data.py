@@ -53,6 +53,7 @@ MARTS = (
     "card_counting",
     "variant_comparison",
     "sprt_waves",
+    "ranking_stops",
     "cell_results",
 )
 #: Whether the app starts `prepare` after a page has run (tests switch it off to see what a
@@ -488,6 +489,13 @@ def variant_round_distribution(
 def sprt_waves(root: str, run: str) -> pd.DataFrame:
     """Every look of one run's sequential test (empty for a run without one)."""
     return _query(queries.sprt_waves, root, run, marts=("sprt_waves",))
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def ranking_stops(root: str, run: str) -> pd.DataFrame:
+    """A league's ranking test: each adjacent pair's verdict at the deciding (else the last)
+    look (empty for a run without one)."""
+    return _query(queries.ranking_stops, root, run, marts=("ranking_stops",))
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

@@ -397,6 +397,21 @@ def ranking_lines(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
     pairs = queries.ranking_stops(con, run)
     if pairs.empty:
         return []
+    lines = [ranking_headline(pairs)]
+    for p in pairs.itertuples():
+        rate = "n/a" if p.estimate != p.estimate else f"{100 * p.estimate:.1f}%"
+        half = (p.estimate_hi - p.estimate_lo) / 2
+        spread = "" if half != half else f" ± {100 * half:.1f}"
+        lines.append(
+            f"  {p.verdict:<11} {p.above} over {p.below}: ahead in {rate}{spread} of "
+            f"{int(p.meetings):,} meetings (LLR {p.llr:+.2f})"
+        )
+    return lines
+
+
+def ranking_headline(pairs: pd.DataFrame) -> str:
+    """The ranking test's rule and outcome in one line, from its ranking_stops rows (not
+    empty): what `flip7 report` and the dashboard's Runs page head the pairs with."""
     first = pairs.iloc[0]
     n = int(first.games)
     done = int((pairs.verdict != "open").sum())
@@ -413,17 +428,8 @@ def ranking_lines(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
         )
     else:
         head = f"no decision yet after {n:,} games: {done} of {len(pairs)} pairs decided ({counts})"
-    lines = [
+    return (
         f"Ranking test (stop once every adjacent pair is separated by {first.margin:g} in the "
         f"chance of finishing ahead, or equivalent; alpha {first.alpha:g}, beta {first.beta:g}): "
         + head
-    ]
-    for p in pairs.itertuples():
-        rate = "n/a" if p.estimate != p.estimate else f"{100 * p.estimate:.1f}%"
-        half = (p.estimate_hi - p.estimate_lo) / 2
-        spread = "" if half != half else f" ± {100 * half:.1f}"
-        lines.append(
-            f"  {p.verdict:<11} {p.above} over {p.below}: ahead in {rate}{spread} of "
-            f"{int(p.meetings):,} meetings (LLR {p.llr:+.2f})"
-        )
-    return lines
+    )

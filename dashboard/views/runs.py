@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import charts, data, filters, tables
+from warehouse.report import ranking_headline
 
 ROOT = data.data_root()
 st.title("Runs")
@@ -70,4 +71,39 @@ if f is not None:
         st.dataframe(
             waves[["wave", "games", "estimate", "estimate_lo", "estimate_hi", "llr", "decision"]],
             hide_index=True,
+        )
+
+    # A league that stops by its ranking: each adjacent pair's verdict (docs/sequential.md).
+    pairs = data.ranking_stops(ROOT, f.run)
+    if not pairs.empty:
+        st.subheader("Ranking test: adjacent pairs")
+        st.caption(ranking_headline(pairs))
+        shown = pairs.assign(
+            ahead=100 * pairs.estimate,
+            ahead_lo=100 * pairs.estimate_lo,
+            ahead_hi=100 * pairs.estimate_hi,
+        )
+        st.dataframe(
+            shown[
+                [
+                    "place",
+                    "above",
+                    "below",
+                    "verdict",
+                    "meetings",
+                    "ahead",
+                    "ahead_lo",
+                    "ahead_hi",
+                    "llr",
+                ]
+            ],  # fmt: skip
+            hide_index=True,
+            column_config={
+                "above": "higher ranked",
+                "below": "lower ranked",
+                "ahead": st.column_config.NumberColumn("ahead %", format="%.1f"),
+                "ahead_lo": st.column_config.NumberColumn("95% low", format="%.1f"),
+                "ahead_hi": st.column_config.NumberColumn("95% high", format="%.1f"),
+                "llr": st.column_config.NumberColumn("LLR", format="%+.2f"),
+            },
         )

@@ -301,6 +301,23 @@ def test_runs_page_shows_a_sequential_test(tmp_path, monkeypatch):
     assert any("Sequential test: endgame − ev" in h.value for h in at.subheader)
 
 
+def test_runs_page_shows_a_ranking_test(tmp_path, monkeypatch):
+    """Runs: a league that stops by its ranking shows each adjacent pair's verdict, headed by
+    the same line `flip7 report` gives."""
+    from tests.pipeline.test_ranking_run import league_plan
+    from tests.pipeline.test_sprt_run import run_emulated
+
+    manifest = run_emulated(league_plan(), str(tmp_path))
+    at = open_app(tmp_path, monkeypatch, "views/runs.py", run="lg")
+    assert not at.exception
+    assert any(h.value == "Ranking test: adjacent pairs" for h in at.subheader)
+    n = manifest["stop"]["decision"]["games"]
+    assert any(f"every adjacent pair decided after {n:,} games" in c.value for c in at.caption)
+    pairs = at.dataframe[-1].value
+    assert pairs["place"].tolist() == [1, 2]
+    assert sorted(pairs["verdict"]) == ["equivalent", "separated"]
+
+
 def test_a_link_to_a_run_the_lake_lacks_lists_the_runs_it_holds(lake, monkeypatch):
     """?run=NAME of a run not in the lake is an error naming it and listing the runs there,
     not the first run shown in its place."""
