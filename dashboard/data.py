@@ -11,8 +11,9 @@ the full warehouse (an in-memory DuckDB over the lake's committed shards, marts 
 that same listing, and computes each mart it reads into a table once (`_ensure`), storing it in
 the mart cache for the next server. A full warehouse opened later (a page whose marts were not
 cached) lists the lake again first: when a file or manifest changed since, it is built over the
-lake as it is now and the cached marts, another snapshot's, are dropped. After the first page has run, a background thread computes
-the marts of the other pages the same way (`prepare`; the sidebar and the page show its progress).
+lake as it is now and the cached marts, another snapshot's, are dropped. After the first page
+has run, a background thread computes the marts of the other pages the same way (`prepare`; the
+sidebar and the page show its progress).
 Query results are cached per plain arguments (`st.cache_data`), so switching pages or widgets
 back and forth is a cache hit. Every wrapper takes the data root first, so two lakes never share
 a cache entry.
