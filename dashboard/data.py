@@ -2,14 +2,18 @@
 
 One warehouse per data root is opened once per server process and kept in a registry of this
 module (not `st.cache_resource`: the server's start-up thread, see dashboard/serve.py, opens it
-before the first browser session asks). Opening it lists the lake, hashes the listing into a
-key and loads the marts already computed for that key from the mart cache on disk
-(warehouse.cache, in `--cache-dir`/$FLIP7_CACHE/~/.cache/flip7) into a small in-memory DuckDB:
-a page whose marts are all there is answered from it without building the warehouse at all.
-Any other page opens the full warehouse (an in-memory DuckDB over the lake's committed shards,
-marts as views) and computes each mart it reads into a table once (`_ensure`), storing it in
-the mart cache for the next server. After the first page has run, a background thread computes
-the marts of the other pages the same way (`prepare`; the sidebar and the page show its progress).
+before the first browser session asks). Opening it lists the lake once and screens that listing
+(warehouse.lake.screen: each committed file's footer read once), hashes it into a key and loads
+the marts already computed for that key from the mart cache on disk (warehouse.cache, in
+`--cache-dir`/$FLIP7_CACHE/~/.cache/flip7) into a small in-memory DuckDB: a page whose marts
+are all there is answered from it without building the warehouse at all. Any other page opens
+the full warehouse (an in-memory DuckDB over the lake's committed shards, marts as views) over
+that same listing, and computes each mart it reads into a table once (`_ensure`), storing it in
+the mart cache for the next server. A full warehouse opened later (a page whose marts were not
+cached) lists the lake again first: when a file or manifest changed since, it is built over the
+lake as it is now and the cached marts, another snapshot's, are dropped. After the first page
+has run, a background thread computes the marts of the other pages the same way (`prepare`; the
+sidebar and the page show its progress).
 Query results are cached per plain arguments (`st.cache_data`), so switching pages or widgets
 back and forth is a cache hit. Every wrapper takes the data root first, so two lakes never share
 a cache entry.
@@ -33,9 +37,9 @@ import pandas as pd
 import streamlit as st
 
 from warehouse import queries
-from warehouse.cache import MartCache, current_key, open_cached
+from warehouse.cache import MartCache, open_cached
 from warehouse.db import connect
-from warehouse.lake import EmptyLakeError
+from warehouse.lake import EmptyLakeError, Snapshot, same_listing, screen, snapshot
 
 DATA_ENV = "FLIP7_DATA"
 CACHE_ENV = "FLIP7_CACHE"
@@ -79,6 +83,8 @@ class Warehouse:
     broken: bool = False  # the lake has data the warehouse could not read
     notes: list[str] = field(default_factory=list)  # what every page says about the runs
     cache: MartCache | None = None  # None: nothing is stored (the lake changed while opening)
+    listed: Snapshot | None = None  # the listing `cache`'s key was made from, as listed
+    lake: tuple[Snapshot, dict[str, str]] | None = None  # that listing screened (lake.screen)
     light: duckdb.DuckDBPyConnection | None = None  # the cached marts, as tables
     light_lock: threading.Lock = field(default_factory=threading.Lock)
     cached: set[str] = field(default_factory=set)  # marts answered from `light`
@@ -99,22 +105,26 @@ _REGISTRY_LOCK = threading.Lock()
 
 
 def _open(root: str) -> Warehouse:
-    """List the lake, load what the mart cache holds for it; open the full warehouse now
-    unless the first page's marts are all cached (it then opens when a page needs it)."""
+    """List and screen the lake once, load what the mart cache holds for that listing; open
+    the full warehouse over the same listing now unless the first page's marts are all cached
+    (it then opens when a page needs it)."""
     wh = Warehouse(root)
     try:
-        cached = open_cached(root, MARTS, os.environ.get(CACHE_ENV))
-        if cached is None:
-            wh.con = connect(root)  # raises EmptyLakeError, with the warehouse's own words
-            return wh  # shards appeared meanwhile: the full warehouse, no mart cache
+        listed = snapshot(root)
+        lake = screen(listed)
+        cached = open_cached(root, MARTS, os.environ.get(CACHE_ENV), lake)
+        if cached is None:  # no committed shard: connect raises EmptyLakeError saying so
+            wh.con = connect(root, lake=lake)
+            return wh
         wh.cache, wh.light, wh.cached, wh.notes = (
             cached.cache,
             cached.con,
             cached.marts,
             cached.notes,
         )
+        wh.listed, wh.lake = listed, lake
         if not set(FIRST_PAGE) <= wh.cached:
-            _full(wh)
+            wh.con = connect(root, lake=lake)  # the snapshot the cache key was made from
     except EmptyLakeError as exc:
         return Warehouse(root, empty_reason=str(exc))
     except (ValueError, OSError, duckdb.Error) as exc:  # a damaged manifest, a store that
@@ -125,13 +135,17 @@ def _open(root: str) -> Warehouse:
 
 def _full(wh: Warehouse) -> duckdb.DuckDBPyConnection:
     """The full warehouse of `wh`, opened on first call (hold `wh.lock` or call before sharing
-    `wh`). When the lake changed since `wh` was listed, its cached marts belong to another
-    snapshot: they are dropped and nothing more is stored."""
+    `wh`). The lake is listed again (a listing reads no footer): unchanged since `wh` was
+    listed, the warehouse shows that snapshot; changed, it shows the lake as it is now (only
+    the files that changed have their footers read), and the cached marts, which belong to the
+    other snapshot, are dropped and nothing more is stored."""
     if wh.con is None:
-        con = connect(wh.root)
-        if wh.cache is not None and current_key(wh.root) != wh.cache.key:
+        assert wh.listed is not None and wh.lake is not None  # set by _open with `cache`
+        lake, listed = wh.lake, snapshot(wh.root)
+        if not same_listing(listed, wh.listed):
+            lake = screen(listed, previous=wh.listed)
             wh.cache, wh.cached = None, set()
-        wh.con = con
+        wh.con = connect(wh.root, lake=lake)
     return wh.con
 
 
@@ -376,20 +390,34 @@ def league(root: str, run: str, policies: tuple[str, ...] = ()) -> pd.DataFrame:
     return df[df["policy"].isin(policies)] if policies else df
 
 
+def _in_cell(
+    fn: Callable[..., Any],
+    mart: str,
+    root: str,
+    run: str,
+    players: int,
+    lineup: str | None,
+    policies: tuple[str, ...],
+) -> pd.DataFrame:
+    """`fn` (a query of `mart`) over one cell of one run: its field size and line-up, the rows
+    of `policies` (all when empty)."""
+    return _query(
+        fn,
+        root,
+        marts=(mart,),
+        runs=[run],
+        players=players,
+        lineup=lineup,
+        policies=_list(policies),
+    )
+
+
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def head_to_head(
     root: str, run: str, players: int, lineup: str | None, policies: tuple[str, ...] = ()
 ) -> pd.DataFrame:
     """Head-to-head shares among `policies` in one cell (field size and line-up)."""
-    return _query(
-        queries.head_to_head,
-        root,
-        marts=("head_to_head",),
-        runs=[run],
-        players=players,
-        policies=_list(policies),
-        lineup=lineup,
-    )
+    return _in_cell(queries.head_to_head, "head_to_head", root, run, players, lineup, policies)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
@@ -397,14 +425,8 @@ def round_distribution(
     root: str, run: str, players: int, lineup: str | None, policies: tuple[str, ...] = ()
 ) -> pd.DataFrame:
     """Round-score distributions per policy in one cell of one run."""
-    return _query(
-        queries.round_distribution,
-        root,
-        marts=("round_distribution",),
-        runs=[run],
-        policies=_list(policies),
-        players=players,
-        lineup=lineup,
+    return _in_cell(
+        queries.round_distribution, "round_distribution", root, run, players, lineup, policies
     )
 
 
@@ -413,15 +435,7 @@ def rates(
     root: str, run: str, players: int, lineup: str | None, policies: tuple[str, ...] = ()
 ) -> pd.DataFrame:
     """Bust, Flip 7, stay and freeze rates per policy in one cell of one run."""
-    return _query(
-        queries.rates,
-        root,
-        runs=[run],
-        policies=_list(policies),
-        players=players,
-        lineup=lineup,
-        marts=("round_rates",),
-    )
+    return _in_cell(queries.rates, "round_rates", root, run, players, lineup, policies)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

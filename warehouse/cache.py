@@ -360,12 +360,17 @@ class Cached:
 
 
 def open_cached(
-    root: str, marts: tuple[str, ...], directory: str | os.PathLike[str] | None = None
+    root: str,
+    marts: tuple[str, ...],
+    directory: str | os.PathLike[str] | None = None,
+    lake: tuple[Snapshot, dict[str, str]] | None = None,
 ) -> Cached | None:
-    """List the lake at `root` and load those of `marts` that the cache (`cache_dir(directory)`)
-    holds for it as it is now; None when the lake has no committed shard (`connect()` then
-    says why). Builds no view and reads no Parquet file of the lake."""
-    snap, skipped = screen(snapshot(root))
+    """Load those of `marts` that the cache (`cache_dir(directory)`) holds for the lake at
+    `root` as `lake` lists it (`screen(snapshot(root))`, listed here when not given: a caller
+    that goes on to `connect(root, lake=lake)` shows the snapshot the cache key was made
+    from); None when the lake has no committed shard (`connect()` then says why). Builds no
+    view and reads no Parquet data of the lake (the screen reads the files' footers)."""
+    snap, skipped = lake if lake is not None else screen(snapshot(root))
     if not snap.shards:
         return None
     cache = MartCache(cache_dir(directory), location(snap), lake_key(snap, skipped))
@@ -387,8 +392,3 @@ def open_cached(
             found.add(mart)
     seal(con)
     return Cached(cache, con, found, problems(con))
-
-
-def current_key(root: str) -> str:
-    """The key of the lake at `root` as it is now (compare with an open entry's key)."""
-    return lake_key(*screen(snapshot(root)))

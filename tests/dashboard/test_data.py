@@ -17,6 +17,8 @@ from dashboard import data, serve
 from tests.dashboard.lake import FIELD_SPEC, OTHER_SPEC, write_run
 from tests.dashboard.test_app import open_app
 from warehouse import cache
+from warehouse import db as warehouse_db
+from warehouse import lake as warehouse_lake
 from warehouse.lake import snapshot
 
 
@@ -135,7 +137,8 @@ def test_two_lakes_never_share_entries(field_lake, monkeypatch):
 
 def test_a_lake_changed_while_opening_stores_nothing(field_lake, monkeypatch):
     """The first page's marts cached, a shard rewritten before the full warehouse opens: the
-    cached marts (another snapshot) are dropped and nothing is stored under the old key."""
+    cached marts (another snapshot) are dropped and nothing is stored under the old key; of
+    the lake's footers, only the changed file's is read again."""
     open_app(field_lake, monkeypatch, run="")
     data.reload()
     wh = data.warehouse(str(field_lake))
@@ -143,9 +146,63 @@ def test_a_lake_changed_while_opening_stores_nothing(field_lake, monkeypatch):
     games = sorted((field_lake / "games").rglob("shard-*.parquet"))[0]
     st = games.stat()
     os.utime(games, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    listings, footers = count_reads(monkeypatch)
     data.league(str(field_lake), "field")
+    assert footers == [str(games)] and set(listings.values()) == {1}
     assert wh.cache is None and wh.cached == set()
     assert not list(entry_folder(field_lake).glob("*/league-*.parquet"))
+
+
+def count_reads(monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, int], list[str]]:
+    """From now on, count the lake's listings (by the folder listed) and record the files whose
+    footer is read (by the screen or by the warehouse's footer table)."""
+    listings: dict[str, int] = {}
+    footers: list[str] = []
+    listing, footer = warehouse_lake._listing, warehouse_lake.local_footer_rows
+
+    def counted_listing(fs, path, root):
+        listings[path] = listings.get(path, 0) + 1
+        return listing(fs, path, root)
+
+    def counted_footer(path):
+        footers.append(path)
+        return footer(path)
+
+    monkeypatch.setattr(warehouse_lake, "_listing", counted_listing)
+    monkeypatch.setattr(warehouse_lake, "local_footer_rows", counted_footer)
+    monkeypatch.setattr(warehouse_db, "local_footer_rows", counted_footer)
+    return listings, footers
+
+
+def test_a_new_server_lists_the_lake_and_reads_each_footer_once(field_lake, monkeypatch):
+    """An empty mart cache: opening the lake and drawing the first page list each folder of the
+    lake once and read each committed file's footer once; the cache key, the full warehouse and
+    its consistency with the key all come from that one listing."""
+    listings, footers = count_reads(monkeypatch)
+    open_app(field_lake, monkeypatch, run="")
+    wh = data.warehouse(str(field_lake))
+    assert wh.con is not None and wh.computed == set(data.FIRST_PAGE) and wh.cache is not None
+    base = str(field_lake.resolve())
+    assert listings == {f"{base}/{folder}": 1 for folder in ("runs", *warehouse_lake.TABLES)}
+    committed = [p for s in snapshot(base).shards for p in s.files.values()]
+    assert sorted(footers) == sorted(committed) and len(committed) > 4
+    assert wh.cache.key == cache.lake_key(*warehouse_lake.screen(snapshot(base)))
+
+
+def test_a_later_full_warehouse_of_an_unchanged_lake_reads_no_footer(field_lake, monkeypatch):
+    """The first page's marts cached: the full warehouse a later page needs lists the lake
+    again (once) and, finding it unchanged, shows the snapshot the cache was keyed on without
+    reading any footer, and keeps storing marts under that key."""
+    open_app(field_lake, monkeypatch, run="")
+    data.reload()
+    wh = data.warehouse(str(field_lake))
+    assert wh.cached == set(data.FIRST_PAGE) and wh.con is None
+    key = wh.cache.key
+    listings, footers = count_reads(monkeypatch)
+    assert not data.league(str(field_lake), "field").empty
+    assert footers == [] and set(listings.values()) == {1}
+    assert wh.cache is not None and wh.cache.key == key and wh.cached == set(data.FIRST_PAGE)
+    assert wh.cache.files("league")
 
 
 def entry_folder(root: Path) -> Path:

@@ -70,3 +70,27 @@ def test_the_dashboard_names_the_file_and_shows_the_other_runs(
         assert len(at.get("vega_lite_chart")) > 0
     finally:
         data.reload()
+
+
+@pytest.mark.parametrize("table", ["events", "games"])
+def test_a_damaged_footer_of_the_same_size_leaves_out_its_run_only(
+    table: str, clean_t_good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file damaged in place, neither shorter nor without its magic bytes: the middle of its
+    footer overwritten with 0xff. Its footer is read when the lake is opened and does not
+    parse, so its run is left out naming the file, and the other run answers."""
+    root = tmp_path / "lake"
+    shutil.copytree(clean_t_good, root)
+    bad = sorted((root / table / "run=t").rglob("shard-*.parquet"))[0]
+    data = bytearray(bad.read_bytes())
+    length = int.from_bytes(data[-8:-4], "little")
+    middle = len(data) - 8 - length // 2
+    data[middle - 8 : middle + 8] = b"\xff" * 16
+    bad.write_bytes(bytes(data))
+    assert (
+        main(["sql", "SELECT DISTINCT run FROM stg_games ORDER BY run", "--data", str(root)]) == 0
+    )
+    out, err = capsys.readouterr()
+    assert "good" in out and "t" not in out.split(), out
+    (note,) = [n for n in err.split("; ") if "run t:" in n]
+    assert "left out" in note and str(bad) in note and "not readable Parquet" in note, err

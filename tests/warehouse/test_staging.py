@@ -16,6 +16,7 @@ from pipeline.schema import unpack_events
 from warehouse import EmptyLakeError, connect
 from warehouse.db import problems
 from warehouse.lake import SCHEMA_VERSION as READ
+from warehouse.lake import local_footer_rows
 
 from .lakes import Lake, shard_path, write_run
 
@@ -126,3 +127,20 @@ def test_a_run_of_another_schema_version_is_refused_by_name(lake_copy: Lake) -> 
     assert "left out" in line and "schema v2" in line and "flip7 warehouse upgrade t2" in line
     with pytest.raises(EmptyLakeError, match=r"run t2 left out: .*schema v2"):
         connect(lake_copy.root, runs=["t2"])
+
+
+def test_stg_parquet_files_counts_the_rows_pyarrow_reads(lake: Lake, tmp_path: Path) -> None:
+    """The row count of every committed file, as the screen read it from the file's footer
+    (warehouse.lake.local_footer_rows), is pyarrow's own reading of that file; a file too short
+    for Parquet, or without its magic bytes, is refused saying so."""
+    con = connect(lake.root)
+    rows = dict(con.execute("SELECT path, num_rows FROM stg_parquet_files").fetchall())
+    assert len(rows) == 4 * sum(len(tasks) for tasks in lake.tasks.values())
+    assert rows == {p: pq.read_metadata(p).num_rows for p in rows}
+    short, plain = tmp_path / "short.parquet", tmp_path / "plain.parquet"
+    short.write_bytes(b"PAR1PAR1")
+    plain.write_bytes(b"not a parquet file, only text")
+    with pytest.raises(ValueError, match="too short"):
+        local_footer_rows(str(short))
+    with pytest.raises(ValueError, match="magic bytes"):
+        local_footer_rows(str(plain))
