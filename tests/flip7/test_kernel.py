@@ -320,6 +320,61 @@ def test_the_game_loops_compile_without_reference_counting():
         assert with_runtime == [], f"{module.__name__}: {with_runtime} count references"
 
 
+#: What flip7.kernel.rounds.play_loop calls in the variant's module (and the draw's test),
+#: inlined into the variant's `_play`; the Vengeance round (play_round) is a plain call.
+HOOKS = ("begin_game", "begin_round", "seat_score", "end_round", "cannot_change")
+
+
+def test_both_variants_are_builds_of_the_one_game_loop():
+    """The classic and Vengeance kernels are the one game loop (rounds.play_loop) with each
+    variant's hooks inlined into its own `_play` (the classic round too; the Vengeance
+    `_play` calls its round): after games of both (compiled or loaded), neither the loop, the
+    draw nor any hook has a compiled build of its own (a build would mean a call between the
+    loop and a variant, or a variant's code compiled apart from its kernel), and the Vengeance
+    round has exactly one (a second, say for a literal argument, would double the largest part
+    of its first compile)."""
+    from flip7.kernel import rounds, vengeance
+
+    ruleset = parse_ruleset("3.1")
+    lineup = parse_policies("ev,sum:20,bustc:0.3")
+    kernel.play_game(ruleset, lineup, 7)
+    kernel.play_game(ruleset, lineup, 7, variant=parse_variant("vengeance(brutal=1)"))
+    assert core.play_games.overloads and vengeance.play_games.overloads  # both kernels ran
+    for module in (core, vengeance):
+        for name in HOOKS + (("reshuffled", "play_round") if module is core else ()):
+            hook = getattr(module, name)
+            assert hook.targetoptions.get("inline") == "always", (module.__name__, name)
+            assert not built(hook), f"{module.__name__}.{name} was compiled on its own"
+    assert builds(vengeance.play_round) == 1
+    assert not built(rounds.play_loop) and not built(rounds.draw)
+
+
+def built(fn) -> bool:  # type: ignore[no-untyped-def]
+    """Whether numba `fn` has a build of its own: in this process, or in the on-disk cache (a
+    process that loads the kernels from the cache never builds their callees here)."""
+    return bool(fn.overloads) or bool(fn._cache._cache_file._load_index())
+
+
+def builds(fn) -> int:  # type: ignore[no-untyped-def]
+    """How many builds numba `fn` has: in this process, or else in the on-disk cache."""
+    return len(fn.overloads) or len(fn._cache._cache_file._load_index())
+
+
+def test_a_classic_game_imports_no_vengeance_code():
+    """A classic game, in a fresh process, neither imports nor compiles the Vengeance kernel."""
+    code = (
+        "import sys; from flip7.kernel import play_game; from flip7.policies import "
+        "parse_policies; from flip7.rules import parse_ruleset; "
+        "play_game(parse_ruleset('3.1'), parse_policies('ev,sum:20'), 3); "
+        "print('flip7.kernel.vengeance' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ)
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
 def test_a_new_process_loads_the_cached_kernel_instead_of_compiling():
     """After this session compiled (or loaded) the kernel, a fresh process finds it in the
     on-disk cache (NUMBA_CACHE_DIR when set) and does not compile."""
