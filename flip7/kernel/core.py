@@ -12,10 +12,10 @@ decides) are separate, and those are inlined.
 The game loop and the round's machinery that "With a Vengeance" shares (the loop over games
 and rounds, the draw and reshuffle, the deal's order, fresh rows, the cleared table, score rows,
 the game's end and its rows, the event writer, and the layout they read) live in
-`flip7.kernel.rounds`; this module supplies the classic round (`play_round`) and the loop's
-hooks, which numba inlines into `_play` with the loop (called instead, the round measured
-0.78-0.84x on the classic tables; the Vengeance kernel calls its round). numba's on-disk cache (`cache=True`) only notices
-edits to the file holding a function, so `flip7.kernel.load` drops a kernel's cached code when a
+`flip7.kernel.rounds`; this module supplies the classic round (`play_round`, which LLVM
+inlines into the loop: see its comment) and the loop's hooks, which numba inlines into `_play`
+with the loop. numba's on-disk cache (`cache=True`) only notices edits to the file holding a
+function, so `flip7.kernel.load` drops a kernel's cached code when a
 callee's file changes (CALLEES). The constants are literals for the same reason;
 `flip7.kernel.encode` checks at import time that they still equal flip7's enums.
 
@@ -553,7 +553,7 @@ def win_endgame(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t):
     return hit[d]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)  # see play_round
 def win_rule(pl, lines, p, n, target, wm, wa):
     """flip7.policies.win.WinPolicy.hit with others at the table: 1 hit, 0 stay, -1 play ev
     (a 13 showing). Once the others are done and the round ends the game, the in-round optimum
@@ -593,7 +593,7 @@ def win_rule(pl, lines, p, n, target, wm, wa):
     return (wa[WX_BITS][i >> 3] >> (i & 7)) & 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)  # see play_round
 def win_target(pl, lines, me, target, wm, wa):
     """flip7.policies.win.WinPolicy.choose_target heads-up for a Freeze (both seats active):
     the seat to freeze, or -1 for the shared heuristics. On the opponent: it banks what it
@@ -820,7 +820,15 @@ def reshuffled(vx, cd):
         cd[C_GONE, u] = 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+# The classic round is a call that LLVM inlines (forceinline: LLVM's alwaysinline), not one that
+# numba inlines. numba's inliner copies a callee's IR block by block, and each block's copy
+# takes the callee's whole variable scope with it: quadratic in the callee's size, so inlining
+# this round (the largest function of the kernel) took 1.6x the kernel's first compile
+# (docs/kernel.md). Compiled as a function of its own, it costs no more than the round written
+# into the loop did, and the inlined call runs as fast; a plain call measured 0.78-0.84x.
+# Functions a forceinline function compiles inherit the flag; the ones it calls rather than
+# inlines (win_rule, win_target, the shuffle) say forceinline=False, so they stay calls.
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def play_round(
     vx, ip, ev, pos, capture, folds, pl, pf, cd, lines, piles, keys, sorted_keys, cnt, dsize,
     top, ndis, counter, seed, rnd, dealer,

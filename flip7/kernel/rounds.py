@@ -5,9 +5,9 @@ deal's order, a round's fresh rows and its cleared table, the stack's frames, th
 and the layout those read (per-seat fields, census rows, output rows, event kinds, parameters).
 
 A variant supplies its round (the laps and its special cards) and small hooks as jitted
-functions; numba inlines the loop and the hooks into the variant's kernel (and the round, or
-the kernel calls it: see play_loop), so a variant's code compiles only when that variant's
-kernel does. Every name here
+functions; numba inlines the loop and the hooks into the variant's kernel, and the round is a
+call of its own (which LLVM inlines where it is marked forceinline: see play_loop), so a
+variant's code compiles only when that variant's kernel does. Every name here
 is the variants' shared vocabulary (they import this module whole). numba's on-disk cache only
 notices edits to the file of the function it caches, so the kernels' cached code could go stale
 after an edit here alone: flip7.kernel.load drops it (CALLEES).
@@ -143,7 +143,7 @@ def emit(ev, pos, capture, folds, kind, player, card, target, value):
 # === the deck =================================================================================
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)  # see core.play_round
 def sort_by_keys(keys, m, src, dst, sorted_keys, cnt):
     """dst[:m] = src[:m][numpy.argsort(keys[:m], kind="stable")], and sorted_keys[:m] the keys
     in that order. A stable counting sort by the keys' top bits (as many buckets as the next
@@ -183,7 +183,7 @@ def sort_by_keys(keys, m, src, dst, sorted_keys, cnt):
             dst[h + 1] = item
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)  # see core.play_round
 def shuffle(src, m, dst, seed, counter, keys, sorted_keys, cnt):
     """dst[:m] = src[:m] in flip7.rng.CardRng order: key_i = splitmix64(seed + (counter+1+i) *
     GOLDEN) in uint64 arithmetic, then the stable argsort of the keys (src and dst distinct)."""
@@ -490,10 +490,12 @@ def play_loop(
 ):  # fmt: skip
     """Games g0.. of a batch (a variant's play_games, on reference-free views): flip7.engine's
     Engine.run and the frame of its play_round and end_round, written once for every variant.
-    The variant supplies its part as jitted functions, which numba inlines here (play_round
-    too when it is marked inline="always", as the classic one; the Vengeance round is a call:
-    inlined, it cost 1.4x the first compile and measured slower), so each variant's kernel is
-    its own compiled function and one variant's code never compiles for another:
+    The variant supplies its part as jitted functions, which numba inlines here, except
+    play_round: a call, which LLVM inlines when the round is marked forceinline, as the classic
+    one (numba's inliner costs the square of a callee's size in compile time: see
+    core.play_round); the Vengeance round is a plain call (inlined, it cost 1.4x the first
+    compile and measured slower). So each variant's kernel is its own compiled function and one
+    variant's code never compiles for another:
 
     - begin_game(vx, pl, cd, seat_policy, g, n, stacked): its own per-seat fields and census
       rows at a game's start, after the first draw pile;
