@@ -1,21 +1,24 @@
-"""The classic kernel and a shard task of two or more source trees, measured in alternation.
+"""The kernels and a shard task of two or more source trees, measured in alternation.
 
     python benchmarks/kernel_ab.py BEFORE AFTER [AFTER ...] [--rounds 3] [--games 10000]
-                                   [--repeats 7]
+                                   [--repeats 7] [--caches DIR]
 
 BEFORE and each AFTER are directories holding the `flip7` and `pipeline` packages. Each round runs one new process per tree, BEFORE then AFTER, each with
 its own NUMBA_CACHE_DIR (compiled on the first round). A process plays `--games` four-player
 games, seats rotated, `--repeats` times per table and keeps its best rate in games per
 CPU-second (on a shared machine other load only ever slows a run down, so the best run is the
 least disturbed one): `sum:20` with events captured and without, and `ev` with events captured;
-then a whole pipeline shard task of `--games` four-player `sum:20` games (pipeline.task.run_shard:
+then the same for "With a Vengeance" (`sum:20` and `ev`, events captured); then a whole pipeline shard task of `--games` four-player `sum:20` games (pipeline.task.run_shard:
 the kernel, every table the tree writes, their Parquet files in a temporary lake, on one Arrow
 thread). A shard task's write cost is its CPU per game less the kernel's: each repeat plays the
 shard's own games in the kernel alone (`sum:20`, events captured) and then runs the shard task,
 and the median of those differences is what building and writing every table costs (events,
 rounds, games and, where the tree has them, rollups). The output is each round's figures, then
 per figure the median over rounds of every tree and each AFTER / BEFORE, and each write cost's
-ratio beside the 0.7x target. A tree is made with e.g.
+ratio beside the 0.7x target, and the CPU seconds each tree's first call of each kernel took in
+the first round: its compile on an empty cache (`--caches DIR` keeps the caches, under
+DIR/before, DIR/after..., for another run, whose first calls then only load). A tree is made
+with e.g.
 `git archive REV flip7 pipeline lakecontract | tar -x -C DIR` (lakecontract where REV has it).
 """
 
@@ -36,7 +39,15 @@ from benchmarks.common import alternate  # noqa: E402
 
 #: A shard task's write cost per game (its CPU less the kernel's) after / before, at most.
 TARGET_WRITE = 0.7
-FIGURES = ("sum:20 captured", "sum:20 off", "ev captured", "shard task", "write us/game")
+FIGURES = (
+    "sum:20 captured",
+    "sum:20 off",
+    "ev captured",
+    "V sum:20 captured",
+    "V ev captured",
+    "shard task",
+    "write us/game",
+)
 
 CHILD = r"""
 import json, sys, time
@@ -44,22 +55,28 @@ import numpy as np
 from flip7 import kernel
 from flip7.policies import parse_policies
 from flip7.rules import parse_ruleset
+from flip7.variants import parse_variant
 games, repeats = int(sys.argv[1]), int(sys.argv[2])
 ruleset = parse_ruleset("3.1")
 seeds = kernel.derive_seeds(20240601, 0, 0, games)
 seats = kernel.rotation(4, np.arange(games) % 4)
-out = {}
-for name, specs, capture in (
-    ("sum:20 captured", "sum:20,sum:20,sum:20,sum:20", True),
-    ("sum:20 off", "sum:20,sum:20,sum:20,sum:20", False),
-    ("ev captured", "ev,ev,ev,ev", True),
+vengeance = parse_variant("vengeance")
+out, first = {}, {}
+for name, specs, capture, variant in (
+    ("sum:20 captured", "sum:20,sum:20,sum:20,sum:20", True, None),
+    ("sum:20 off", "sum:20,sum:20,sum:20,sum:20", False, None),
+    ("ev captured", "ev,ev,ev,ev", True, None),
+    ("V sum:20 captured", "sum:20,sum:20,sum:20,sum:20", True, vengeance),
+    ("V ev captured", "ev,ev,ev,ev", True, vengeance),
 ):
     lineup = parse_policies(specs)
-    kernel.play_batch(ruleset, lineup, seats[:100], seeds[:100], capture=capture)
+    t0 = time.process_time()
+    kernel.play_batch(ruleset, lineup, seats[:100], seeds[:100], capture=capture, variant=variant)
+    first.setdefault("classic" if variant is None else "vengeance", time.process_time() - t0)
     best = 0.0
     for _ in range(repeats):
         t0 = time.process_time()
-        kernel.play_batch(ruleset, lineup, seats, seeds, capture=capture)
+        kernel.play_batch(ruleset, lineup, seats, seeds, capture=capture, variant=variant)
         best = max(best, games / (time.process_time() - t0))
     out[name] = best
 import tempfile
@@ -89,11 +106,11 @@ with tempfile.TemporaryDirectory() as root:
     out["shard task"] = best
 costs.sort()
 out["write us/game"] = costs[len(costs) // 2]  # the median of the paired differences
-print(json.dumps(out))
+print(json.dumps({"rates": out, "first": first}))
 """
 
 
-def measure(tree: str, cache: str, games: int, repeats: int) -> dict[str, float]:
+def measure(tree: str, cache: str, games: int, repeats: int) -> dict[str, dict[str, float]]:
     env = dict(os.environ, PYTHONPATH=tree, NUMBA_CACHE_DIR=cache)
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(games), str(repeats)],
@@ -103,7 +120,7 @@ def measure(tree: str, cache: str, games: int, repeats: int) -> dict[str, float]
         capture_output=True,
         text=True,
     )
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, dict[str, float]] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
@@ -114,6 +131,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--games", type=int, default=10_000)
     ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--caches", help="keep the numba caches here (default: a temporary one)")
     args = ap.parse_args()
     names = [
         "before",
@@ -126,18 +144,20 @@ def main() -> None:
         print(f"{label}: {tree}")
     print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
     print(" " * 15 + "".join(f"{name[:11]:>12}" for name in FIGURES))
-    with tempfile.TemporaryDirectory(prefix="flip7-ab-") as caches:
+    with tempfile.TemporaryDirectory(prefix="flip7-ab-") as scratch:
+        caches = args.caches or scratch
 
-        def one(label: str, tree: str) -> dict[str, float]:
+        def one(label: str, tree: str) -> dict[str, dict[str, float]]:
             return measure(tree, os.path.join(caches, label), args.games, args.repeats)
 
-        def show(r: int, label: str, got: dict[str, float]) -> None:
-            print(f"round {r} {label:<7}" + "".join(f"{v:>12,.2f}" for v in got.values()))
+        def show(r: int, label: str, got: dict[str, dict[str, float]]) -> None:
+            rates = got["rates"]
+            print(f"round {r} {label:<7}" + "".join(f"{rates[k]:>12,.2f}" for k in FIGURES))
 
         runs = alternate(args.rounds, trees, one, show)
     print(f"load average {os.getloadavg()[0]:.2f}")
     medians = {
-        label: {name: statistics.median(x[name] for x in runs[label]) for name in FIGURES}
+        label: {name: statistics.median(x["rates"][name] for x in runs[label]) for name in FIGURES}
         for label in trees
     }
     print(f"{'figure':<18}" + "".join(f"{label:>12}" for label in trees) + "  against before")
@@ -154,6 +174,9 @@ def main() -> None:
             f"{medians[label]['write us/game']:.2f} us, {ratio:.2f}x "
             f"(target at most {TARGET_WRITE}x: {verdict})"
         )
+    for kern in runs["before"][0]["first"]:
+        firsts = ", ".join(f"{label} {runs[label][0]['first'][kern]:.1f}" for label in trees)
+        print(f"first call of the {kern} kernel (round 1), CPU s: {firsts}")
 
 
 if __name__ == "__main__":

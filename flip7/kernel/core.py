@@ -9,13 +9,15 @@ pending Flip Three (an explicit stack, `fr`, instead of the reference engine's r
 resolves at most one card. Every rule appears once; only small leaf functions (what a policy
 decides) are separate, and those are inlined.
 
-The round's machinery that "With a Vengeance" shares (the shuffle, the first draw pile, the
-reshuffle, the deal's order, fresh rows, the cleared table, score rows, the game's end and its
-rows, and the layout they read) lives in `flip7.kernel.rounds`, as inlined leaves both kernels
-call; each kernel keeps its own loop over jobs and its special cards. numba's on-disk cache
-(`cache=True`) only notices edits to the file holding a function, so `flip7.kernel.load` drops
-a kernel's cached code when a callee's file changes (CALLEES). The constants are literals for
-the same reason; `flip7.kernel.encode` checks at import time that they still equal flip7's enums.
+The game loop and the round's machinery that "With a Vengeance" shares (the loop over games
+and rounds, the draw and reshuffle, the deal's order, fresh rows, the cleared table, score rows,
+the game's end and its rows, the event writer, and the layout they read) live in
+`flip7.kernel.rounds`; this module supplies the classic round (`play_round`, which LLVM
+inlines into the loop: see its comment) and the loop's hooks, which numba inlines into `_play`
+with the loop. numba's on-disk cache (`cache=True`) only notices edits to the file holding a
+function, so `flip7.kernel.load` drops a kernel's cached code when a
+callee's file changes (CALLEES). The constants are literals for the same reason;
+`flip7.kernel.encode` checks at import time that they still equal flip7's enums.
 
 Arrays (allocated once per call, reused by every game):
 - `pl[F_*, seat]`: per-seat fields (numbers mask, sum, count, modifiers, status, line length,
@@ -30,98 +32,19 @@ code each, a HIT folded into the event after it; a round begins at its ROUND_STA
 """
 
 # mypy: ignore-errors
+# ruff: noqa: F405 (names from flip7.kernel.rounds, imported whole)
 # (numba types this module when it compiles it; Python annotations would not be checked.)
 
 from __future__ import annotations
 
 import numpy as np
-from numba import carray, njit, types
-from numba.core import cgutils
+from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic, overload
+from numba.extending import overload
 
-# the layout and machinery both kernels share (noqa: names other modules read as core.X)
-from flip7.kernel.rounds import (
-    ACTIVE,
-    BUSTED,
-    C_DECK,
-    C_DIS,
-    C_VIS,
-    E_CODE,
-    F_BUSTS,
-    F_COUNTING,
-    F_FLIP7S,
-    F_INT,
-    F_KIND,
-    F_LEN,
-    F_MASK,
-    F_NCOUNT,
-    F_NSUM,
-    F_PLUS,
-    F_POLICY,
-    F_SC,
-    F_STATUS,
-    F_TOTAL,
-    F_X2,
-    FROZEN,
-    G_CAPPED,  # noqa: F401
-    G_EV_START,  # noqa: F401
-    G_EVENTS,  # noqa: F401
-    G_FOLDS,  # noqa: F401
-    G_ROUNDS,  # noqa: F401
-    G_RS_START,  # noqa: F401
-    G_WINNER,  # noqa: F401
-    N_EV,  # noqa: F401
-    N_G,  # noqa: F401
-    N_RS,  # noqa: F401
-    N_T,  # noqa: F401
-    P_BUST,
-    P_COUNT,
-    P_DP,
-    P_DUP,
-    P_ENDGAME,
-    P_EV,  # noqa: F401
-    P_SUM,  # noqa: F401
-    P_WIN,
-    Q_DEALER,  # noqa: F401
-    Q_EV_POS,
-    Q_FLIP7,  # noqa: F401
-    Q_GAME,  # noqa: F401
-    Q_ROUND,  # noqa: F401
-    Q_SCORE,  # noqa: F401
-    Q_SEAT,  # noqa: F401
-    Q_STATUS,  # noqa: F401
-    Q_TOTAL,  # noqa: F401
-    R_DRAWN,
-    R_NEXT,
-    R_NPEND,
-    R_PLAYER,
-    R_STAGE,
-    STAYED,
-    T_BUSTS,  # noqa: F401
-    T_FLIP7S,  # noqa: F401
-    T_RANK,  # noqa: F401
-    T_TOTAL,  # noqa: F401
-    below_threshold,
-    capped_winner,  # noqa: F401
-    clear_table,
-    fill_deck,
-    first_pile,
-    fresh_rows,
-    game_over,
-    game_rows,
-    next_to_deal,
-    place,
-    push_frame,
-    reshuffle,
-    round_row,
-    seat_after,
-    seat_policies,
-    shuffle,  # noqa: F401
-    sort_by_keys,  # noqa: F401
-    take,
-    workspace_of,
-)
+# The vocabulary every variant shares, whole: the layout (per-seat fields, census rows, frames,
+# outputs), the event kinds and parameters, and the round's machinery (flip7.kernel.rounds).
+from flip7.kernel.rounds import *  # noqa: F403
 from flip7.solver.win_kernel import (
     in_round_solve,
     in_round_value,
@@ -137,13 +60,8 @@ FREEZE, FLIP_THREE, SECOND_CHANCE, TIMES2 = 20, 21, 22, 19
 PLUS2 = 14
 LAST_CLASSIC = 22
 N13 = 13
-K_ROUND_START, K_DRAW, K_HIT, K_STAY = 0, 1, 2, 3
-K_ACTION_PLAYED, K_ACTION_DEFERRED, K_ACTION_DROPPED, K_FREEZE = 4, 5, 6, 7
-K_SC_KEPT, K_SC_PASSED, K_SC_DISCARDED, K_SC_USED = 8, 9, 10, 11
-K_BUST, K_FLIP7, K_RESHUFFLE, K_ROUND_SCORE, K_ROUND_END = 12, 13, 14, 15, 16
-K_ROUND_CAP, K_GAME_END = 17, 18
-HOW_DEAL, HOW_HIT, HOW_FLIP_THREE = 0, 1, 2
-END_NOBODY_ACTIVE, END_FLIP7, END_NO_CARDS, END_RESHUFFLE_CAP = 0, 1, 2, 3
+# (event kinds K_*, HOW_DEAL, HOW_HIT, END_*: flip7.kernel.rounds)
+HOW_FLIP_THREE = 2
 MODE_DEFERRED, MODE_IMMEDIATE, MODE_LEGACY = 0, 1, 2
 PLUS_VALUE = np.array([0] * 14 + [2, 4, 6, 8, 10] + [0] * (N_IDS - 19), dtype=np.int64)
 
@@ -170,9 +88,7 @@ R_PEND = 5
 N_FRAME = 8  # R_PEND .. R_PEND + 2 hold up to three set-aside actions
 
 # --- integer parameters ip[I_*] and float parameters fp[J_*] -----------------------------------
-I_N, I_MODE, I_TARGET, I_BONUS, I_MAX_ROUNDS, I_CAPTURE, I_FIRST_DEALER, I_ONE_ROUND = range(8)
-I_FREEZE_SELF = 8
-N_IPARAMS = 9
+# I_N .. I_FREEZE_SELF, N_IPARAMS: flip7.kernel.rounds
 J_DANGER, J_SAFE = 0, 1
 N_FPARAMS = 2
 
@@ -201,68 +117,9 @@ WF_REWARD, WF_COST, WF_LAW, WF_BOUNDS = 0, 1, 2, 3
 
 # --- outputs: flip7.kernel.rounds (E_CODE .. N_T)
 
-# The event log's packed int64 code (flip7.events.CODE_SHIFTS; offsets +1 for player, card and
-# target): shifts of player, card, target and value.
-S_PLAYER, S_CARD, S_TARGET, S_VALUE = 5, 11, 17, 23
-#: flip7.events.HIT_SHIFT: a code at or above 1 << HIT_SHIFT carries the HIT before it.
-HIT_SHIFT = 55
-
-# What play_games returns as its last value.
-DONE, GROW = 0, 1
-#: As flip7.engine.MAX_RESHUFFLES_PER_ROUND (the round then ends, END_RESHUFFLE_CAP). It also
-#: bounds the draws of a round, by (this + 1) x the deck size, so the compiled loop, which cannot
-#: be interrupted, always returns.
-MAX_RESHUFFLES_PER_ROUND = 1000
+# The event codes' shifts, HIT_SHIFT, DONE/GROW, MAX_RESHUFFLES_PER_ROUND: flip7.kernel.rounds
 
 JOB_NONE, JOB_DRAW, JOB_PENDING = 0, 1, 2
-
-
-@intrinsic
-def _address_as_pointer(typingctx, address):  # type: ignore[no-untyped-def]
-    """An integer address as a void pointer."""
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(address), codegen
-
-
-@njit(cache=True)
-def bare(a):
-    """A view of `a` without a reference count (its owner must outlive it). numba counts
-    references to every array a variable copies, with an atomic operation each time, and
-    inlined helpers copy their array arguments: on counted arrays that was two thirds of the
-    kernel's time."""
-    return carray(_address_as_pointer(a.ctypes.data), a.shape, a.dtype)
-
-
-@njit(cache=True, inline="always")
-def emit(ev, pos, capture, folds, kind, player, card, target, value):
-    """Append one event at pos as its stored code (past the buffer's end it is only counted);
-    returns the next pos and `folds` plus this event's fold. The fold of flip7.events.fold_rows,
-    as the events come: an event that is not a HIT or a ROUND_START (so in the HIT's round), of
-    a player whose HIT with no card or target and value 0..2 is the last code, with a value
-    >= 0 takes that HIT into its own code (HIT_SHIFT) instead of a slot of its own. Counting
-    the folds as they happen (and the ROUND_SCOREs, which have no code) gives the game's event
-    count without reading the codes again. The last code is always this game's: a game ends with GAME_END
-    (or, in a one-round game, ROUND_END), never a HIT."""
-    if not capture:
-        return pos, folds
-    if pos < ev.shape[1]:
-        code = (
-            (np.int64(value) << S_VALUE)
-            | ((np.int64(target) + 1) << S_TARGET)
-            | ((np.int64(card) + 1) << S_CARD)
-            | ((np.int64(player) + 1) << S_PLAYER)
-            | np.int64(kind)
-        )
-        if pos > 0 and kind != K_HIT and kind != K_ROUND_START and value >= 0:
-            d = ev[E_CODE, pos - 1] - (((np.int64(player) + 1) << S_PLAYER) | K_HIT)
-            if d >= 0 and d <= (np.int64(2) << S_VALUE) and (d & ((1 << S_VALUE) - 1)) == 0:
-                ev[E_CODE, pos - 1] = code | (((d >> S_VALUE) + 1) << HIT_SHIFT)
-                return pos, folds + 1
-        ev[E_CODE, pos] = code
-    return pos + 1, folds
 
 
 # === what policies see (flip7.policies) =======================================================
@@ -696,7 +553,7 @@ def win_endgame(wa, mdl, tbl, ni, mine, final, target, mask, mods, sc, t):
     return hit[d]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)  # see play_round
 def win_rule(pl, lines, p, n, target, wm, wa):
     """flip7.policies.win.WinPolicy.hit with others at the table: 1 hit, 0 stay, -1 play ev
     (a 13 showing). Once the others are done and the round ends the game, the in-round optimum
@@ -736,7 +593,7 @@ def win_rule(pl, lines, p, n, target, wm, wa):
     return (wa[WX_BITS][i >> 3] >> (i & 7)) & 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, forceinline=False)  # see play_round
 def win_target(pl, lines, me, target, wm, wa):
     """flip7.policies.win.WinPolicy.choose_target heads-up for a Freeze (both seats active):
     the seat to freeze, or -1 for the shared heuristics. On the opponent: it banks what it
@@ -899,6 +756,317 @@ def play_games(
     )  # fmt: skip
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def begin_game(vx, pl, cd, seat_policy, g, n, stacked):
+    """A game's start (play_loop's hook): each seat's dp/race/win table, no dp bookkeeping yet,
+    and ev_hit's census sums over the whole deck (afresh for a stacked deck)."""
+    pol_dp = vx[0]
+    for s in range(n):
+        pl[F_POLICY, s] = pol_dp[seat_policy[g, s]]
+        pl[F_DP_ROUND, s] = -1
+    for u in range(U_PLUS + 1):
+        cd[C_UNSEEN, u] = cd[C_ALL, u]
+        cd[C_GONE, u] = 0
+    if stacked.shape[0] > 0:
+        census_sums(cd)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def begin_round(vx, pl, n):
+    """A round's start (play_loop's hook): no modifiers, no Second Chance."""
+    for p in range(n):
+        pl[F_PLUS, p] = 0
+        pl[F_X2, p] = 0
+        pl[F_SC, p] = 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def seat_score(vx, pl, p, flip7p, bonus, ev, pos, capture, folds):
+    """Seat p's score at the round's end (play_loop's hook), and its Second Chance discarded."""
+    s = points(pl, p)
+    if p == flip7p:
+        s += bonus
+    if pl[F_SC, p]:
+        pos, folds = emit(ev, pos, capture, folds, K_SC_DISCARDED, p, -1, -1, 1)
+    return s, pos, folds
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def end_round(vx, pl, cd, piles, n, ndis):
+    """After the round's table went to the discard pile (play_loop's hook): ev_hit's sums."""
+    for p in range(n):
+        pl[F_SC, p] = 0
+    for u in range(U_PLUS + 1):  # the table's cards went to the discard pile
+        cd[C_GONE, u] += cd[C_ALL, u] - cd[C_UNSEEN, u]
+        cd[C_UNSEEN, u] = cd[C_ALL, u]
+    return ndis
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def cannot_change(vx, pl, cd, lines, n, ndis):
+    """Engine.cannot_change_round on an empty draw pile (draw's hook): only Second Chances are
+    left, and every active seat holds one."""
+    spent = cd[C_DIS, SECOND_CHANCE] == ndis
+    for q in range(n):
+        if pl[F_STATUS, q] == ACTIVE and not pl[F_SC, q]:
+            spent = False
+    return spent
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def reshuffled(vx, cd):
+    """The discard pile became the draw pile (draw's hook): ev_hit's sums of it start again."""
+    for u in range(U_PLUS + 1):
+        cd[C_GONE, u] = 0
+
+
+# The classic round is a call that LLVM inlines (forceinline: LLVM's alwaysinline), not one that
+# numba inlines. numba's inliner copies a callee's IR block by block, and each block's copy
+# takes the callee's whole variable scope with it: quadratic in the callee's size, so inlining
+# this round (the largest function of the kernel) took 1.6x the kernel's first compile
+# (docs/kernel.md). Compiled as a function of its own, it costs no more than the round written
+# into the loop did, and the inlined call runs as fast; a plain call measured 0.78-0.84x.
+# Functions a forceinline function compiles inherit the flag; the ones it calls rather than
+# inlines (win_rule, win_target, the shuffle) say forceinline=False, so they stay calls.
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def play_round(
+    vx, ip, ev, pos, capture, folds, pl, pf, cd, lines, piles, keys, sorted_keys, cnt, dsize,
+    top, ndis, counter, seed, rnd, dealer,
+):  # fmt: skip
+    """The classic round from its deal to its end (play_loop's hook): each pass of the loop
+    takes the next job (the innermost Flip Three's next step, the deal, or the laps' next
+    hit-or-stay), then resolves at most one card."""
+    pol_dp, fp, fr, dpb, dpm, dps, dpk, wm, wa = vx
+    n = ip[I_N]
+    mode = ip[I_MODE]
+    target = ip[I_TARGET]
+    bonus = ip[I_BONUS]
+    freeze_self = ip[I_FREEZE_SELF]
+    round_over = False
+    end_reason = END_NOBODY_ACTIVE
+    flip7p = -1
+    rshuf = 0
+    vis = 0  # cards on the table (sum of cd[C_VIS])
+    dealing = True  # the opening deal, then laps of hit-or-stay
+    turn = 0  # index into the turn order dealer+1, dealer+2, ..., dealer
+    anyone = False
+    # bit i: the seat at index i of the turn order is active (the laps visit only those)
+    live = (np.int64(1) << n) - 1
+    depth = 0
+    while not round_over:
+        # --- pick the next job: a card for p (JOB_DRAW, drawn as `how`), or one of p's
+        # set-aside actions to play (JOB_PENDING, card c)
+        job = JOB_NONE
+        p = 0
+        c = -1
+        how = HOW_DEAL
+        if depth > 0:  # the innermost Flip Three (flip7.engine.Engine.flip_three)
+            d = depth - 1
+            p = fr[d, R_PLAYER]
+            if fr[d, R_STAGE] == 0:
+                drawn = fr[d, R_DRAWN]
+                if drawn == 3 or (drawn > 0 and pl[F_STATUS, p] != ACTIVE):
+                    fr[d, R_STAGE] = 1
+                    continue
+                fr[d, R_DRAWN] = drawn + 1
+                job = JOB_DRAW
+                how = HOW_FLIP_THREE
+            else:
+                j = fr[d, R_NEXT]
+                if j == fr[d, R_NPEND]:
+                    depth = d
+                    continue
+                c = fr[d, R_PEND + j]
+                fr[d, R_NEXT] = j + 1
+                if pl[F_STATUS, p] == BUSTED and mode == MODE_DEFERRED:
+                    # dropped (checked before each: a set-aside Flip Three may have
+                    # busted p); it stays in front of p until the round ends
+                    pos, folds = emit(ev, pos, capture, folds, K_ACTION_DROPPED, p, c, -1, -1)
+                    continue
+                job = JOB_PENDING
+        elif dealing:
+            p, turn = next_to_deal(pl, dealer, turn, n)
+            if p < 0:
+                dealing = False
+                continue
+            job = JOB_DRAW
+            how = HOW_DEAL
+        else:
+            # the next active seat of this lap, found in `live` rather than by visiting
+            # each seat (whether a seat is still in is a branch no CPU can predict)
+            rest = live >> turn
+            if rest == 0:  # the lap is over
+                if not anyone:
+                    break
+                turn = 0
+                anyone = False
+                continue
+            turn += trailing_zeros(rest)
+            p = seat_after(dealer, turn, n)
+            turn += 1
+            anyone = True
+            how = HOW_HIT
+            job = JOB_DRAW
+            if pl[F_LEN, p] == 0:
+                pos, folds = emit(ev, pos, capture, folds, K_HIT, p, -1, -1, 1)  # must hit
+            elif wants_hit(
+                pl,
+                pf,
+                cd,
+                lines,
+                p,
+                n,
+                target,
+                bonus,
+                dsize - vis,
+                ndis,
+                rnd,
+                dpb,
+                dpm,
+                dps,
+                dpk,
+                wm,
+                wa,
+            ):
+                pos, folds = emit(ev, pos, capture, folds, K_HIT, p, -1, -1, 0)
+            else:
+                pl[F_STATUS, p] = STAYED
+                live = out_of_laps(live, p, dealer, n)
+                pos, folds = emit(ev, pos, capture, folds, K_STAY, p, -1, -1, points(pl, p))
+                continue
+
+        # --- do it
+        act = False
+        if job == JOB_DRAW:
+            c, end_reason, pos, folds, top, ndis, counter, rshuf = draw(
+                cannot_change, reshuffled, vx, pl, cd, lines, piles, n, ev, pos, capture, folds,
+                top, ndis, counter, rshuf, seed, keys, sorted_keys, cnt, p, how,
+            )  # fmt: skip
+            if c < 0:
+                round_over = True
+                continue
+            if (
+                how == HOW_FLIP_THREE
+                and (c == FREEZE or c == FLIP_THREE)
+                and mode != MODE_IMMEDIATE
+            ):
+                # set aside until the three are flipped
+                d = depth - 1
+                place(pl, cd, lines, p, c)
+                vis += 1
+                fr[d, R_PEND + fr[d, R_NPEND]] = c
+                fr[d, R_NPEND] += 1
+                pos, folds = emit(ev, pos, capture, folds, K_ACTION_DEFERRED, p, c, -1, -1)
+                continue
+            # the card takes effect (flip7.engine.Engine.receive)
+            if c <= N13:
+                if pl[F_MASK, p] >> c & 1:
+                    if pl[F_SC, p]:
+                        # the Second Chance and the duplicate are discarded; p stays in
+                        pl[F_SC, p] = 0
+                        unplace(pl, cd, lines, p, SECOND_CHANCE)
+                        vis -= 1
+                        piles[1, ndis] = SECOND_CHANCE
+                        piles[1, ndis + 1] = c
+                        ndis += 2
+                        cd[C_DIS, SECOND_CHANCE] += 1
+                        cd[C_DIS, c] += 1
+                        number_seen(cd, C_GONE, c, 1)
+                        pos, folds = emit(ev, pos, capture, folds, K_SC_USED, p, c, -1, -1)
+                    else:
+                        place(pl, cd, lines, p, c)
+                        vis += 1
+                        number_seen(cd, C_UNSEEN, c, -1)
+                        pl[F_STATUS, p] = BUSTED
+                        live = out_of_laps(live, p, dealer, n)
+                        pl[F_BUSTS, p] += 1
+                        pos, folds = emit(ev, pos, capture, folds, K_BUST, p, c, -1, -1)
+                else:
+                    place(pl, cd, lines, p, c)
+                    vis += 1
+                    number_seen(cd, C_UNSEEN, c, -1)
+                    pl[F_MASK, p] |= 1 << c
+                    pl[F_NSUM, p] += c
+                    pl[F_NCOUNT, p] += 1
+                    if pl[F_NCOUNT, p] == 7:
+                        flip7p = p
+                        pl[F_FLIP7S, p] += 1
+                        pos, folds = emit(ev, pos, capture, folds, K_FLIP7, p, -1, -1, bonus)
+                        round_over = True
+                        end_reason = END_FLIP7
+            elif c < FREEZE:  # a modifier
+                place(pl, cd, lines, p, c)
+                vis += 1
+                if c == TIMES2:
+                    pl[F_X2, p] = 1
+                else:
+                    pl[F_PLUS, p] += PLUS_VALUE[c]
+                    cd[C_UNSEEN, U_PLUS] -= PLUS_VALUE[c]
+            elif c == SECOND_CHANCE:
+                if not pl[F_SC, p]:
+                    pl[F_SC, p] = 1
+                    place(pl, cd, lines, p, SECOND_CHANCE)
+                    vis += 1
+                    pos, folds = emit(ev, pos, capture, folds, K_SC_KEPT, p, -1, -1, -1)
+                else:
+                    # a spare: to whoever is furthest behind (lowest total, then seat)
+                    # among the active players without one, else discarded
+                    best = -1
+                    bt = 0
+                    for q in range(n):
+                        if q != p and pl[F_STATUS, q] == ACTIVE and not pl[F_SC, q]:
+                            if best < 0 or pl[F_TOTAL, q] < bt:
+                                best = q
+                                bt = pl[F_TOTAL, q]
+                    if best < 0:
+                        piles[1, ndis] = SECOND_CHANCE
+                        ndis += 1
+                        cd[C_DIS, SECOND_CHANCE] += 1
+                        pos, folds = emit(ev, pos, capture, folds, K_SC_DISCARDED, p, -1, -1, 0)
+                    else:
+                        pl[F_SC, best] = 1
+                        place(pl, cd, lines, best, SECOND_CHANCE)
+                        vis += 1
+                        pos, folds = emit(ev, pos, capture, folds, K_SC_PASSED, p, -1, best, -1)
+            else:
+                act = True
+        else:  # JOB_PENDING: a set-aside action leaves p's line to be played
+            unplace(pl, cd, lines, p, c)
+            vis -= 1
+            act = True
+
+        if act:  # p gives a Freeze or Flip Three (flip7.engine.Engine.play_action)
+            first = -1
+            count = 0
+            for q in range(n):
+                if pl[F_STATUS, q] == ACTIVE:
+                    if first < 0:
+                        first = q
+                    count += 1
+            if count == 0:
+                piles[1, ndis] = c
+                ndis += 1
+                cd[C_DIS, c] += 1
+                pos, folds = emit(ev, pos, capture, folds, K_ACTION_DROPPED, p, c, -1, -1)
+                continue
+            q = first
+            if count > 1:
+                q = choose_target(
+                    pl, cd, fp, lines, p, c, n, target, freeze_self, dsize - vis, ndis,
+                    wm, wa,
+                )  # fmt: skip
+            place(pl, cd, lines, q, c)
+            vis += 1
+            pos, folds = emit(ev, pos, capture, folds, K_ACTION_PLAYED, p, c, q, -1)
+            if c == FREEZE:
+                pl[F_STATUS, q] = FROZEN
+                live = out_of_laps(live, q, dealer, n)
+                pos, folds = emit(ev, pos, capture, folds, K_FREEZE, q, -1, -1, points(pl, q))
+            else:
+                depth = push_frame(fr, depth, q)
+    return pos, folds, top, ndis, counter, end_reason, flip7p
+
+
 # error_model="numpy": a division or modulo by zero gives 0 or inf instead of raising, so numba
 # drops its zero checks and their exception paths from the loop; every division here is
 # guarded (total > 0, n >= 1), so no result changes. Measured +5-8% on four sum:20 seats.
@@ -908,336 +1076,11 @@ def _play(
     stacked, dpb, dpm, dps, dpk, ev, rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles,
     fr, keys, sorted_keys, cnt, fresh, dsize, wm, wa,
 ):  # fmt: skip
-    """play_games on reference-free views of its arrays (wa: win's, counted, used rarely)."""
-    k = seeds.shape[0]
-    n = ip[I_N]
-    mode = ip[I_MODE]
-    target = ip[I_TARGET]
-    bonus = ip[I_BONUS]
-    capture = ip[I_CAPTURE] != 0
-    freeze_self = ip[I_FREEZE_SELF]
-    ev_cap = ev.shape[1]
-    rs_cap = rs.shape[1]
-    pos = pos0
-    rpos = rpos0
-    for g in range(g0, k):
-        seed = seeds[g]
-        seat_policies(pl, pf, seat_policy, g, n, pol_kind, pol_int, pol_flt, pol_counting)
-        for s in range(n):
-            pl[F_POLICY, s] = pol_dp[seat_policy[g, s]]
-            pl[F_DP_ROUND, s] = -1
-        gpos = pos
-        grpos = rpos
-        folds = 0
-        rnd = 0
-        dealer = ip[I_FIRST_DEALER]
-        vis = 0  # cards on the table (sum of cd[C_VIS])
-        for u in range(U_PLUS + 1):
-            cd[C_UNSEEN, u] = cd[C_ALL, u]
-            cd[C_GONE, u] = 0
-        top, ndis, counter = first_pile(
-            piles, cd, deck, stacked, fresh, dsize, seed, keys, sorted_keys, cnt
-        )
-        if stacked.shape[0] > 0:
-            census_sums(cd)
-        capped = 0
-        winner = 0
-        while True:  # rounds
-            # --- round start (flip7.engine.Engine.play_round)
-            rnd += 1
-            fresh_rows(pl, n)
-            for p in range(n):
-                pl[F_PLUS, p] = 0
-                pl[F_X2, p] = 0
-                pl[F_SC, p] = 0
-            round_over = False
-            end_reason = END_NOBODY_ACTIVE
-            flip7p = -1
-            rshuf = 0
-            if rpos < rs_cap:  # on the round's first seat row: where its codes start
-                rs[Q_EV_POS, rpos] = pos - gpos
-            pos, folds = emit(ev, pos, capture, folds, K_ROUND_START, dealer, -1, -1, rnd)
-            dealing = True  # the opening deal, then laps of hit-or-stay
-            turn = 0  # index into the turn order dealer+1, dealer+2, ..., dealer
-            anyone = False
-            # bit i: the seat at index i of the turn order is active (the laps visit only those)
-            live = (np.int64(1) << n) - 1
-            depth = 0
-            while not round_over:
-                # --- pick the next job: a card for p (JOB_DRAW, drawn as `how`), or one of p's
-                # set-aside actions to play (JOB_PENDING, card c)
-                job = JOB_NONE
-                p = 0
-                c = -1
-                how = HOW_DEAL
-                if depth > 0:  # the innermost Flip Three (flip7.engine.Engine.flip_three)
-                    d = depth - 1
-                    p = fr[d, R_PLAYER]
-                    if fr[d, R_STAGE] == 0:
-                        drawn = fr[d, R_DRAWN]
-                        if drawn == 3 or (drawn > 0 and pl[F_STATUS, p] != ACTIVE):
-                            fr[d, R_STAGE] = 1
-                            continue
-                        fr[d, R_DRAWN] = drawn + 1
-                        job = JOB_DRAW
-                        how = HOW_FLIP_THREE
-                    else:
-                        j = fr[d, R_NEXT]
-                        if j == fr[d, R_NPEND]:
-                            depth = d
-                            continue
-                        c = fr[d, R_PEND + j]
-                        fr[d, R_NEXT] = j + 1
-                        if pl[F_STATUS, p] == BUSTED and mode == MODE_DEFERRED:
-                            # dropped (checked before each: a set-aside Flip Three may have
-                            # busted p); it stays in front of p until the round ends
-                            pos, folds = emit(
-                                ev, pos, capture, folds, K_ACTION_DROPPED, p, c, -1, -1
-                            )
-                            continue
-                        job = JOB_PENDING
-                elif dealing:
-                    p, turn = next_to_deal(pl, dealer, turn, n)
-                    if p < 0:
-                        dealing = False
-                        continue
-                    job = JOB_DRAW
-                    how = HOW_DEAL
-                else:
-                    # the next active seat of this lap, found in `live` rather than by visiting
-                    # each seat (whether a seat is still in is a branch no CPU can predict)
-                    rest = live >> turn
-                    if rest == 0:  # the lap is over
-                        if not anyone:
-                            break
-                        turn = 0
-                        anyone = False
-                        continue
-                    turn += trailing_zeros(rest)
-                    p = seat_after(dealer, turn, n)
-                    turn += 1
-                    anyone = True
-                    how = HOW_HIT
-                    job = JOB_DRAW
-                    if pl[F_LEN, p] == 0:
-                        pos, folds = emit(ev, pos, capture, folds, K_HIT, p, -1, -1, 1)  # must hit
-                    elif wants_hit(
-                        pl,
-                        pf,
-                        cd,
-                        lines,
-                        p,
-                        n,
-                        target,
-                        bonus,
-                        dsize - vis,
-                        ndis,
-                        rnd,
-                        dpb,
-                        dpm,
-                        dps,
-                        dpk,
-                        wm,
-                        wa,
-                    ):
-                        pos, folds = emit(ev, pos, capture, folds, K_HIT, p, -1, -1, 0)
-                    else:
-                        pl[F_STATUS, p] = STAYED
-                        live = out_of_laps(live, p, dealer, n)
-                        pos, folds = emit(ev, pos, capture, folds, K_STAY, p, -1, -1, points(pl, p))
-                        continue
-
-                # --- do it
-                act = False
-                if job == JOB_DRAW:
-                    if top == 0:  # reshuffle the discard pile (flip7.engine.Engine.draw)
-                        # No card left, or none that can change a row (Engine.
-                        # cannot_change_round): only Second Chances, every active seat holds one.
-                        spent = cd[C_DIS, SECOND_CHANCE] == ndis
-                        for q in range(n):
-                            if pl[F_STATUS, q] == ACTIVE and not pl[F_SC, q]:
-                                spent = False
-                        if ndis == 0 or spent:
-                            round_over = True
-                            end_reason = END_NO_CARDS
-                            continue
-                        if rshuf >= MAX_RESHUFFLES_PER_ROUND:  # the safety stop
-                            round_over = True
-                            end_reason = END_RESHUFFLE_CAP
-                            continue
-                        reshuffle(piles, cd, ndis, seed, counter, keys, sorted_keys, cnt)
-                        counter += ndis
-                        top = ndis
-                        ndis = 0
-                        rshuf += 1
-                        for u in range(U_PLUS + 1):
-                            cd[C_GONE, u] = 0
-                        pos, folds = emit(ev, pos, capture, folds, K_RESHUFFLE, -1, -1, -1, top)
-                    top -= 1
-                    c = piles[0, top]
-                    pos, folds = emit(ev, pos, capture, folds, K_DRAW, p, c, -1, how)
-                    if (
-                        how == HOW_FLIP_THREE
-                        and (c == FREEZE or c == FLIP_THREE)
-                        and mode != MODE_IMMEDIATE
-                    ):
-                        # set aside until the three are flipped
-                        d = depth - 1
-                        place(pl, cd, lines, p, c)
-                        vis += 1
-                        fr[d, R_PEND + fr[d, R_NPEND]] = c
-                        fr[d, R_NPEND] += 1
-                        pos, folds = emit(ev, pos, capture, folds, K_ACTION_DEFERRED, p, c, -1, -1)
-                        continue
-                    # the card takes effect (flip7.engine.Engine.receive)
-                    if c <= N13:
-                        if pl[F_MASK, p] >> c & 1:
-                            if pl[F_SC, p]:
-                                # the Second Chance and the duplicate are discarded; p stays in
-                                pl[F_SC, p] = 0
-                                unplace(pl, cd, lines, p, SECOND_CHANCE)
-                                vis -= 1
-                                piles[1, ndis] = SECOND_CHANCE
-                                piles[1, ndis + 1] = c
-                                ndis += 2
-                                cd[C_DIS, SECOND_CHANCE] += 1
-                                cd[C_DIS, c] += 1
-                                number_seen(cd, C_GONE, c, 1)
-                                pos, folds = emit(ev, pos, capture, folds, K_SC_USED, p, c, -1, -1)
-                            else:
-                                place(pl, cd, lines, p, c)
-                                vis += 1
-                                number_seen(cd, C_UNSEEN, c, -1)
-                                pl[F_STATUS, p] = BUSTED
-                                live = out_of_laps(live, p, dealer, n)
-                                pl[F_BUSTS, p] += 1
-                                pos, folds = emit(ev, pos, capture, folds, K_BUST, p, c, -1, -1)
-                        else:
-                            place(pl, cd, lines, p, c)
-                            vis += 1
-                            number_seen(cd, C_UNSEEN, c, -1)
-                            pl[F_MASK, p] |= 1 << c
-                            pl[F_NSUM, p] += c
-                            pl[F_NCOUNT, p] += 1
-                            if pl[F_NCOUNT, p] == 7:
-                                flip7p = p
-                                pl[F_FLIP7S, p] += 1
-                                pos, folds = emit(
-                                    ev, pos, capture, folds, K_FLIP7, p, -1, -1, bonus
-                                )
-                                round_over = True
-                                end_reason = END_FLIP7
-                    elif c < FREEZE:  # a modifier
-                        place(pl, cd, lines, p, c)
-                        vis += 1
-                        if c == TIMES2:
-                            pl[F_X2, p] = 1
-                        else:
-                            pl[F_PLUS, p] += PLUS_VALUE[c]
-                            cd[C_UNSEEN, U_PLUS] -= PLUS_VALUE[c]
-                    elif c == SECOND_CHANCE:
-                        if not pl[F_SC, p]:
-                            pl[F_SC, p] = 1
-                            place(pl, cd, lines, p, SECOND_CHANCE)
-                            vis += 1
-                            pos, folds = emit(ev, pos, capture, folds, K_SC_KEPT, p, -1, -1, -1)
-                        else:
-                            # a spare: to whoever is furthest behind (lowest total, then seat)
-                            # among the active players without one, else discarded
-                            best = -1
-                            bt = 0
-                            for q in range(n):
-                                if q != p and pl[F_STATUS, q] == ACTIVE and not pl[F_SC, q]:
-                                    if best < 0 or pl[F_TOTAL, q] < bt:
-                                        best = q
-                                        bt = pl[F_TOTAL, q]
-                            if best < 0:
-                                piles[1, ndis] = SECOND_CHANCE
-                                ndis += 1
-                                cd[C_DIS, SECOND_CHANCE] += 1
-                                pos, folds = emit(
-                                    ev, pos, capture, folds, K_SC_DISCARDED, p, -1, -1, 0
-                                )
-                            else:
-                                pl[F_SC, best] = 1
-                                place(pl, cd, lines, best, SECOND_CHANCE)
-                                vis += 1
-                                pos, folds = emit(
-                                    ev, pos, capture, folds, K_SC_PASSED, p, -1, best, -1
-                                )
-                    else:
-                        act = True
-                else:  # JOB_PENDING: a set-aside action leaves p's line to be played
-                    unplace(pl, cd, lines, p, c)
-                    vis -= 1
-                    act = True
-
-                if act:  # p gives a Freeze or Flip Three (flip7.engine.Engine.play_action)
-                    first = -1
-                    count = 0
-                    for q in range(n):
-                        if pl[F_STATUS, q] == ACTIVE:
-                            if first < 0:
-                                first = q
-                            count += 1
-                    if count == 0:
-                        piles[1, ndis] = c
-                        ndis += 1
-                        cd[C_DIS, c] += 1
-                        pos, folds = emit(ev, pos, capture, folds, K_ACTION_DROPPED, p, c, -1, -1)
-                        continue
-                    q = first
-                    if count > 1:
-                        q = choose_target(
-                            pl, cd, fp, lines, p, c, n, target, freeze_self, dsize - vis, ndis,
-                            wm, wa,
-                        )  # fmt: skip
-                    place(pl, cd, lines, q, c)
-                    vis += 1
-                    pos, folds = emit(ev, pos, capture, folds, K_ACTION_PLAYED, p, c, q, -1)
-                    if c == FREEZE:
-                        pl[F_STATUS, q] = FROZEN
-                        live = out_of_laps(live, q, dealer, n)
-                        pos, folds = emit(
-                            ev, pos, capture, folds, K_FREEZE, q, -1, -1, points(pl, q)
-                        )
-                    else:
-                        depth = push_frame(fr, depth, q)
-            # --- round end (flip7.engine.Engine.end_round): score, discard, pass the deck left
-            for p in range(n):
-                s = points(pl, p)
-                if p == flip7p:
-                    s += bonus
-                pl[F_TOTAL, p] += s
-                if pl[F_SC, p]:
-                    pos, folds = emit(ev, pos, capture, folds, K_SC_DISCARDED, p, -1, -1, 1)
-                if capture:  # the log leaves ROUND_SCORE to the rounds table: counted only
-                    folds += 1
-                round_row(rs, rpos, pl, g, rnd, p, dealer, s, flip7p)
-                rpos += 1
-            pos, folds = emit(ev, pos, capture, folds, K_ROUND_END, -1, -1, -1, end_reason)
-            ndis = clear_table(pl, cd, lines, piles, n, ndis)
-            for p in range(n):
-                pl[F_SC, p] = 0
-            for u in range(U_PLUS + 1):  # the table's cards went to the discard pile
-                cd[C_GONE, u] += cd[C_ALL, u] - cd[C_UNSEEN, u]
-                cd[C_UNSEEN, u] = cd[C_ALL, u]
-            vis = 0
-            dealer = (dealer + 1) % n
-
-            # --- game end (flip7.engine.Engine.run)
-            if ip[I_ONE_ROUND]:
-                break
-            over, winner, capped = game_over(pl, n, target, rnd, ip[I_MAX_ROUNDS], seed)
-            if capped:
-                pos, folds = emit(ev, pos, capture, folds, K_ROUND_CAP, -1, -1, -1, rnd)
-            if over:
-                break
-        if not ip[I_ONE_ROUND]:
-            pos, folds = emit(
-                ev, pos, capture, folds, K_GAME_END, winner, -1, -1, pl[F_TOTAL, winner]
-            )
-        if pos > ev_cap or rpos > rs_cap:
-            return g, gpos, grpos, GROW
-        game_rows(go, gt, pl, g, n, rnd, winner, capped, pos - gpos, folds, gpos, grpos)
-    return k, pos, rpos, DONE
+    """play_games on reference-free views of its arrays (wa: win's, counted, used rarely): the
+    shared game loop with the classic round."""
+    return play_loop(
+        begin_game, begin_round, play_round, seat_score, end_round, seeds, seat_policy,
+        (pol_kind, pol_int, pol_flt, pol_counting), ip, deck, stacked, (ev, rs, go, gt), g0,
+        pos0, rpos0, (pl, pf, cd, lines, piles, keys, sorted_keys, cnt, fresh), dsize,
+        (pol_dp, fp, fr, dpb, dpm, dps, dpk, wm, wa),
+    )  # fmt: skip

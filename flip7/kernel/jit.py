@@ -190,8 +190,8 @@ CALLEES = (
     "flip7.solver.kernels",
     "flip7.kernel.rounds",
 )
-#: The same for the "With a Vengeance" kernel: the shared machinery and core's helpers.
-VENGEANCE_CALLEES = ("flip7.kernel.rounds", "flip7.kernel.core")
+#: The same for the "With a Vengeance" kernel: the one core it shares with the classic kernel.
+VENGEANCE_CALLEES = ("flip7.kernel.rounds",)
 
 
 def refresh_if_callees_changed(

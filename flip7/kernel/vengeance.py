@@ -1,10 +1,9 @@
 """The compiled "With a Vengeance" kernel: flip7.vengeance's rules, event for event, in numba.
 
 It has the classic kernel's inputs and outputs (`play_games`: seeds, seat -> policy rows, the
-same ev/rs/go/gt buffers and GROW/resume protocol), shares its round machinery
-(`flip7.kernel.rounds`) and borrows its event writer and reference-free views from
-`flip7.kernel.core`, so Batch, tally and the pipeline columns work
-unchanged. The rules are flip7.vengeance.VengeanceEngine's; the decisions are
+same ev/rs/go/gt buffers and GROW/resume protocol) because it is the same game loop
+(`flip7.kernel.rounds.play_loop`) with this variant's round and hooks, so Batch, tally and the
+pipeline columns work unchanged. The rules are flip7.vengeance.VengeanceEngine's; the decisions are
 flip7.policies.vengeance's, computed with the same integers and the same float operations in
 the same order (so a threshold comparison comes out the same bit for bit).
 
@@ -20,14 +19,17 @@ Rows are lists with the reference's order (`lines[seat, i]`), as are the discard
 set-aside cards (`aside`): the next shuffle permutes the discard pile, so every append and
 every remove-the-first-copy happens here as it does there.
 
-The round's machinery both kernels share (shuffle, first pile, reshuffle, deal order, fresh
-rows, cleared table, frames, score rows, game end and rows) is flip7.kernel.rounds'; this module
-keeps its loop over jobs and the Vengeance cards. Cache caveat: numba caches this module's
-machine code keyed on this file only; flip7.kernel.load drops it when rounds.py or core.py
-(whose `emit` and `bare` it borrows) changes (VENGEANCE_CALLEES).
+The machinery every variant shares (the game loop, the shuffle and reshuffle, the deal order,
+fresh rows, cleared table, frames, score rows, game end and rows, the event writer) is
+flip7.kernel.rounds'; this module supplies the round (`play_round`, its loop over jobs, its own
+copy of the draw on the state array, and the Vengeance cards), which this module's own `_play`
+calls, and the loop's hooks, which numba inlines into `_play` with the loop.
+Cache caveat: numba caches this module's machine code keyed on this file only;
+flip7.kernel.load drops it when rounds.py changes (VENGEANCE_CALLEES).
 """
 
 # mypy: ignore-errors
+# ruff: noqa: F405 (names from flip7.kernel.rounds, imported whole)
 # (numba types this module when it compiles it; Python annotations would not be checked.)
 
 from __future__ import annotations
@@ -35,88 +37,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from flip7.kernel.core import (
-    DONE,
-    END_FLIP7,
-    END_NO_CARDS,
-    END_NOBODY_ACTIVE,
-    END_RESHUFFLE_CAP,
-    GROW,
-    HIT_SHIFT,
-    HOW_DEAL,
-    HOW_HIT,
-    I_BONUS,
-    I_CAPTURE,
-    I_FIRST_DEALER,
-    I_MAX_ROUNDS,
-    I_N,
-    I_ONE_ROUND,
-    I_TARGET,
-    K_ACTION_DEFERRED,
-    K_ACTION_DROPPED,
-    K_ACTION_PLAYED,
-    K_BUST,
-    K_DRAW,
-    K_FLIP7,
-    K_GAME_END,
-    K_HIT,
-    K_RESHUFFLE,
-    K_ROUND_CAP,
-    K_ROUND_END,
-    K_ROUND_START,
-    K_STAY,
-    MAX_RESHUFFLES_PER_ROUND,
-    N_IPARAMS,
-    bare,
-    emit,
-)
-from flip7.kernel.rounds import (
-    ACTIVE,
-    BUSTED,
-    C_DECK,
-    C_DIS,
-    C_VIS,
-    E_CODE,
-    F_BUSTS,
-    F_COUNTING,
-    F_FLIP7S,
-    F_INT,
-    F_KIND,
-    F_LEN,
-    F_MASK,
-    F_NCOUNT,
-    F_NSUM,
-    F_STATUS,
-    F_TOTAL,
-    P_BUST,
-    P_COUNT,
-    P_DP,
-    P_DUP,
-    P_ENDGAME,
-    Q_EV_POS,
-    R_DRAWN,
-    R_NEXT,
-    R_NPEND,
-    R_PLAYER,
-    R_STAGE,
-    STAYED,
-    below_threshold,
-    clear_table,
-    fill_deck,
-    first_pile,
-    fresh_rows,
-    game_over,
-    game_rows,
-    next_to_deal,
-    place,
-    push_frame,
-    reshuffle,
-    round_row,
-    seat_after,
-    seat_policies,
-    take,
-    workspace_of,
-)
+# The vocabulary every variant shares, whole: the layout (per-seat fields, census rows, frames,
+# outputs), the event kinds and parameters, and the round's machinery (flip7.kernel.rounds).
+from flip7.kernel.rounds import *  # noqa: F403
 
 # --- Vengeance card ids, event kinds, draw reasons (checked by flip7.kernel.encode) ------------
 N0, N7, N13 = 0, 7, 13
@@ -146,10 +69,9 @@ J_VSAFE = 2  # flip7.policies.vengeance.SAFE
 N_VFPARAMS = 3
 
 # --- round state st[S_*] (helpers update it in place) -----------------------------------------
-S_POS, S_RND, S_CAPTURE, S_OVER, S_END, S_FLIP7P, S_DECLINED = 0, 1, 2, 3, 4, 5, 6
-S_TOP, S_NDIS, S_NASIDE, S_N, S_BRUTAL, S_BONUS, S_TARGET = 7, 8, 9, 10, 11, 12, 13
-S_FOLDS, S_SCAN = 14, 15  # HITs folded into this game's codes before S_SCAN (count_folds)
-N_STATE = 16
+S_POS, S_CAPTURE, S_OVER, S_END, S_FLIP7P, S_DECLINED = 0, 1, 2, 3, 4, 5
+S_TOP, S_NDIS, S_NASIDE, S_N, S_BRUTAL, S_BONUS, S_TARGET = 6, 7, 8, 9, 10, 11, 12
+N_STATE = 13
 
 # --- the Just One More / Flip Four stack: fr[depth, R_*] --------------------------------------
 # R_PLAYER .. R_NEXT: flip7.kernel.rounds; then the action (Just One More or Flip Four), its card
@@ -174,20 +96,9 @@ def face(c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def em(ev, st, kind, player, card, target, value):
-    # emit's fold count is left unused: count_folds reads the folds off the codes once per
+    # emit's fold count is left unused: play_round reads the folds off the codes once per
     # round, so this helper, inlined at every event, stays one store
     st[S_POS] = emit(ev, st[S_POS], st[S_CAPTURE] != 0, 0, kind, player, card, target, value)[0]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def count_folds(ev, st):
-    """Add the HITs folded into the codes written since the last call to st[S_FOLDS] (codes past
-    the buffer's end are not there to read: that game is played again once it has grown)."""
-    end = min(st[S_POS], ev.shape[1])
-    for x in range(st[S_SCAN], end):
-        if ev[E_CODE, x] >= np.int64(1) << HIT_SHIFT:
-            st[S_FOLDS] += 1
-    st[S_SCAN] = max(st[S_SCAN], end)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -218,6 +129,24 @@ def vpoints(pl, p, flip7, brutal):
     return row_points(pl[F_NSUM, p], pl[V_ZERO, p], pl[V_DIV2, p], pl[V_MINUS, p], flip7, brutal)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def tally(c, v, mask, nsum, div2, minus, zero, lucky):
+    """Card c (face value v, -1 for none) added to a row's sums: (numbers mask, numbers' sum, /2
+    count, -N total, holds The Zero, holds the Lucky 13)."""
+    if v >= 0:
+        mask |= 1 << v
+        nsum += v
+        if c == N0:
+            zero = 1
+        if c == LUCKY_13:
+            lucky = 1
+    elif c == DIV2:
+        div2 += 1
+    elif MINUS2 <= c <= MINUS10:
+        minus += 2 * (c - DIV2)
+    return mask, nsum, div2, minus, zero, lucky
+
+
 @njit(cache=True, _nrt=False)
 def recompute(pl, lines, p):
     """VengeanceEngine.recompute: p's counters from p's row."""
@@ -225,28 +154,14 @@ def recompute(pl, lines, p):
     for i in range(pl[F_LEN, p]):
         c = lines[p, i]
         v = face(c)
+        mask, nsum, div2, minus, zero, lucky = tally(c, v, mask, nsum, div2, minus, zero, lucky)
         if v >= 0:
-            mask |= 1 << v
-            nsum += v
             ncount += 1
             if v == 13:
                 thirteens += 1
-            if c == N0:
-                zero = 1
-            if c == LUCKY_13:
-                lucky = 1
-        elif c == DIV2:
-            div2 += 1
-        elif MINUS2 <= c <= MINUS10:
-            minus += 2 * (c - DIV2)
-    pl[F_MASK, p] = mask
-    pl[F_NSUM, p] = nsum
-    pl[F_NCOUNT, p] = ncount
-    pl[V_THIRTEENS, p] = thirteens
-    pl[V_DIV2, p] = div2
-    pl[V_MINUS, p] = minus
-    pl[V_ZERO, p] = zero
-    pl[V_LUCKY, p] = lucky
+    pl[F_MASK, p], pl[F_NSUM, p], pl[F_NCOUNT, p] = mask, nsum, ncount
+    pl[V_THIRTEENS, p], pl[V_DIV2, p], pl[V_MINUS, p] = thirteens, div2, minus
+    pl[V_ZERO, p], pl[V_LUCKY, p] = zero, lucky
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -497,16 +412,7 @@ def worth(pl, cd, lines, vc, q, rem, add, me, counting, brutal):
         v = face(c)
         if v >= 0:
             vc[v] += 1
-            mask |= 1 << v
-            nsum += v
-            if c == N0:
-                zero = 1
-            if c == LUCKY_13:
-                lucky = 1
-        elif c == DIV2:
-            div2 += 1
-        elif MINUS2 <= c <= MINUS10:
-            minus += 2 * (c - DIV2)
+        mask, nsum, div2, minus, zero, lucky = tally(c, v, mask, nsum, div2, minus, zero, lucky)
     for v in range(14):
         k = vc[v]
         if k > 2 or (k == 2 and not (v == 13 and lucky)):
@@ -576,6 +482,28 @@ def option_value(pl, cd, lines, vc, w0, me, card, leader, a, ca, b, cb, counting
     return score
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def swaps(pl, cd, lines, vc, w0, me, card, leader, a, b, counting, brutal, out, count, bv):
+    """best_move's Swap options between rows a and b, each card of a (first copies) with each of
+    b, in move_options' order: (count, best value) after them, out[:4] the best so far."""
+    for i in range(pl[F_LEN, a]):
+        if seen_before(lines, a, i):
+            continue
+        ca = lines[a, i]
+        for j in range(pl[F_LEN, b]):
+            if seen_before(lines, b, j):
+                continue
+            cb = lines[b, j]
+            val = option_value(
+                pl, cd, lines, vc, w0, me, card, leader, a, ca, b, cb, counting, brutal
+            )
+            if count == 0 or val > bv:
+                bv = val
+                out[0], out[1], out[2], out[3] = a, ca, b, cb
+            count += 1
+    return count, bv
+
+
 @njit(cache=True, _nrt=False)
 def best_move(pl, cd, lines, vc, w0, me, card, n, brutal, out):
     """Enumerate VengeanceEngine.move_options in its order; out[:4] = the option the policy
@@ -606,44 +534,32 @@ def best_move(pl, cd, lines, vc, w0, me, card, n, brutal, out):
     # Swap: mine with each other's, then each pair of others
     if in_play(pl, me):
         for q in range(n):
-            if q == me or not in_play(pl, q):
-                continue
-            for i in range(pl[F_LEN, me]):
-                if seen_before(lines, me, i):
-                    continue
-                ca = lines[me, i]
-                for j in range(pl[F_LEN, q]):
-                    if seen_before(lines, q, j):
-                        continue
-                    cb = lines[q, j]
-                    val = option_value(
-                        pl, cd, lines, vc, w0, me, card, leader, me, ca, q, cb, counting, brutal
-                    )
-                    if count == 0 or val > bv:
-                        bv = val
-                        out[0], out[1], out[2], out[3] = me, ca, q, cb
-                    count += 1
+            if q != me and in_play(pl, q):
+                count, bv = swaps(
+                    pl, cd, lines, vc, w0, me, card, leader, me, q, counting, brutal, out, count, bv
+                )
     for q1 in range(n):
         if q1 == me or not in_play(pl, q1):
             continue
         for q2 in range(q1 + 1, n):
-            if q2 == me or not in_play(pl, q2):
-                continue
-            for i in range(pl[F_LEN, q1]):
-                if seen_before(lines, q1, i):
-                    continue
-                ca = lines[q1, i]
-                for j in range(pl[F_LEN, q2]):
-                    if seen_before(lines, q2, j):
-                        continue
-                    cb = lines[q2, j]
-                    val = option_value(
-                        pl, cd, lines, vc, w0, me, card, leader, q1, ca, q2, cb, counting, brutal
-                    )
-                    if count == 0 or val > bv:
-                        bv = val
-                        out[0], out[1], out[2], out[3] = q1, ca, q2, cb
-                    count += 1
+            if q2 != me and in_play(pl, q2):
+                count, bv = swaps(
+                    pl,
+                    cd,
+                    lines,
+                    vc,
+                    w0,
+                    me,
+                    card,
+                    leader,
+                    q1,
+                    q2,
+                    counting,
+                    brutal,
+                    out,
+                    count,
+                    bv,
+                )
     return count
 
 
@@ -721,6 +637,16 @@ def flip7(st, pl, cd, fp, ev, p):
     em(ev, st, K_FLIP7, p, -1, -1, bonus)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def move_card(pl, lines, src, card, dst):
+    """card leaves src's row (its first copy) for the end of dst's; both rows' counters anew."""
+    take(pl, lines, src, card)
+    lines[dst, pl[F_LEN, dst]] = card
+    pl[F_LEN, dst] += 1
+    recompute(pl, lines, src)
+    recompute(pl, lines, dst)
+
+
 @njit(cache=True, _nrt=False)
 def play_move(st, pl, cd, fp, lines, piles, aside, ev, vc, w0, out, chooser, c):
     """VengeanceEngine.play_move: Steal, Swap or Discard, then settle the rows it touched."""
@@ -738,26 +664,14 @@ def play_move(st, pl, cd, fp, lines, piles, aside, ev, vc, w0, out, chooser, c):
     t1 = -1
     if c == STEAL:
         victim, card = out[0], out[1]
-        take(pl, lines, victim, card)
-        lines[chooser, pl[F_LEN, chooser]] = card
-        pl[F_LEN, chooser] += 1
-        recompute(pl, lines, victim)
-        recompute(pl, lines, chooser)
+        move_card(pl, lines, victim, card, chooser)
         em(ev, st, K_CARD_MOVED, victim, card, chooser, 0)
         t0, t1 = chooser, victim
     elif c == SWAP:
         a, ca, b, cb = out[0], out[1], out[2], out[3]
-        take(pl, lines, a, ca)
-        lines[b, pl[F_LEN, b]] = ca
-        pl[F_LEN, b] += 1
-        recompute(pl, lines, a)
-        recompute(pl, lines, b)
+        move_card(pl, lines, a, ca, b)
         em(ev, st, K_CARD_MOVED, a, ca, b, 1)
-        take(pl, lines, b, cb)
-        lines[a, pl[F_LEN, a]] = cb
-        pl[F_LEN, a] += 1
-        recompute(pl, lines, b)
-        recompute(pl, lines, a)
+        move_card(pl, lines, b, cb, a)
         em(ev, st, K_CARD_MOVED, b, cb, a, 1)
         t0, t1 = a, b
     else:
@@ -838,294 +752,292 @@ def play_games(
     )  # fmt: skip
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def begin_game(vx, pl, cd, seat_policy, g, n, stacked):
+    """A game's start (play_loop's hook): nothing of its own."""
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def begin_round(vx, pl, n):
+    """A round's start (play_loop's hook, VengeanceEngine.play_round): empty rows' counters."""
+    for p in range(n):
+        for f in range(V_MINUS, N_VFIELDS):  # V_MINUS .. V_PENALTY
+            pl[f, p] = 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def seat_score(vx, pl, p, flip7p, bonus, ev, pos, capture, folds):
+    """Seat p's score at the round's end (play_loop's hook): VengeanceEngine's row points, the
+    bonus unless a Brutal Flip 7 took 15 from another seat instead, less the penalties taken."""
+    st = vx[3]
+    s = vpoints(pl, p, p == flip7p, st[S_BRUTAL] != 0)
+    if p == flip7p:
+        s += bonus
+        if st[S_DECLINED]:
+            s -= bonus
+    s -= pl[V_PENALTY, p]
+    return s, pos, folds
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def end_round(vx, pl, cd, piles, n, ndis):
+    """After the round's table went to the discard pile (play_loop's hook): the cards set
+    aside follow it."""
+    aside, st = vx[2], vx[3]
+    st[S_NDIS] = ndis
+    for x in range(st[S_NASIDE]):
+        to_discard(st, cd, piles, aside[x])
+    st[S_NASIDE] = 0
+    return st[S_NDIS]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def cannot_change(vx, pl, cd, lines, n, ndis):
+    """VengeanceEngine.cannot_change_round on an empty draw pile (the draw's test): only moves are
+    left in the discard pile, and none of them is legal for any seat in play."""
+    for x in range(cd.shape[1]):
+        if cd[C_DIS, x] and x != STEAL and x != SWAP and x != DISCARD:
+            return False
+    for q in range(n):
+        if in_play(pl, q):
+            for x in range(STEAL, DISCARD + 1):
+                if cd[C_DIS, x] and has_move(pl, lines, q, x, n):
+                    return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def play_round(
+    vx, ip, ev, pos, capture, folds, pl, pf, cd, lines, piles, keys, sorted_keys, cnt, dsize,
+    top, ndis, counter, seed, rnd, dealer,
+):  # fmt: skip
+    """The Vengeance round from its deal to its end (play_loop's hook): each pass of the loop
+    takes the next job (the innermost Just One More or Flip Four's next step, the deal, or the
+    laps' next hit-or-stay), then resolves at most one card. The round's state lives in st
+    (the helpers update it in place); the HITs folded into its codes are counted once, at its
+    end, off the codes themselves (em writes one store per event)."""
+    fp, fr, aside, st, vc, w0, out = vx
+    n = ip[I_N]
+    target = ip[I_TARGET]
+    bonus = ip[I_BONUS]
+    brutal = st[S_BRUTAL] != 0
+    start = pos
+    st[S_POS] = pos
+    st[S_TOP] = top
+    st[S_NDIS] = ndis
+    st[S_OVER] = 0
+    st[S_END] = END_NOBODY_ACTIVE
+    st[S_FLIP7P] = -1
+    st[S_DECLINED] = 0
+    st[S_NASIDE] = 0
+    rshuf = 0
+    dealing = True
+    turn = 0
+    anyone = False
+    depth = 0
+    while not st[S_OVER]:
+        job = JOB_DRAW
+        p = 0
+        c = -1
+        how = HOW_DEAL
+        if depth > 0:
+            d = depth - 1
+            p = fr[d, R_PLAYER]
+            if fr[d, R_TYPE] == JUST_ONE_MORE:
+                if fr[d, R_STAGE] == 0:
+                    fr[d, R_STAGE] = 1
+                    how = HOW_JUST_ONE_MORE
+                else:
+                    # the card is resolved: the receiver must stay
+                    if pl[F_STATUS, p] != BUSTED:
+                        pl[F_STATUS, p] = STAYED
+                        em(
+                            ev, st, K_FORCED_STAY, p, -1, -1,
+                            vpoints(pl, p, p == st[S_FLIP7P], brutal),
+                        )  # fmt: skip
+                    if aside_remove(st, aside, fr[d, R_CARD]):
+                        to_discard(st, cd, piles, fr[d, R_CARD])
+                    depth = d
+                    continue
+            elif fr[d, R_STAGE] == 0:  # Flip Four: drawing
+                drawn = fr[d, R_DRAWN]
+                if drawn == 4 or (drawn > 0 and pl[F_STATUS, p] == BUSTED):
+                    fr[d, R_STAGE] = 1
+                    continue
+                fr[d, R_DRAWN] = drawn + 1
+                how = HOW_FLIP_FOUR
+            else:  # Flip Four: the set-aside cards, in order
+                j = fr[d, R_NEXT]
+                if j == fr[d, R_NPEND]:
+                    if aside_remove(st, aside, fr[d, R_CARD]):
+                        to_discard(st, cd, piles, fr[d, R_CARD])
+                    depth = d
+                    continue
+                c = fr[d, R_PEND + j]
+                fr[d, R_NEXT] = j + 1
+                if pl[F_STATUS, p] == BUSTED:
+                    em(ev, st, K_ACTION_DROPPED, p, c, -1, -1)
+                    continue
+                job = JOB_RECEIVE
+                aside_remove(st, aside, c)
+        elif dealing:
+            p, turn = next_to_deal(pl, dealer, turn, n)
+            if p < 0:
+                dealing = False
+                continue
+        else:
+            if turn == n:
+                if not anyone:
+                    break
+                turn = 0
+                anyone = False
+                continue
+            p = seat_after(dealer, turn, n)
+            turn += 1
+            if pl[F_STATUS, p] != ACTIVE:
+                continue
+            anyone = True
+            how = HOW_HIT
+            if pl[F_LEN, p] == 0:
+                em(ev, st, K_HIT, p, -1, -1, 1)
+            elif pl[V_ZERO, p]:
+                em(ev, st, K_HIT, p, -1, -1, 2)
+            elif wants_hit(pl, pf, cd, p, n, target, bonus, brutal):
+                em(ev, st, K_HIT, p, -1, -1, 0)
+            else:
+                pl[F_STATUS, p] = STAYED
+                em(ev, st, K_STAY, p, -1, -1, vpoints(pl, p, p == st[S_FLIP7P], brutal))
+                continue
+
+        if job == JOB_DRAW:
+            # Engine.draw, as rounds.draw on this round's state in st: calling rounds.draw here
+            # measured 0.90x on four sum:20 seats (benchmarks/kernel_ab.py), this copy 0.96x
+            if st[S_TOP] == 0:
+                ndis = st[S_NDIS]
+                if ndis == 0 or cannot_change(vx, pl, cd, lines, n, ndis):
+                    st[S_OVER] = 1
+                    st[S_END] = END_NO_CARDS
+                    continue
+                if rshuf >= MAX_RESHUFFLES_PER_ROUND:
+                    st[S_OVER] = 1
+                    st[S_END] = END_RESHUFFLE_CAP
+                    continue
+                reshuffle(piles, cd, ndis, seed, counter, keys, sorted_keys, cnt)
+                counter += ndis
+                st[S_TOP] = ndis
+                st[S_NDIS] = 0
+                rshuf += 1
+                em(ev, st, K_RESHUFFLE, -1, -1, -1, ndis)
+            st[S_TOP] -= 1
+            c = piles[0, st[S_TOP]]
+            em(ev, st, K_DRAW, p, c, -1, how)
+            if how == HOW_FLIP_FOUR and face(c) < 0:
+                # set aside until the four are drawn
+                d = depth - 1
+                aside[st[S_NASIDE]] = c
+                st[S_NASIDE] += 1
+                fr[d, R_PEND + fr[d, R_NPEND]] = c
+                fr[d, R_NPEND] += 1
+                em(ev, st, K_ACTION_DEFERRED, p, c, -1, -1)
+                continue
+
+        # --- the card takes effect (VengeanceEngine.receive)
+        v = face(c)
+        if v >= 0:
+            if c == UNLUCKY_7:
+                # every other card of p is discarded; the 7 cannot bust p
+                for x in range(pl[F_LEN, p]):
+                    old = lines[p, x]
+                    cd[C_VIS, old] -= 1
+                    to_discard(st, cd, piles, old)
+                    em(ev, st, K_CARD_DISCARDED, p, old, -1, 1)
+                pl[F_LEN, p] = 0
+                place(pl, cd, lines, p, c)
+                recompute(pl, lines, p)
+                continue
+            dup = pl[F_MASK, p] >> v & 1
+            if dup and v == 13:
+                dup = pl[V_THIRTEENS, p] >= 2 or not (pl[V_LUCKY, p] or c == LUCKY_13)
+            place(pl, cd, lines, p, c)
+            recompute(pl, lines, p)
+            if dup:
+                bust(st, pl, ev, p, c)
+            elif pl[F_NCOUNT, p] >= 7:
+                flip7(st, pl, cd, fp, ev, p)
+        elif DIV2 <= c <= MINUS10:
+            # a modifier: the drawer gives it to a player in play (Brutal: anyone)
+            who = WHO_ALL if brutal else WHO_IN_PLAY
+            count = 0
+            q = -1
+            for x in range(n):
+                if who == WHO_ALL or in_play(pl, x):
+                    if q < 0:
+                        q = x
+                    count += 1
+            if count == 0:
+                to_discard(st, cd, piles, c)
+                em(ev, st, K_ACTION_DROPPED, p, c, -1, -1)
+                continue
+            if count > 1:
+                q = choose_target(pl, cd, fp, p, c, n, who, brutal, target)
+            place(pl, cd, lines, q, c)
+            recompute(pl, lines, q)
+            em(ev, st, K_MODIFIER_GIVEN, p, c, q, -1)
+        elif c >= STEAL:
+            play_move(st, pl, cd, fp, lines, piles, aside, ev, vc, w0, out, p, c)
+        else:
+            # Just One More or Flip Four: on a player in play (yourself if none)
+            count = 0
+            q = -1
+            for x in range(n):
+                if in_play(pl, x):
+                    if q < 0:
+                        q = x
+                    count += 1
+            if count == 0:
+                q = p
+            elif count > 1:
+                q = choose_target(pl, cd, fp, p, c, n, WHO_IN_PLAY, brutal, target)
+            aside[st[S_NASIDE]] = c
+            st[S_NASIDE] += 1
+            em(ev, st, K_ACTION_PLAYED, p, c, q, -1)
+            fr[depth, R_TYPE] = c
+            fr[depth, R_CARD] = c
+            depth = push_frame(fr, depth, q)
+    # the round ended inside actions: each leaves the set-aside cards, innermost first
+    while depth > 0:
+        depth -= 1
+        if aside_remove(st, aside, fr[depth, R_CARD]):
+            to_discard(st, cd, piles, fr[depth, R_CARD])
+
+    # the round ended inside actions: each leaves the set-aside cards, innermost first
+    while depth > 0:
+        depth -= 1
+        if aside_remove(st, aside, fr[depth, R_CARD]):
+            to_discard(st, cd, piles, fr[depth, R_CARD])
+    pos = st[S_POS]
+    if capture:
+        for x in range(start, min(pos, ev.shape[1])):
+            if ev[E_CODE, x] >= np.int64(1) << HIT_SHIFT:
+                folds += 1
+    return pos, folds, st[S_TOP], st[S_NDIS], counter, st[S_END], st[S_FLIP7P]
+
+
 @njit(cache=True, _nrt=False)
 def _play(
     seeds, seat_policy, pol_kind, pol_int, pol_flt, pol_counting, ip, fp, deck, stacked, ev,
     rs, go, gt, g0, pos0, rpos0, pl, pf, cd, lines, piles, fr, keys, sorted_keys, cnt, fresh, aside,
     st, vc, w0, out, dsize,
 ):  # fmt: skip
-    k = seeds.shape[0]
-    n = ip[I_N]
-    target = ip[I_TARGET]
-    bonus = ip[I_BONUS]
-    brutal = ip[I_BRUTAL] != 0
-    nid = deck.shape[0]
-    ev_cap = ev.shape[1]
-    rs_cap = rs.shape[1]
-    st[S_POS] = pos0
+    """play_games on reference-free views: the shared game loop with the Vengeance round."""
     st[S_CAPTURE] = 1 if ip[I_CAPTURE] != 0 else 0
-    st[S_N] = n
-    st[S_BRUTAL] = 1 if brutal else 0
-    st[S_BONUS] = bonus
-    st[S_TARGET] = target
-    rpos = rpos0
-    for g in range(g0, k):
-        seed = seeds[g]
-        seat_policies(pl, pf, seat_policy, g, n, pol_kind, pol_int, pol_flt, pol_counting)
-        gpos = st[S_POS]
-        grpos = rpos
-        st[S_FOLDS] = 0
-        st[S_SCAN] = gpos
-        rnd = 0
-        dealer = ip[I_FIRST_DEALER]
-        top, ndis, counter = first_pile(
-            piles, cd, deck, stacked, fresh, dsize, seed, keys, sorted_keys, cnt
-        )
-        st[S_TOP] = top
-        st[S_NDIS] = ndis
-        capped = 0
-        winner = 0
-        while True:  # rounds
-            # --- round start (VengeanceEngine.play_round, then Engine.play_round)
-            rnd += 1
-            st[S_RND] = rnd
-            fresh_rows(pl, n)
-            for p in range(n):
-                pl[V_MINUS, p] = 0
-                pl[V_DIV2, p] = 0
-                pl[V_THIRTEENS, p] = 0
-                pl[V_ZERO, p] = 0
-                pl[V_LUCKY, p] = 0
-                pl[V_PENALTY, p] = 0
-            st[S_OVER] = 0
-            st[S_END] = END_NOBODY_ACTIVE
-            st[S_FLIP7P] = -1
-            st[S_DECLINED] = 0
-            st[S_NASIDE] = 0
-            rshuf = 0
-            if rpos < rs_cap:  # on the round's first seat row: where its codes start
-                rs[Q_EV_POS, rpos] = st[S_POS] - gpos
-                count_folds(ev, st)  # the codes before this round's are final
-            em(ev, st, K_ROUND_START, dealer, -1, -1, rnd)
-            dealing = True
-            turn = 0
-            anyone = False
-            depth = 0
-            while not st[S_OVER]:
-                job = JOB_DRAW
-                p = 0
-                c = -1
-                how = HOW_DEAL
-                if depth > 0:
-                    d = depth - 1
-                    p = fr[d, R_PLAYER]
-                    if fr[d, R_TYPE] == JUST_ONE_MORE:
-                        if fr[d, R_STAGE] == 0:
-                            fr[d, R_STAGE] = 1
-                            how = HOW_JUST_ONE_MORE
-                        else:
-                            # the card is resolved: the receiver must stay
-                            if pl[F_STATUS, p] != BUSTED:
-                                pl[F_STATUS, p] = STAYED
-                                em(
-                                    ev, st, K_FORCED_STAY, p, -1, -1,
-                                    vpoints(pl, p, p == st[S_FLIP7P], brutal),
-                                )  # fmt: skip
-                            if aside_remove(st, aside, fr[d, R_CARD]):
-                                to_discard(st, cd, piles, fr[d, R_CARD])
-                            depth = d
-                            continue
-                    elif fr[d, R_STAGE] == 0:  # Flip Four: drawing
-                        drawn = fr[d, R_DRAWN]
-                        if drawn == 4 or (drawn > 0 and pl[F_STATUS, p] == BUSTED):
-                            fr[d, R_STAGE] = 1
-                            continue
-                        fr[d, R_DRAWN] = drawn + 1
-                        how = HOW_FLIP_FOUR
-                    else:  # Flip Four: the set-aside cards, in order
-                        j = fr[d, R_NEXT]
-                        if j == fr[d, R_NPEND]:
-                            if aside_remove(st, aside, fr[d, R_CARD]):
-                                to_discard(st, cd, piles, fr[d, R_CARD])
-                            depth = d
-                            continue
-                        c = fr[d, R_PEND + j]
-                        fr[d, R_NEXT] = j + 1
-                        if pl[F_STATUS, p] == BUSTED:
-                            em(ev, st, K_ACTION_DROPPED, p, c, -1, -1)
-                            continue
-                        job = JOB_RECEIVE
-                        aside_remove(st, aside, c)
-                elif dealing:
-                    p, turn = next_to_deal(pl, dealer, turn, n)
-                    if p < 0:
-                        dealing = False
-                        continue
-                else:
-                    if turn == n:
-                        if not anyone:
-                            break
-                        turn = 0
-                        anyone = False
-                        continue
-                    p = seat_after(dealer, turn, n)
-                    turn += 1
-                    if pl[F_STATUS, p] != ACTIVE:
-                        continue
-                    anyone = True
-                    how = HOW_HIT
-                    if pl[F_LEN, p] == 0:
-                        em(ev, st, K_HIT, p, -1, -1, 1)
-                    elif pl[V_ZERO, p]:
-                        em(ev, st, K_HIT, p, -1, -1, 2)
-                    elif wants_hit(pl, pf, cd, p, n, target, bonus, brutal):
-                        em(ev, st, K_HIT, p, -1, -1, 0)
-                    else:
-                        pl[F_STATUS, p] = STAYED
-                        em(ev, st, K_STAY, p, -1, -1, vpoints(pl, p, p == st[S_FLIP7P], brutal))
-                        continue
-
-                if job == JOB_DRAW:
-                    if st[S_TOP] == 0:  # Engine.draw: reshuffle, or end the round
-                        ndis = st[S_NDIS]
-                        stop = ndis == 0
-                        if not stop:
-                            # VengeanceEngine.cannot_change_round: only moves left, none legal
-                            only_moves = True
-                            for x in range(nid):
-                                if cd[C_DIS, x] and x != STEAL and x != SWAP and x != DISCARD:
-                                    only_moves = False
-                                    break
-                            if only_moves:
-                                stop = True
-                                for q in range(n):
-                                    if not in_play(pl, q):
-                                        continue
-                                    for x in range(STEAL, DISCARD + 1):
-                                        if cd[C_DIS, x] and has_move(pl, lines, q, x, n):
-                                            stop = False
-                                    if not stop:
-                                        break
-                        if stop:
-                            st[S_OVER] = 1
-                            st[S_END] = END_NO_CARDS
-                            continue
-                        if rshuf >= MAX_RESHUFFLES_PER_ROUND:
-                            st[S_OVER] = 1
-                            st[S_END] = END_RESHUFFLE_CAP
-                            continue
-                        reshuffle(piles, cd, ndis, seed, counter, keys, sorted_keys, cnt)
-                        counter += ndis
-                        st[S_TOP] = ndis
-                        st[S_NDIS] = 0
-                        rshuf += 1
-                        em(ev, st, K_RESHUFFLE, -1, -1, -1, ndis)
-                    st[S_TOP] -= 1
-                    c = piles[0, st[S_TOP]]
-                    em(ev, st, K_DRAW, p, c, -1, how)
-                    if how == HOW_FLIP_FOUR and face(c) < 0:
-                        # set aside until the four are drawn
-                        d = depth - 1
-                        aside[st[S_NASIDE]] = c
-                        st[S_NASIDE] += 1
-                        fr[d, R_PEND + fr[d, R_NPEND]] = c
-                        fr[d, R_NPEND] += 1
-                        em(ev, st, K_ACTION_DEFERRED, p, c, -1, -1)
-                        continue
-
-                # --- the card takes effect (VengeanceEngine.receive)
-                v = face(c)
-                if v >= 0:
-                    if c == UNLUCKY_7:
-                        # every other card of p is discarded; the 7 cannot bust p
-                        for x in range(pl[F_LEN, p]):
-                            old = lines[p, x]
-                            cd[C_VIS, old] -= 1
-                            to_discard(st, cd, piles, old)
-                            em(ev, st, K_CARD_DISCARDED, p, old, -1, 1)
-                        pl[F_LEN, p] = 0
-                        place(pl, cd, lines, p, c)
-                        recompute(pl, lines, p)
-                        continue
-                    dup = pl[F_MASK, p] >> v & 1
-                    if dup and v == 13:
-                        dup = pl[V_THIRTEENS, p] >= 2 or not (pl[V_LUCKY, p] or c == LUCKY_13)
-                    place(pl, cd, lines, p, c)
-                    recompute(pl, lines, p)
-                    if dup:
-                        bust(st, pl, ev, p, c)
-                    elif pl[F_NCOUNT, p] >= 7:
-                        flip7(st, pl, cd, fp, ev, p)
-                elif DIV2 <= c <= MINUS10:
-                    # a modifier: the drawer gives it to a player in play (Brutal: anyone)
-                    who = WHO_ALL if brutal else WHO_IN_PLAY
-                    count = 0
-                    q = -1
-                    for x in range(n):
-                        if who == WHO_ALL or in_play(pl, x):
-                            if q < 0:
-                                q = x
-                            count += 1
-                    if count == 0:
-                        to_discard(st, cd, piles, c)
-                        em(ev, st, K_ACTION_DROPPED, p, c, -1, -1)
-                        continue
-                    if count > 1:
-                        q = choose_target(pl, cd, fp, p, c, n, who, brutal, target)
-                    place(pl, cd, lines, q, c)
-                    recompute(pl, lines, q)
-                    em(ev, st, K_MODIFIER_GIVEN, p, c, q, -1)
-                elif c >= STEAL:
-                    play_move(st, pl, cd, fp, lines, piles, aside, ev, vc, w0, out, p, c)
-                else:
-                    # Just One More or Flip Four: on a player in play (yourself if none)
-                    count = 0
-                    q = -1
-                    for x in range(n):
-                        if in_play(pl, x):
-                            if q < 0:
-                                q = x
-                            count += 1
-                    if count == 0:
-                        q = p
-                    elif count > 1:
-                        q = choose_target(pl, cd, fp, p, c, n, WHO_IN_PLAY, brutal, target)
-                    aside[st[S_NASIDE]] = c
-                    st[S_NASIDE] += 1
-                    em(ev, st, K_ACTION_PLAYED, p, c, q, -1)
-                    fr[depth, R_TYPE] = c
-                    fr[depth, R_CARD] = c
-                    depth = push_frame(fr, depth, q)
-            # the round ended inside actions: each leaves the set-aside cards, innermost first
-            while depth > 0:
-                depth -= 1
-                if aside_remove(st, aside, fr[depth, R_CARD]):
-                    to_discard(st, cd, piles, fr[depth, R_CARD])
-
-            # --- round end (Engine.end_round with VengeanceEngine's scores)
-            flip7p = st[S_FLIP7P]
-            for p in range(n):
-                s = vpoints(pl, p, p == flip7p, brutal)
-                if p == flip7p:
-                    s += bonus
-                    if st[S_DECLINED]:
-                        s -= bonus
-                s -= pl[V_PENALTY, p]
-                pl[F_TOTAL, p] += s
-                if st[S_CAPTURE] != 0:  # the log leaves ROUND_SCORE to the rounds table
-                    st[S_FOLDS] += 1
-                round_row(rs, rpos, pl, g, rnd, p, dealer, s, flip7p)
-                rpos += 1
-            em(ev, st, K_ROUND_END, -1, -1, -1, st[S_END])
-            st[S_NDIS] = clear_table(pl, cd, lines, piles, n, st[S_NDIS])
-            for x in range(st[S_NASIDE]):
-                to_discard(st, cd, piles, aside[x])
-            st[S_NASIDE] = 0
-            dealer = (dealer + 1) % n
-
-            # --- game end (Engine.run)
-            if ip[I_ONE_ROUND]:
-                break
-            over, winner, capped = game_over(pl, n, target, rnd, ip[I_MAX_ROUNDS], seed)
-            if capped:
-                em(ev, st, K_ROUND_CAP, -1, -1, -1, rnd)
-            if over:
-                break
-        if not ip[I_ONE_ROUND]:
-            em(ev, st, K_GAME_END, winner, -1, -1, pl[F_TOTAL, winner])
-        pos = st[S_POS]
-        if pos > ev_cap or rpos > rs_cap:
-            return g, gpos, grpos, GROW
-        count_folds(ev, st)
-        game_rows(go, gt, pl, g, n, rnd, winner, capped, pos - gpos, st[S_FOLDS], gpos, grpos)
-    return k, st[S_POS], rpos, DONE
+    st[S_N] = ip[I_N]
+    st[S_BRUTAL] = 1 if ip[I_BRUTAL] != 0 else 0
+    st[S_BONUS] = ip[I_BONUS]
+    st[S_TARGET] = ip[I_TARGET]
+    return play_loop(
+        begin_game, begin_round, play_round, seat_score, end_round, seeds, seat_policy,
+        (pol_kind, pol_int, pol_flt, pol_counting), ip, deck, stacked, (ev, rs, go, gt), g0,
+        pos0, rpos0, (pl, pf, cd, lines, piles, keys, sorted_keys, cnt, fresh), dsize,
+        (fp, fr, aside, st, vc, w0, out),
+    )  # fmt: skip

@@ -320,6 +320,69 @@ def test_the_game_loops_compile_without_reference_counting():
         assert with_runtime == [], f"{module.__name__}: {with_runtime} count references"
 
 
+#: What flip7.kernel.rounds.play_loop calls in the variant's module (and the draw's test),
+#: inlined into the variant's `_play` by numba; the rounds (play_round) are calls.
+HOOKS = ("begin_game", "begin_round", "seat_score", "end_round", "cannot_change")
+
+
+def test_both_variants_are_builds_of_the_one_game_loop():
+    """The classic and Vengeance kernels are the one game loop (rounds.play_loop) with each
+    variant's hooks inlined into its own `_play`: after games of both (compiled or loaded),
+    neither the loop, the draw nor any hook has a compiled build of its own (a build would mean
+    a call between the loop and a variant, or a variant's code compiled apart from its kernel).
+    Each round is one build of its own (a second, say for a literal argument, would double the
+    largest part of a first compile); the classic one is marked for LLVM to inline into the
+    loop (forceinline), which numba cannot do cheaply (docs/kernel.md)."""
+    from flip7.kernel import rounds, vengeance
+
+    ruleset = parse_ruleset("3.1")
+    lineup = parse_policies("ev,sum:20,bustc:0.3")
+    kernel.play_game(ruleset, lineup, 7)
+    kernel.play_game(ruleset, lineup, 7, variant=parse_variant("vengeance(brutal=1)"))
+    assert core.play_games.overloads and vengeance.play_games.overloads  # both kernels ran
+    for module in (core, vengeance):
+        for name in HOOKS + (("reshuffled",) if module is core else ()):
+            hook = getattr(module, name)
+            assert hook.targetoptions.get("inline") == "always", (module.__name__, name)
+            assert not built(hook), f"{module.__name__}.{name} was compiled on its own"
+    assert core.play_round.targetoptions.get("forceinline") is True
+    assert core.play_round.targetoptions.get("inline", "never") == "never"
+    # one build per build of the kernel (the on-disk cache holds the win build too, if any)
+    index = lambda fn: len(fn._cache._cache_file._load_index())  # noqa: E731
+    assert index(core.play_round) == index(core._play) >= 1
+    assert builds(vengeance.play_round) == 1
+    assert not built(rounds.play_loop) and not built(rounds.draw)
+    # what the classic round calls rather than inlines does not inherit its forceinline
+    for fn in (core.win_rule, core.win_target, rounds.shuffle, rounds.sort_by_keys):
+        assert fn.targetoptions.get("forceinline") is False, fn.__name__
+
+
+def built(fn) -> bool:  # type: ignore[no-untyped-def]
+    """Whether numba `fn` has a build of its own: in this process, or in the on-disk cache (a
+    process that loads the kernels from the cache never builds their callees here)."""
+    return bool(fn.overloads) or bool(fn._cache._cache_file._load_index())
+
+
+def builds(fn) -> int:  # type: ignore[no-untyped-def]
+    """How many builds numba `fn` has: in this process, or else in the on-disk cache."""
+    return len(fn.overloads) or len(fn._cache._cache_file._load_index())
+
+
+def test_a_classic_game_imports_no_vengeance_code():
+    """A classic game, in a fresh process, neither imports nor compiles the Vengeance kernel."""
+    code = (
+        "import sys; from flip7.kernel import play_game; from flip7.policies import "
+        "parse_policies; from flip7.rules import parse_ruleset; "
+        "play_game(parse_ruleset('3.1'), parse_policies('ev,sum:20'), 3); "
+        "print('flip7.kernel.vengeance' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ)
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
 def test_a_new_process_loads_the_cached_kernel_instead_of_compiling():
     """After this session compiled (or loaded) the kernel, a fresh process finds it in the
     on-disk cache (NUMBA_CACHE_DIR when set) and does not compile."""
