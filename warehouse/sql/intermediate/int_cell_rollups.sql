@@ -7,28 +7,13 @@ with sums as (
 ),
 
 cells as (
-    select * from int_cells
+    select columns(lambda c: is_cell_column(c)) from int_cells
 ),
 
 final as (
     select
-        c.run,
-        c.variant,
-        c.ruleset,
-        c.players,
-        c.lineup,
-        c.cell,
-        s.grouping,
-        s.figure,
-        s.policy,
-        s.opponent,
-        s.key,
-        s.games,
-        s.y,
-        s.n,
-        s.yy,
-        s.nn,
-        s.yn
+        c.*,
+        s.* exclude (run, cell, players, variant, ruleset, first_seating)
     from sums as s
     inner join cells as c on s.run = c.run and s.cell = c.cell
 )
