@@ -22,6 +22,22 @@ create or replace macro lake_table(files) as table
 create or replace macro rollup_rows(files) as table
     select * exclude (game_y, game_n) from lake_table(files);
 
+-- The rollups files' columns typed (pipeline/schema.py's ROLLUPS, after run, players and shard),
+-- from the relation of that name holding them (a CTE of the caller): stg_rollups reads the files
+-- through lake_table, stg_rollup_rows through rollup_rows, and both type them alike.
+create or replace macro typed_rollups(relation) as table
+    select * replace (
+        cast(variant as varchar) as variant,
+        cast(ruleset as varchar) as ruleset,
+        cast(seating as varchar) as seating,
+        cast(grouping as varchar) as grouping,
+        cast(figure as varchar) as figure,
+        cast(policy as varchar) as policy,
+        cast(opponent as varchar) as opponent,
+        cast(key as integer) as key
+    )
+    from query_table(relation);
+
 -- The row count of each file from its Parquet footer (no scan). A read-only warehouse replaces
 -- it with the footers pyarrow read (warehouse/db.py): there DuckDB opens no file itself.
 create or replace macro parquet_footers(files) as table
