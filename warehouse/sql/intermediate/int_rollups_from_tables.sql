@@ -33,10 +33,7 @@ shard_cells as (
 
 policy_games as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         policy,
         count(*) as seats,
         count(*) filter (winner) as wins,
@@ -44,57 +41,36 @@ policy_games as (
         sum(rounds) as seat_rounds,
         sum(rank) as rank_sum
     from games
-    group by run, players, shard, game, policy
+    group by all
 ),
 
 policy_rounds as (
-    select
-        run,
-        players,
-        shard,
-        game,
-        policy,
-        count(*) as rounds,
-        count(*) filter (busted) as busts,
-        count(*) filter (flip7) as flip7s,
-        count(*) filter (status = 1) as stays,
-        count(*) filter (status = 2) as freezes
-    from rounds
-    group by run, players, shard, game, policy
+    select * from policy_round_ends('rounds')
 ),
 
 game_totals as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         any_value(rounds) as rounds,
         any_value(events) as events,
         sum(total) as points,
         sum(rounds) as seat_rounds
     from games
-    group by run, players, shard, game
+    group by all
 ),
 
 game_round_ends as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         count(*) filter (busted) as busts,
         count(*) filter (flip7) as flip7s
     from rounds
-    group by run, players, shard, game
+    group by all
 ),
 
 positions as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         position,
         coalesce(policy, '*') as policy,
         count(*) as rounds,
@@ -126,80 +102,60 @@ meetings as (
     group by a.run, a.players, a.shard, a.game, a.policy, b.policy
 ),
 
--- Every cluster: (shard, grouping, figure, policy, opponent, key, y, n), one row per game.
+-- Every cluster: (shard, grouping, policy, opponent, key, figure, y, n), one row per game and
+-- figure: each block lists a grouping's figures of a game as (figure, y, n) structs, which the
+-- unnest makes rows.
 clusters as (
     select
-        run, players, shard, 'policy' as grouping, f.figure, policy, '' as opponent, -1 as key,
-        f.y, f.n
-    from (
-        select
-            *,
-            unnest([
-                {'figure': 'win', 'y': wins, 'n': seats},
-                {'figure': 'points', 'y': points, 'n': seat_rounds},
-                {'figure': 'rank', 'y': rank_sum, 'n': seats}
-            ]) as f
-        from policy_games
-    )
+        run, players, shard, 'policy' as grouping, policy, '' as opponent, -1 as key,
+        unnest([
+            {'figure': 'win', 'y': wins, 'n': seats},
+            {'figure': 'points', 'y': points, 'n': seat_rounds},
+            {'figure': 'rank', 'y': rank_sum, 'n': seats}
+        ], recursive := true)
+    from policy_games
     union all
     select
-        run, players, shard, 'policy', f.figure, policy, '', -1, f.y, f.n
-    from (
-        select
-            *,
-            unnest([
-                {'figure': 'bust', 'y': busts, 'n': rounds},
-                {'figure': 'flip7', 'y': flip7s, 'n': rounds},
-                {'figure': 'stay', 'y': stays, 'n': rounds},
-                {'figure': 'freeze', 'y': freezes, 'n': rounds}
-            ]) as f
-        from policy_rounds
-    )
+        run, players, shard, 'policy', policy, '', -1,
+        unnest([
+            {'figure': 'bust', 'y': busts, 'n': rounds},
+            {'figure': 'flip7', 'y': flip7s, 'n': rounds},
+            {'figure': 'stay', 'y': stays, 'n': rounds},
+            {'figure': 'freeze', 'y': freezes, 'n': rounds}
+        ], recursive := true)
+    from policy_rounds
     union all
     select
-        g.run, g.players, g.shard, 'cell', f.figure, '*', '', -1, f.y, f.n
-    from (
-        select
-            g.*,
-            unnest([
-                {'figure': 'rounds', 'y': g.rounds, 'n': 1},
-                {'figure': 'points', 'y': g.points, 'n': g.seat_rounds},
-                {'figure': 'bust', 'y': e.busts, 'n': g.seat_rounds},
-                {'figure': 'flip7', 'y': e.flip7s, 'n': g.seat_rounds},
-                {'figure': 'events', 'y': g.events, 'n': 1}
-            ]) as f
-        from game_totals as g
-        inner join game_round_ends as e
-            on g.run = e.run and g.shard = e.shard and g.game = e.game
-    ) as g
+        g.run, g.players, g.shard, 'cell', '*', '', -1,
+        unnest([
+            {'figure': 'rounds', 'y': g.rounds, 'n': 1},
+            {'figure': 'points', 'y': g.points, 'n': g.seat_rounds},
+            {'figure': 'bust', 'y': e.busts, 'n': g.seat_rounds},
+            {'figure': 'flip7', 'y': e.flip7s, 'n': g.seat_rounds},
+            {'figure': 'events', 'y': g.events, 'n': 1}
+        ], recursive := true)
+    from game_totals as g
+    inner join game_round_ends as e
+        on g.run = e.run and g.shard = e.shard and g.game = e.game
     union all
     select
-        run, players, shard, 'seat', f.figure, pooled, '', seat, f.y, f.n
-    from (
-        select
-            *,
-            unnest([
-                {'figure': 'win', 'y': cast(winner as integer), 'n': 1},
-                {'figure': 'points', 'y': total, 'n': rounds}
-            ]) as f
-        from (select *, unnest([policy, '*']) as pooled from games)
-    )
+        run, players, shard, 'seat', pooled, '', seat,
+        unnest([
+            {'figure': 'win', 'y': cast(winner as integer), 'n': 1},
+            {'figure': 'points', 'y': total, 'n': rounds}
+        ], recursive := true)
+    from (select *, unnest([policy, '*']) as pooled from games)
     union all
     select
-        run, players, shard, 'position', f.figure, policy, '', position, f.y, f.n
-    from (
-        select
-            *,
-            unnest([
-                {'figure': 'points', 'y': points, 'n': rounds},
-                {'figure': 'bust', 'y': busts, 'n': rounds},
-                {'figure': 'flip7', 'y': flip7s, 'n': rounds}
-            ]) as f
-        from positions
-    )
+        run, players, shard, 'position', policy, '', position,
+        unnest([
+            {'figure': 'points', 'y': points, 'n': rounds},
+            {'figure': 'bust', 'y': busts, 'n': rounds},
+            {'figure': 'flip7', 'y': flip7s, 'n': rounds}
+        ], recursive := true)
+    from positions
     union all
-    select
-        run, players, shard, 'versus', 'ahead', policy, opponent, -1, ahead, ahead + behind
+    select run, players, shard, 'versus', policy, opponent, -1, 'ahead', ahead, ahead + behind
     from meetings
 ),
 
@@ -244,20 +200,20 @@ game_lists as (
         run,
         shard,
         'policy' as grouping,
-        f.figure,
+        figure,
         policy,
-        list(f.y order by game) as game_y,
-        list(f.n order by game) as game_n
+        list(y order by game) as game_y,
+        list(n order by game) as game_n
     from (
         select
-            *,
+            run, shard, game, policy,
             unnest([
                 {'figure': 'win', 'y': wins, 'n': seats},
                 {'figure': 'points', 'y': points, 'n': seat_rounds}
-            ]) as f
+            ], recursive := true)
         from policy_games
     )
-    group by run, shard, f.figure, policy
+    group by run, shard, figure, policy
 ),
 
 final as (
