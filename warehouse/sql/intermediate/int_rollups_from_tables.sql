@@ -240,14 +240,8 @@ final as (
         cast(coalesce(l.game_y, []) as bigint []) as game_y,
         cast(coalesce(l.game_n, []) as bigint []) as game_n
     from sums as s
-    inner join shard_cells as c on s.run = c.run and s.shard = c.shard
-    left join game_lists as l
-        on
-            s.run = l.run
-            and s.shard = l.shard
-            and s.grouping = l.grouping
-            and s.figure = l.figure
-            and s.policy = l.policy
+    inner join shard_cells as c using (run, shard)
+    left join game_lists as l using (run, shard, grouping, figure, policy)
 )
 
 select * from final

@@ -103,12 +103,9 @@ joined as (
         end) // (1::bigint << coalesce(r.div2, 0)::integer) - coalesce(r.minus, 0) as raw,
         coalesce(p.penalty, 0) as penalty
     from seats as s
-    left join rows as r
-        on s.run = r.run and s.game = r.game and s.round = r.round and s.seat = r.seat
-    left join penalties as p
-        on s.run = p.run and s.game = p.game and s.round = p.round and s.seat = p.seat
-    left join bonuses as b
-        on s.run = b.run and s.game = b.game and s.round = b.round and s.seat = b.seat
+    left join rows as r using (run, game, round, seat)
+    left join penalties as p using (run, game, round, seat)
+    left join bonuses as b using (run, game, round, seat)
 ),
 
 final as (
