@@ -86,6 +86,31 @@ create or replace macro event_pairs(rounds, codes) as
             ]
         end));
 
+-- The events a relation with stg_event_games' columns stores (its name: a view, or a CTE of the
+-- caller), one row per element of `codes`, beside its round (element_rounds, both lists
+-- unnested in one select, no list sliced per round) and unpacked into kind, player, card,
+-- target and value, a HIT folded into an element left out (element_event): what the rebuilds
+-- from the log read (int_event_groups, int_vengeance_rounds), which need no HIT, no
+-- ROUND_SCORE and no sequence number. A caller's filter on kind reaches the unpacking; the
+-- fields it does not select are not computed.
+create or replace macro event_elements(relation) as table
+    select
+        run,
+        game,
+        round,
+        code_kind(code) as kind,
+        code_player(code) as player,
+        code_card(code) as card,
+        code_target(code) as target,
+        code_value(code) as value
+    from (
+        select run, game, round, element_event(element) as code
+        from (
+            select run, game, unnest(element_rounds(rounds)) as round, unnest(codes) as element
+            from query_table(relation)
+        )
+    );
+
 -- The seq of a stored event (flip7.events.restore_round_scores): j, its place among the game's
 -- stored events (HITs unfolded, from 0), plus the ROUND_SCOREs logged before it: n in each
 -- earlier round of an n-seat game; in its own round, all n before ROUND_END, ROUND_CAP and
