@@ -2,12 +2,12 @@
 -- line-up) and group (grouping, figure, policy, opponent, key), the six sums of the statistics
 -- contract over the cell's games. Every headline mart reads this: a few rows per shard summed
 -- once, whatever the number of games (pipeline/rollups.py states the groupings).
-with sums as (
-    select * from int_cell_sums
+with cells as (
+    select columns(lambda c: is_cell_column(c)) from int_cells
 ),
 
-cells as (
-    select columns(lambda c: is_cell_column(c)) from int_cells
+sums as (
+    select * from int_cell_sums
 ),
 
 final as (
