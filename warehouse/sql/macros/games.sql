@@ -26,3 +26,14 @@ create or replace macro policy_round_ends(relation) as table
         count(*) filter (status = 2) as freezes
     from query_table(relation)
     group by all;
+
+-- The shuffle a game was dealt, the cluster of figures pooled over runs (variant_comparison):
+-- game g of a cell of a run with root seed `seed` plays derive_seed(seed, pair, g - game_offset)
+-- (pipeline/plan.py), so runs that share a seed replay each other's shuffles; a run without a
+-- manifest (no seed) only its own games: (run, game).
+create or replace macro shuffle_of(seed, pair, game_offset, run, game) as {
+    'seed': seed,
+    'run': case when seed is null then run end,
+    'pair': coalesce(pair, -1),
+    'game': case when seed is null then game else game - game_offset end
+};
