@@ -103,60 +103,55 @@ meetings as (
 ),
 
 -- Every cluster: (shard, grouping, policy, opponent, key, figure, y, n), one row per game and
--- figure: each block lists a grouping's figures of a game as (figure, y, n) structs, which the
--- unnest makes rows.
+-- figure. Each block lists a grouping's figures of a game as (figure, y, n) structs; one unnest
+-- makes them rows.
 clusters as (
-    select
-        run, players, shard, 'policy' as grouping, policy, '' as opponent, -1 as key,
-        unnest([
+    select * exclude (figures), unnest(figures, recursive := true)
+    from (
+        select run, players, shard, 'policy' as grouping, policy, '' as opponent, -1 as key, [
             {'figure': 'win', 'y': wins, 'n': seats},
             {'figure': 'points', 'y': points, 'n': seat_rounds},
             {'figure': 'rank', 'y': rank_sum, 'n': seats}
-        ], recursive := true)
-    from policy_games
-    union all
-    select
-        run, players, shard, 'policy', policy, '', -1,
-        unnest([
+        ] as figures
+        from policy_games
+        union all
+        select run, players, shard, 'policy', policy, '', -1, [
             {'figure': 'bust', 'y': busts, 'n': rounds},
             {'figure': 'flip7', 'y': flip7s, 'n': rounds},
             {'figure': 'stay', 'y': stays, 'n': rounds},
             {'figure': 'freeze', 'y': freezes, 'n': rounds}
-        ], recursive := true)
-    from policy_rounds
-    union all
-    select
-        g.run, g.players, g.shard, 'cell', '*', '', -1,
-        unnest([
+        ]
+        from policy_rounds
+        union all
+        select g.run, g.players, g.shard, 'cell', '*', '', -1, [
             {'figure': 'rounds', 'y': g.rounds, 'n': 1},
             {'figure': 'points', 'y': g.points, 'n': g.seat_rounds},
             {'figure': 'bust', 'y': e.busts, 'n': g.seat_rounds},
             {'figure': 'flip7', 'y': e.flip7s, 'n': g.seat_rounds},
             {'figure': 'events', 'y': g.events, 'n': 1}
-        ], recursive := true)
-    from game_totals as g
-    inner join game_round_ends as e
-        on g.run = e.run and g.shard = e.shard and g.game = e.game
-    union all
-    select
-        run, players, shard, 'seat', pooled, '', seat,
-        unnest([
+        ]
+        from game_totals as g
+        inner join game_round_ends as e
+            on g.run = e.run and g.shard = e.shard and g.game = e.game
+        union all
+        select run, players, shard, 'seat', pooled, '', seat, [
             {'figure': 'win', 'y': cast(winner as integer), 'n': 1},
             {'figure': 'points', 'y': total, 'n': rounds}
-        ], recursive := true)
-    from (select *, unnest([policy, '*']) as pooled from games)
-    union all
-    select
-        run, players, shard, 'position', policy, '', position,
-        unnest([
+        ]
+        from (select *, unnest([policy, '*']) as pooled from games)
+        union all
+        select run, players, shard, 'position', policy, '', position, [
             {'figure': 'points', 'y': points, 'n': rounds},
             {'figure': 'bust', 'y': busts, 'n': rounds},
             {'figure': 'flip7', 'y': flip7s, 'n': rounds}
-        ], recursive := true)
-    from positions
-    union all
-    select run, players, shard, 'versus', policy, opponent, -1, 'ahead', ahead, ahead + behind
-    from meetings
+        ]
+        from positions
+        union all
+        select run, players, shard, 'versus', policy, opponent, -1, [
+            {'figure': 'ahead', 'y': ahead, 'n': ahead + behind}
+        ]
+        from meetings
+    )
 ),
 
 sums as (
