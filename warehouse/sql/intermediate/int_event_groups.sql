@@ -10,12 +10,10 @@
 --          aggregate per value costs more than the few FLIP7 events it would keep apart)
 --   game_end_value: the value of GAME_END
 -- It reads the events as stored (stg_event_games: a row per game, no ROUND_SCORE, whose scores
--- are the rounds table's), each element beside its round: the game's `rounds` (how many
--- elements each round has) expanded into one round number per element in the same pass as the
--- unnest (element_rounds), no list sliced per round and no window over events. HIT events (a
--- quarter of the log) tell a rebuild nothing and are left out: the HITs folded into elements
--- are not unfolded (the fold bits are masked off) and the few HITs stored on their own are
--- dropped; int_games_from_events counts every event per stored game row, in a pass of its own.
+-- are the rounds table's), each element beside its round (event_elements, macros/lake.sql: no
+-- list sliced per round and no window over events). HIT events (a quarter of the log) tell a
+-- rebuild nothing and are left out: the HITs folded into elements are not unfolded (the fold
+-- bits are masked off) and the few HITs stored on their own are dropped; int_games_from_events counts every event per stored game row, in a pass of its own.
 -- Few keys and aggregates, with little to compute per event, on purpose: verify runs this over
 -- every event, and each key column or expression evaluated per event costs several percent of
 -- the pass (FILTER clauses cost more than CASE; measured, see docs/warehouse.md). Shifts stay
@@ -25,27 +23,10 @@
 -- makes it a table only in batches with Vengeance games, where int_vengeance_rounds reads it
 -- too).
 -- materialized: view
-with stored as (
-    select run, game, unnest(element_rounds(rounds)) as round, unnest(codes) as element
-    from stg_event_games
-),
-
-unfolded as (
-    select run, game, round, element_event(element) as code
-    from stored
-),
-
-events as (
-    select
-        run,
-        game,
-        round,
-        code_player(code) as player,
-        code_kind(code) as kind,
-        code_card(code) as card,
-        code_value(code) as value
-    from unfolded
-    where code_kind(code) <> 2
+with events as (
+    select run, game, round, player, kind, card, value
+    from event_elements('stg_event_games')
+    where kind <> 2
 ),
 
 grouped as (

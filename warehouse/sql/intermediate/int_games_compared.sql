@@ -20,9 +20,9 @@ events as (
 
 final as (
     select
-        coalesce(t.run, e.run) as run,
+        run,
         coalesce(t.shard, e.shard) as shard,
-        coalesce(t.game, e.game) as game,
+        game,
         not coalesce(
             t.played_rows = e.played_rows
             and t.played_fingerprint = e.played_fingerprint,
@@ -41,7 +41,8 @@ final as (
         coalesce(t.round_policy_fingerprint <> t.policy_fingerprint * t.min_rounds, false)
             as policies_differ
     from tables as t
-    full outer join events as e on t.run = e.run and t.game = e.game
+    -- a full join's run and game: the side's that has the game
+    full outer join events as e using (run, game)
 )
 
 select * from final

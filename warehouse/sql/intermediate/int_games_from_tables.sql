@@ -93,9 +93,9 @@ rounds as (
 
 final as (
     select
-        coalesce(g.run, r.run) as run,
+        run,
         coalesce(g.shard, r.shard) as shard,
-        coalesce(g.game, r.game) as game,
+        game,
         g.* exclude (run, shard, game),
         r.round_rows,
         r.first_round,
@@ -107,7 +107,8 @@ final as (
         r.played_fingerprint,
         r.round_policy_fingerprint
     from games as g
-    full outer join rounds as r on g.run = r.run and g.game = r.game
+    -- a full join's run and game: the side's that has the game
+    full outer join rounds as r using (run, game)
 )
 
 select * from final

@@ -33,10 +33,7 @@ shard_cells as (
 
 policy_games as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         policy,
         count(*) as seats,
         count(*) filter (winner) as wins,
@@ -44,57 +41,36 @@ policy_games as (
         sum(rounds) as seat_rounds,
         sum(rank) as rank_sum
     from games
-    group by run, players, shard, game, policy
+    group by all
 ),
 
 policy_rounds as (
-    select
-        run,
-        players,
-        shard,
-        game,
-        policy,
-        count(*) as rounds,
-        count(*) filter (busted) as busts,
-        count(*) filter (flip7) as flip7s,
-        count(*) filter (status = 1) as stays,
-        count(*) filter (status = 2) as freezes
-    from rounds
-    group by run, players, shard, game, policy
+    select * from policy_round_ends('rounds')
 ),
 
 game_totals as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         any_value(rounds) as rounds,
         any_value(events) as events,
         sum(total) as points,
         sum(rounds) as seat_rounds
     from games
-    group by run, players, shard, game
+    group by all
 ),
 
 game_round_ends as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         count(*) filter (busted) as busts,
         count(*) filter (flip7) as flip7s
     from rounds
-    group by run, players, shard, game
+    group by all
 ),
 
 positions as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         position,
         coalesce(policy, '*') as policy,
         count(*) as rounds,
@@ -126,81 +102,56 @@ meetings as (
     group by a.run, a.players, a.shard, a.game, a.policy, b.policy
 ),
 
--- Every cluster: (shard, grouping, figure, policy, opponent, key, y, n), one row per game.
+-- Every cluster: (shard, grouping, policy, opponent, key, figure, y, n), one row per game and
+-- figure. Each block lists a grouping's figures of a game as (figure, y, n) structs; one unnest
+-- makes them rows.
 clusters as (
-    select
-        run, players, shard, 'policy' as grouping, f.figure, policy, '' as opponent, -1 as key,
-        f.y, f.n
+    select * exclude (figures), unnest(figures, recursive := true)
     from (
-        select
-            *,
-            unnest([
-                {'figure': 'win', 'y': wins, 'n': seats},
-                {'figure': 'points', 'y': points, 'n': seat_rounds},
-                {'figure': 'rank', 'y': rank_sum, 'n': seats}
-            ]) as f
+        select run, players, shard, 'policy' as grouping, policy, '' as opponent, -1 as key, [
+            {'figure': 'win', 'y': wins, 'n': seats},
+            {'figure': 'points', 'y': points, 'n': seat_rounds},
+            {'figure': 'rank', 'y': rank_sum, 'n': seats}
+        ] as figures
         from policy_games
-    )
-    union all
-    select
-        run, players, shard, 'policy', f.figure, policy, '', -1, f.y, f.n
-    from (
-        select
-            *,
-            unnest([
-                {'figure': 'bust', 'y': busts, 'n': rounds},
-                {'figure': 'flip7', 'y': flip7s, 'n': rounds},
-                {'figure': 'stay', 'y': stays, 'n': rounds},
-                {'figure': 'freeze', 'y': freezes, 'n': rounds}
-            ]) as f
+        union all
+        select run, players, shard, 'policy', policy, '', -1, [
+            {'figure': 'bust', 'y': busts, 'n': rounds},
+            {'figure': 'flip7', 'y': flip7s, 'n': rounds},
+            {'figure': 'stay', 'y': stays, 'n': rounds},
+            {'figure': 'freeze', 'y': freezes, 'n': rounds}
+        ]
         from policy_rounds
-    )
-    union all
-    select
-        g.run, g.players, g.shard, 'cell', f.figure, '*', '', -1, f.y, f.n
-    from (
-        select
-            g.*,
-            unnest([
-                {'figure': 'rounds', 'y': g.rounds, 'n': 1},
-                {'figure': 'points', 'y': g.points, 'n': g.seat_rounds},
-                {'figure': 'bust', 'y': e.busts, 'n': g.seat_rounds},
-                {'figure': 'flip7', 'y': e.flip7s, 'n': g.seat_rounds},
-                {'figure': 'events', 'y': g.events, 'n': 1}
-            ]) as f
+        union all
+        select g.run, g.players, g.shard, 'cell', '*', '', -1, [
+            {'figure': 'rounds', 'y': g.rounds, 'n': 1},
+            {'figure': 'points', 'y': g.points, 'n': g.seat_rounds},
+            {'figure': 'bust', 'y': e.busts, 'n': g.seat_rounds},
+            {'figure': 'flip7', 'y': e.flip7s, 'n': g.seat_rounds},
+            {'figure': 'events', 'y': g.events, 'n': 1}
+        ]
         from game_totals as g
         inner join game_round_ends as e
             on g.run = e.run and g.shard = e.shard and g.game = e.game
-    ) as g
-    union all
-    select
-        run, players, shard, 'seat', f.figure, pooled, '', seat, f.y, f.n
-    from (
-        select
-            *,
-            unnest([
-                {'figure': 'win', 'y': cast(winner as integer), 'n': 1},
-                {'figure': 'points', 'y': total, 'n': rounds}
-            ]) as f
+        union all
+        select run, players, shard, 'seat', pooled, '', seat, [
+            {'figure': 'win', 'y': cast(winner as integer), 'n': 1},
+            {'figure': 'points', 'y': total, 'n': rounds}
+        ]
         from (select *, unnest([policy, '*']) as pooled from games)
-    )
-    union all
-    select
-        run, players, shard, 'position', f.figure, policy, '', position, f.y, f.n
-    from (
-        select
-            *,
-            unnest([
-                {'figure': 'points', 'y': points, 'n': rounds},
-                {'figure': 'bust', 'y': busts, 'n': rounds},
-                {'figure': 'flip7', 'y': flip7s, 'n': rounds}
-            ]) as f
+        union all
+        select run, players, shard, 'position', policy, '', position, [
+            {'figure': 'points', 'y': points, 'n': rounds},
+            {'figure': 'bust', 'y': busts, 'n': rounds},
+            {'figure': 'flip7', 'y': flip7s, 'n': rounds}
+        ]
         from positions
+        union all
+        select run, players, shard, 'versus', policy, opponent, -1, [
+            {'figure': 'ahead', 'y': ahead, 'n': ahead + behind}
+        ]
+        from meetings
     )
-    union all
-    select
-        run, players, shard, 'versus', 'ahead', policy, opponent, -1, ahead, ahead + behind
-    from meetings
 ),
 
 sums as (
@@ -244,20 +195,20 @@ game_lists as (
         run,
         shard,
         'policy' as grouping,
-        f.figure,
+        figure,
         policy,
-        list(f.y order by game) as game_y,
-        list(f.n order by game) as game_n
+        list(y order by game) as game_y,
+        list(n order by game) as game_n
     from (
         select
-            *,
+            run, shard, game, policy,
             unnest([
                 {'figure': 'win', 'y': wins, 'n': seats},
                 {'figure': 'points', 'y': points, 'n': seat_rounds}
-            ]) as f
+            ], recursive := true)
         from policy_games
     )
-    group by run, shard, f.figure, policy
+    group by run, shard, figure, policy
 ),
 
 final as (
@@ -284,14 +235,8 @@ final as (
         cast(coalesce(l.game_y, []) as bigint []) as game_y,
         cast(coalesce(l.game_n, []) as bigint []) as game_n
     from sums as s
-    inner join shard_cells as c on s.run = c.run and s.shard = c.shard
-    left join game_lists as l
-        on
-            s.run = l.run
-            and s.shard = l.shard
-            and s.grouping = l.grouping
-            and s.figure = l.figure
-            and s.policy = l.policy
+    inner join shard_cells as c using (run, shard)
+    left join game_lists as l using (run, shard, grouping, figure, policy)
 )
 
 select * from final

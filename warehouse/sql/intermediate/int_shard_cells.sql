@@ -9,18 +9,11 @@ with shards as (
 ),
 
 cells as (
-    select * from int_cells
+    select columns(lambda c: is_cell_column(c)) from int_cells
 ),
 
 final as (
-    select
-        c.run,
-        c.variant,
-        c.ruleset,
-        c.players,
-        c.lineup,
-        c.cell,
-        s.shard
+    select c.*, s.shard
     from shards as s
     inner join cells as c on s.run = c.run and s.cell = c.cell
 )

@@ -7,8 +7,9 @@
 -- minus the -N cards). One row per seat of every Vengeance game; none for classic games.
 -- The FLIP7 bonus comes from this query's own scan of the Vengeance games' events (in
 -- int_event_groups it is summed with the classic +N modifiers), read as stored
--- (stg_event_games, each element beside its round; the HITs folded into elements, the
--- ROUND_SCOREs the files leave out and the sequence numbers are not needed here).
+-- (event_elements over stg_event_games; the HITs folded into elements, the ROUND_SCOREs the
+-- files leave out and the sequence numbers are not needed here). `events` is materialized:
+-- five relations below read it, and inlined it would unnest the games' lists five times.
 with games as (
     select run, game, any_value(variant like '%brutal=1%') as brutal
     from stg_games
@@ -16,33 +17,15 @@ with games as (
     group by run, game
 ),
 
-stored as (
-    select
-        e.run,
-        e.game,
-        unnest(element_rounds(e.rounds)) as round,
-        unnest(e.codes) as element
+event_games as (
+    select e.*
     from stg_event_games as e
     semi join games as g on e.run = g.run and e.game = g.game
 ),
 
-unfolded as (
-    select run, game, round, element_event(element) as code
-    from stored
-),
-
-events as (
-    select
-        run,
-        game,
-        round,
-        code_kind(code) as kind,
-        code_player(code) as player,
-        code_card(code) as card,
-        code_target(code) as target,
-        code_value(code) as value
-    from unfolded
-    where code_kind(code) in (1, 13, 19, 20, 21, 23)
+events as materialized (
+    select * from event_elements('event_games')
+    where kind in (1, 13, 19, 20, 21, 23)
 ),
 
 moves as (
@@ -103,12 +86,9 @@ joined as (
         end) // (1::bigint << coalesce(r.div2, 0)::integer) - coalesce(r.minus, 0) as raw,
         coalesce(p.penalty, 0) as penalty
     from seats as s
-    left join rows as r
-        on s.run = r.run and s.game = r.game and s.round = r.round and s.seat = r.seat
-    left join penalties as p
-        on s.run = p.run and s.game = p.game and s.round = p.round and s.seat = p.seat
-    left join bonuses as b
-        on s.run = b.run and s.game = b.game and s.round = b.round and s.seat = b.seat
+    left join rows as r using (run, game, round, seat)
+    left join penalties as p using (run, game, round, seat)
+    left join bonuses as b using (run, game, round, seat)
 ),
 
 final as (

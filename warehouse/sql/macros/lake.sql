@@ -22,6 +22,22 @@ create or replace macro lake_table(files) as table
 create or replace macro rollup_rows(files) as table
     select * exclude (game_y, game_n) from lake_table(files);
 
+-- The rollups files' columns typed (pipeline/schema.py's ROLLUPS, after run, players and shard),
+-- from the relation of that name holding them (a CTE of the caller): stg_rollups reads the files
+-- through lake_table, stg_rollup_rows through rollup_rows, and both type them alike.
+create or replace macro typed_rollups(relation) as table
+    select * replace (
+        cast(variant as varchar) as variant,
+        cast(ruleset as varchar) as ruleset,
+        cast(seating as varchar) as seating,
+        cast(grouping as varchar) as grouping,
+        cast(figure as varchar) as figure,
+        cast(policy as varchar) as policy,
+        cast(opponent as varchar) as opponent,
+        cast(key as integer) as key
+    )
+    from query_table(relation);
+
 -- The row count of each file from its Parquet footer (no scan). A read-only warehouse replaces
 -- it with the footers pyarrow read (warehouse/db.py): there DuckDB opens no file itself.
 create or replace macro parquet_footers(files) as table
@@ -69,6 +85,31 @@ create or replace macro event_pairs(rounds, codes) as
                 (p[1], p[2] & 36028797018963967)
             ]
         end));
+
+-- The events a relation with stg_event_games' columns stores (its name: a view, or a CTE of the
+-- caller), one row per element of `codes`, beside its round (element_rounds, both lists
+-- unnested in one select, no list sliced per round) and unpacked into kind, player, card,
+-- target and value, a HIT folded into an element left out (element_event): what the rebuilds
+-- from the log read (int_event_groups, int_vengeance_rounds), which need no HIT, no
+-- ROUND_SCORE and no sequence number. A caller's filter on kind reaches the unpacking; the
+-- fields it does not select are not computed.
+create or replace macro event_elements(relation) as table
+    select
+        run,
+        game,
+        round,
+        code_kind(code) as kind,
+        code_player(code) as player,
+        code_card(code) as card,
+        code_target(code) as target,
+        code_value(code) as value
+    from (
+        select run, game, round, element_event(element) as code
+        from (
+            select run, game, unnest(element_rounds(rounds)) as round, unnest(codes) as element
+            from query_table(relation)
+        )
+    );
 
 -- The seq of a stored event (flip7.events.restore_round_scores): j, its place among the game's
 -- stored events (HITs unfolded, from 0), plus the ROUND_SCOREs logged before it: n in each

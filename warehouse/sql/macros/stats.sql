@@ -53,36 +53,31 @@ create or replace macro cluster_rate_hi(g, sy, sn, syy, snn, syn) as
         else least(cluster_ratio_hi(g, sy, sn, syy, snn, syn), 1.0)
     end;
 
--- Aggregate forms over one row per cluster: clustered_half(y, n) etc. in a GROUP BY.
-create or replace macro clustered_half(y, n) as
-    cluster_ratio_half(
-        count(*), sum(y), sum(n),
+-- One bound of the interval from the six sums, by name: 'half' (the half-width), 'lo' and 'hi'
+-- (the ratio's, not clipped), 'rate_lo' and 'rate_hi' (clipped to [0, 1]). The optimizer
+-- folds the constant name away: what runs is that one macro.
+create or replace macro cluster_bound(bound, g, sy, sn, syy, snn, syn) as
+    case bound
+        when 'half' then cluster_ratio_half(g, sy, sn, syy, snn, syn)
+        when 'lo' then cluster_ratio_lo(g, sy, sn, syy, snn, syn)
+        when 'hi' then cluster_ratio_hi(g, sy, sn, syy, snn, syn)
+        when 'rate_lo' then cluster_rate_lo(g, sy, sn, syy, snn, syn)
+        when 'rate_hi' then cluster_rate_hi(g, sy, sn, syy, snn, syn)
+    end;
+
+-- Aggregate forms over one row per cluster: clustered_half(y, n) etc. in a GROUP BY, each
+-- cluster_bound over the six sums of (y, n).
+create or replace macro clustered_bound(bound, y, n) as
+    cluster_bound(
+        bound, count(*), sum(y), sum(n),
         sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
     );
 
-create or replace macro clustered_lo(y, n) as
-    cluster_ratio_lo(
-        count(*), sum(y), sum(n),
-        sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
-    );
-
-create or replace macro clustered_hi(y, n) as
-    cluster_ratio_hi(
-        count(*), sum(y), sum(n),
-        sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
-    );
-
-create or replace macro clustered_rate_lo(y, n) as
-    cluster_rate_lo(
-        count(*), sum(y), sum(n),
-        sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
-    );
-
-create or replace macro clustered_rate_hi(y, n) as
-    cluster_rate_hi(
-        count(*), sum(y), sum(n),
-        sum(cast(y as double) * y), sum(cast(n as double) * n), sum(cast(y as double) * n)
-    );
+create or replace macro clustered_half(y, n) as clustered_bound('half', y, n);
+create or replace macro clustered_lo(y, n) as clustered_bound('lo', y, n);
+create or replace macro clustered_hi(y, n) as clustered_bound('hi', y, n);
+create or replace macro clustered_rate_lo(y, n) as clustered_bound('rate_lo', y, n);
+create or replace macro clustered_rate_hi(y, n) as clustered_bound('rate_hi', y, n);
 
 -- The adjusted win index, the one way every mart computes it: wins / expected wins, where each
 -- seat at an n-player table expects 1/n of a win (1.0 = an average seat). A ratio over games
@@ -123,26 +118,26 @@ create or replace macro cluster_index_hi(g, wins, seats, expected, ww, ee, we) a
 create or replace macro clustered_index(wins, seats, players) as
     sum(wins) / sum(cast(seats as double) / players);
 
+-- cluster_index_* by name ('half', 'lo', 'hi'), as cluster_bound, and its aggregate form over one
+-- row per game: y = wins, n = seats / players (the game's expected wins).
+create or replace macro cluster_index_bound(bound, g, wins, seats, expected, ww, ee, we) as
+    case bound
+        when 'half' then cluster_index_half(g, wins, seats, expected, ww, ee, we)
+        when 'lo' then cluster_index_lo(g, wins, seats, expected, ww, ee, we)
+        when 'hi' then cluster_index_hi(g, wins, seats, expected, ww, ee, we)
+    end;
+
+create or replace macro clustered_index_bound(bound, wins, seats, players) as
+    cluster_index_bound(
+        bound, count(*), sum(wins), sum(seats), sum(cast(seats as double) / players),
+        sum(cast(wins as double) * wins),
+        sum((cast(seats as double) / players) * (cast(seats as double) / players)),
+        sum(cast(wins as double) * (cast(seats as double) / players))
+    );
+
 create or replace macro clustered_index_half(wins, seats, players) as
-    cluster_index_half(
-        count(*), sum(wins), sum(seats), sum(cast(seats as double) / players),
-        sum(cast(wins as double) * wins),
-        sum((cast(seats as double) / players) * (cast(seats as double) / players)),
-        sum(cast(wins as double) * (cast(seats as double) / players))
-    );
-
+    clustered_index_bound('half', wins, seats, players);
 create or replace macro clustered_index_lo(wins, seats, players) as
-    cluster_index_lo(
-        count(*), sum(wins), sum(seats), sum(cast(seats as double) / players),
-        sum(cast(wins as double) * wins),
-        sum((cast(seats as double) / players) * (cast(seats as double) / players)),
-        sum(cast(wins as double) * (cast(seats as double) / players))
-    );
-
+    clustered_index_bound('lo', wins, seats, players);
 create or replace macro clustered_index_hi(wins, seats, players) as
-    cluster_index_hi(
-        count(*), sum(wins), sum(seats), sum(cast(seats as double) / players),
-        sum(cast(wins as double) * wins),
-        sum((cast(seats as double) / players) * (cast(seats as double) / players)),
-        sum(cast(wins as double) * (cast(seats as double) / players))
-    );
+    clustered_index_bound('hi', wins, seats, players);

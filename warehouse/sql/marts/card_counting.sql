@@ -121,14 +121,8 @@ twins as (
         b.policy as base
     from cell_policies as c
     inner join policies as p on c.policy = p.policy
-    inner join cell_policies as b
-        on
-            c.run = b.run
-            and c.variant = b.variant
-            and c.ruleset = b.ruleset
-            and c.players = b.players
-            and b.policy = p.twin
-            and b.policy <> c.policy
+    inner join cell_policies as b using (run, variant, ruleset, players)
+    where b.policy = p.twin and b.policy <> c.policy
 ),
 
 -- Both policies in one cell (never a pair of cells).
@@ -174,13 +168,7 @@ moments as (
         sum(m.ncyb) as ncyb,
         sum(m.ncnb) as ncnb
     from shared as k
-    inner join int_twin_moments as m
-        on
-            k.run = m.run
-            and k.cell_c = m.cell_c
-            and k.counting = m.counting
-            and k.cell_b = m.cell_b
-            and k.base = m.base
+    inner join int_twin_moments as m using (run, cell_c, counting, cell_b, base)
     group by all
 ),
 
@@ -242,16 +230,7 @@ one_set as (
         w.se as win_gain_se
     from gains as w
     inner join gains as p
-        on
-            w.run = p.run
-            and w.variant = p.variant
-            and w.ruleset = p.ruleset
-            and w.players = p.players
-            and w.lineup = p.lineup
-            and w.base_lineup = p.base_lineup
-            and w.counting = p.counting
-            and w.base = p.base
-            and w.method = p.method
+        using (run, variant, ruleset, players, lineup, base_lineup, counting, base, method)
     where w.figure = 'win' and p.figure = 'points'
 ),
 
@@ -263,15 +242,7 @@ candidates as (
         select distinct run, ruleset, players, lineup, base_lineup, counting, base
         from one_set
         where method = 'paired'
-    ) as q
-        on
-            c.run = q.run
-            and c.ruleset = q.ruleset
-            and c.players = q.players
-            and c.lineup = q.lineup
-            and c.base_lineup = q.base_lineup
-            and c.counting = q.counting
-            and c.base = q.base
+    ) as q using (run, ruleset, players, lineup, base_lineup, counting, base)
 ),
 
 -- Each cell's (policy's) figure and clustered half-width over its own games: the win_rates and
@@ -288,7 +259,7 @@ cell_figures as (
         p.y / p.n as ppr,
         cluster_ratio_half(p.games, p.y, p.n, p.yy, p.nn, p.yn) as ppr_half
     from sums as w
-    inner join sums as p on w.run = p.run and w.cell = p.cell and w.policy = p.policy
+    inner join sums as p using (run, cell, policy)
     where w.figure = 'win' and p.figure = 'points'
 ),
 

@@ -14,30 +14,13 @@ cells as (
 ),
 
 per_game as (
-    select
-        run,
-        shard,
-        game,
-        policy,
-        count(*) as rounds,
-        count(*) filter (busted) as busts,
-        count(*) filter (flip7) as flip7s,
-        count(*) filter (status = 1) as stays,
-        count(*) filter (status = 2) as freezes
-    from rounds
-    group by run, shard, game, policy
+    select * from policy_round_ends('rounds')
 ),
 
 final as (
     select
         c.* exclude (shard),
-        p.game,
-        p.policy,
-        p.rounds,
-        p.busts,
-        p.flip7s,
-        p.stays,
-        p.freezes
+        p.* exclude (run, players, shard)
     from per_game as p
     inner join cells as c on p.run = c.run and p.shard = c.shard
 )

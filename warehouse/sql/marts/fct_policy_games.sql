@@ -18,32 +18,22 @@ cells as (
 per_game as (
     select
         run,
-        game,
-        policy,
         any_value(cell) as cell,
         any_value(pair) as pair,
         any_value(cell_game) as cell_game,
-        count(*) as seats,
-        count(*) filter (winner) as wins,
-        sum(total) as points,
-        sum(rounds) as rounds,
-        sum(rank) as rank_sum
+        game,
+        policy,
+        cast(count(*) as integer) as seats,
+        cast(count(*) filter (winner) as integer) as wins,
+        cast(sum(total) as bigint) as points,
+        cast(sum(rounds) as bigint) as rounds,
+        cast(sum(rank) as bigint) as rank_sum
     from games
     group by run, game, policy
 ),
 
 final as (
-    select
-        c.*,
-        p.pair,
-        p.cell_game,
-        p.game,
-        p.policy,
-        cast(p.seats as integer) as seats,
-        cast(p.wins as integer) as wins,
-        cast(p.points as bigint) as points,
-        cast(p.rounds as bigint) as rounds,
-        cast(p.rank_sum as bigint) as rank_sum
+    select c.*, p.* exclude (run, cell)
     from per_game as p
     inner join cells as c on p.run = c.run and p.cell = c.cell
 )

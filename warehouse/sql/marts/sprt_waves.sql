@@ -28,10 +28,7 @@ final as (
         policy_a,
         policy_b,
         metric,
-        w.estimate as estimate,
-        w.estimate - w.half_width as estimate_lo,
-        w.estimate + w.half_width as estimate_hi,
-        w.llr as llr,
+        unnest(look_estimate(w)),
         lower_bound,
         upper_bound,
         case when decision.wave = w.wave then decision.result end as decision

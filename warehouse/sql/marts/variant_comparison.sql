@@ -36,24 +36,18 @@ manifests as (
 
 -- Each cell of each run with the cell without its run (`cell_key`, a number for variant,
 -- ruleset, field size, label and seating: what the sums below group by) and what fixes its
--- games' shuffles: game g of the cell is shuffle (seed, pair, g - game_offset).
+-- games' shuffles (shuffle_of: game g of the cell is shuffle (seed, pair, g - game_offset)).
 cell_shuffles as (
     select
-        c.run,
-        c.cell,
-        c.variant,
-        c.ruleset,
-        c.players,
-        c.lineup,
-        c.seating,
+        c.*,
         dense_rank() over (order by c.variant, c.ruleset, c.players, c.lineup, c.seating)
             as cell_key,
         m.seed,
         mc.pair,
         mc.game_offset
     from cells as c
-    left join manifest_cells as mc on c.run = mc.run and c.cell = mc.cell
-    left join manifests as m on c.run = m.run
+    left join manifest_cells as mc using (run, cell)
+    left join manifests as m using (run)
 ),
 
 -- Each cell without its run, with the runs that played it (a label names one seating per field
@@ -80,17 +74,14 @@ game_shuffles as (
         s.cell_key,
         g.players,
         g.policy,
-        s.seed as shuffle_seed,
-        case when s.seed is null then g.run end as shuffle_run,
-        coalesce(s.pair, -1) as shuffle_pair,
-        case when s.seed is null then g.game else g.game - s.game_offset end as shuffle_game,
+        shuffle_of(s.seed, s.pair, s.game_offset, g.run, g.game) as shuffle,
         count(*) as games,
         sum(g.seats) as seats,
         sum(g.wins) as wins,
         sum(g.rounds) as rounds,
         sum(g.points) as points
     from policy_games as g
-    inner join cell_shuffles as s on g.run = s.run and g.cell = s.cell
+    inner join cell_shuffles as s using (run, cell)
     group by all
 ),
 
@@ -98,15 +89,12 @@ round_shuffles as (
     select
         s.cell_key,
         r.policy,
-        s.seed as shuffle_seed,
-        case when s.seed is null then r.run end as shuffle_run,
-        coalesce(s.pair, -1) as shuffle_pair,
-        case when s.seed is null then r.game else r.game - s.game_offset end as shuffle_game,
+        shuffle_of(s.seed, s.pair, s.game_offset, r.run, r.game) as shuffle,
         sum(r.rounds) as rounds,
         sum(r.busts) as busts,
         sum(r.flip7s) as flip7s
     from policy_rounds as r
-    inner join cell_shuffles as s on r.run = s.run and r.cell = s.cell
+    inner join cell_shuffles as s using (run, cell)
     group by all
 ),
 
@@ -143,16 +131,6 @@ rounds_pooled as (
     group by cell_key, policy
 ),
 
-pooled as (
-    select
-        c.* exclude (cell_key),
-        g.* exclude (cell_key),
-        r.* exclude (cell_key, policy)
-    from games_pooled as g
-    inner join rounds_pooled as r on g.cell_key = r.cell_key and g.policy = r.policy
-    inner join cell_runs as c on g.cell_key = c.cell_key
-),
-
 final as (
     select
         variant,
@@ -180,7 +158,9 @@ final as (
         flip7s / rounds as flip7_rate,
         flip7_rate_lo,
         flip7_rate_hi
-    from pooled
+    from games_pooled
+    inner join rounds_pooled using (cell_key, policy)
+    inner join cell_runs using (cell_key)
 )
 
 select * from final

@@ -11,10 +11,7 @@ with source as (
 
 final as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         len(codes) + len(list_filter(codes, lambda c: c >= 36028797018963968))
             + len(rounds) * players as events,
         rounds,

@@ -17,11 +17,7 @@ with round_ends as (
     -- per round: ROUND_END's seq and the seats that set a Second Chance aside (a bit each);
     -- grouped by every id a query may filter on, so that the filter reaches the files
     select
-        run,
-        players,
-        shard,
-        game,
-        round,
+        columns(lambda c: is_round_key(c)),
         max(seq) filter (kind = 16) as end_seq,
         coalesce(
             bit_or(case when kind = 10 and player between 0 and 62 then 1::bigint << player end),
@@ -29,7 +25,7 @@ with round_ends as (
         ) as set_aside
     from stg_stored_events
     where kind = 16 or (kind = 10 and value = 1)
-    group by run, players, shard, game, round
+    group by all
 ),
 
 round_scores as (

@@ -4,27 +4,13 @@ with source as (
 ),
 
 final as (
-    select
-        run,
-        players,
-        shard,
-        game,
-        seat,
+    -- the columns of pipeline/schema.py's GAMES, after run, players and shard (lake_table)
+    select * replace (
         cast(policy as varchar) as policy,
-        cell,
-        cell_game,
-        pair,
         cast(lineup as varchar) as lineup,
         cast(ruleset as varchar) as ruleset,
-        cast(variant as varchar) as variant,
-        seed,
-        first_dealer,
-        rounds,
-        total,
-        rank,
-        winner,
-        capped,
-        events
+        cast(variant as varchar) as variant
+    )
     from source
 )
 

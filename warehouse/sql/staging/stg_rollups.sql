@@ -6,32 +6,6 @@
 -- grouping 'policy', figures 'win' and 'points' (empty elsewhere): only card_counting reads them.
 with source as (
     select * from lake_table(rollups_files())
-),
-
-final as (
-    select
-        run,
-        players,
-        shard,
-        cell,
-        cast(variant as varchar) as variant,
-        cast(ruleset as varchar) as ruleset,
-        cast(seating as varchar) as seating,
-        first_game,
-        cast(grouping as varchar) as grouping,
-        cast(figure as varchar) as figure,
-        cast(policy as varchar) as policy,
-        cast(opponent as varchar) as opponent,
-        cast(key as integer) as key,
-        games,
-        y,
-        n,
-        yy,
-        nn,
-        yn,
-        game_y,
-        game_n
-    from source
 )
 
-select * from final
+select * from typed_rollups('source')

@@ -6,21 +6,18 @@
 -- plus the ROUND_SCOREs logged before it (event_seq).
 with stored as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         generate_subscripts(events, 1) - 1 as j,
         unnest(events) as event
-    from (select run, players, shard, game, event_pairs(rounds, codes) as events from stg_event_games)
+    from (
+        select columns(lambda c: is_game_key(c)), event_pairs(rounds, codes) as events
+        from stg_event_games
+    )
 ),
 
 unpacked as (
     select
-        run,
-        players,
-        shard,
-        game,
+        columns(lambda c: is_game_key(c)),
         event[1] as round,
         j,
         code_kind(event[2]) as kind,
@@ -33,11 +30,7 @@ unpacked as (
 
 numbered as (
     select
-        run,
-        players,
-        shard,
-        game,
-        round,
+        columns(lambda c: is_round_key(c)),
         cast(event_seq(j, round, players, kind, player, value) as integer) as seq,
         kind,
         player,

@@ -28,8 +28,8 @@ manifests as (
 
 compared as (
     select
-        coalesce(r.run, f.run) as run,
-        coalesce(r.shard, f.shard) as shard,
+        run,
+        shard,
         case
             when m.run is null then 'shard committed but the run has no manifest'
             when r.run is null and m.status = 'complete' then 'shard committed but not in the manifest of a complete run'
@@ -46,8 +46,9 @@ compared as (
             when r.games <> r.stop - r.start then format('manifest says {} games for [{}, {})', r.games, r.start, r.stop)
         end as problem
     from recorded as r
-    full outer join files as f on r.run = f.run and r.shard = f.shard
-    left join manifests as m on coalesce(r.run, f.run) = m.run
+    -- a full join's run and shard: the side's that has the shard
+    full outer join files as f using (run, shard)
+    left join manifests as m using (run)
 )
 
 select * from compared where problem is not null
