@@ -19,11 +19,12 @@ committed: delete the files, or pass `--rebuild-cache`, to solve again.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,26 @@ def read_table(path: Path) -> Table:
     return Table(header, bits, n_sc, n_t, states)  # type: ignore[arg-type]
 
 
+@contextlib.contextmanager
+def _building(path: Path) -> Iterator[None]:
+    """Held while `path` is built: one process solves a table at a time, so the workers of a
+    tournament that all want the same table wait for the first one's file instead of each
+    solving it (minutes of CPU apiece). An advisory lock on `<path>.lock`; none where the
+    platform has no fcntl."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, each process builds (the file is still atomic)
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 def load_cached(
     path: Path,
     build: Callable[[Path], None],
@@ -165,8 +186,12 @@ def load_cached(
     Returns (table, path, whether it was built now)."""
     built = False
     if rebuild or not path.exists():
-        build(path)
-        built = True
+        with _building(path):
+            # Another process (a tournament's other worker) may have built it while this one
+            # waited for the lock: then it is read, not solved a second time.
+            if rebuild or not path.exists():
+                build(path)
+                built = True
     table = read(path)
     if table.header.get("key") != key or (target is not None and table.target != target):
         what = "model" if target is None else "model or target"

@@ -82,3 +82,38 @@ def test_a_tables_key_changes_with_the_solvers_code(monkeypatch):
     monkeypatch.setattr(solver_model, "code_digest", lambda: "an edited solver")
     assert basic.key != key
     assert table_path(basic).name != f"dp-basic-{key}.bin"
+
+
+def _load_slowly(args: tuple[str, str]) -> bool:
+    """One process's load_cached of a table another process may be building (a child of the
+    test below): the build takes a while and notes each time it runs."""
+    import time
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from flip7.solver.cache import load_cached
+
+    path, log = Path(args[0]), Path(args[1])
+
+    def build(p: Path) -> None:
+        with open(log, "a") as f:
+            f.write("built\n")
+        time.sleep(1.0)
+        p.write_text("k")
+
+    def read(p: Path) -> SimpleNamespace:
+        return SimpleNamespace(header={"key": p.read_text()}, target=None)
+
+    return load_cached(path, build, read, "k")[2]
+
+
+def test_processes_wanting_one_table_build_it_once(tmp_path):
+    """Two processes (a tournament's workers) loading the same missing table at once: one
+    builds it, the other waits for it and reads it, so it is solved once, not once each."""
+    import multiprocessing
+
+    path, log = tmp_path / "cache" / "t.bin", tmp_path / "builds.log"
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        built = pool.map(_load_slowly, [(str(path), str(log))] * 2)
+    assert sorted(built) == [False, True]
+    assert log.read_text() == "built\n"
