@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from argparse import SUPPRESS
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -194,18 +195,30 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
                 "otherwise use --data s3://... or another shared filesystem URI)"
             )
 
-    report = run_tournament(
-        plan,
-        root,
-        address=args.address,
-        num_cpus=args.num_cpus,
-        resume=args.resume,
-        overwrite=args.overwrite,
-        retries=args.retries,
-        progress=not args.no_progress,
-        policy_timeout=timeout,
-        announce=announce,
-    )
+    try:
+        report = run_tournament(
+            plan,
+            root,
+            address=args.address,
+            num_cpus=args.num_cpus,
+            resume=args.resume,
+            overwrite=args.overwrite,
+            retries=args.retries,
+            progress=not args.no_progress,
+            policy_timeout=timeout,
+            announce=announce,
+        )
+    except KeyboardInterrupt as exc:  # Ctrl-C: what was kept and how to go on, then out
+        kept = getattr(exc, "kept", None)
+        if kept is not None:
+            print(
+                f"flip7 tournament: interrupted: {kept[0]:,} of {kept[1]:,} shards committed "
+                f"and kept; finish the run with: flip7 tournament run {args.spec} --resume"
+                + _resume_flags(args, plan.run),
+                file=sys.stderr,
+                flush=True,
+            )
+        raise
     if report.kernel is not None and report.kernel.compiled:
         out.print(
             f"(compiled the simulation kernel once, {report.kernel.seconds:.0f} s; later runs "

@@ -486,20 +486,21 @@ def _run_leased(
                     lake.write_manifest(manifest)
                     last_write = time.perf_counter()
         except BaseException as exc:
-            if isinstance(exc, LeaseLost):
-                # Said before the tasks are cancelled and Ray stops: cancelling a task as it
-                # completes can trip a check failure inside Ray that ends this process at once.
+            # Everything is said and recorded before the tasks are cancelled: cancelling a task
+            # as it completes can trip a check failure inside Ray that ends this process at
+            # once (a race in Ray's task manager). A local Ray of our own is not cancelled
+            # at all: ray.shutdown below stops it, workers included, and the reaper the rest.
+            if isinstance(exc, LeaseLost):  # the run is another driver's now: leave it be
                 print(f"flip7 tournament: error: {_one_line(exc)}", file=sys.stderr, flush=True)
                 exc.announced = True
-            for ref in pending:
-                ray.cancel(ref, force=True)
-            if isinstance(exc, LeaseLost):  # the run is another driver's now: leave it be
+                _cancel(ray, pending, own_local)
                 raise
             manifest["status"] = "failed"
             manifest["error"] = "terminated" if terminated else stop_reason(exc)
             try:
                 lake.write_manifest(manifest)
             except OSError as write_exc:
+                _cancel(ray, pending, own_local)
                 # The lake itself failed (read-only, full, gone): the manifest still says
                 # `running`, with this driver's pid, which the next start finds dead.
                 raise OSError(
@@ -507,6 +508,9 @@ def _run_leased(
                     f"({_one_line(write_exc)}); once the lake is writable again, finish it "
                     "with --resume"
                 ) from None
+            if isinstance(exc, KeyboardInterrupt):
+                exc.kept = (len(manifest["shards"]), len(plan.shards))  # for the CLI's line
+            _cancel(ray, pending, own_local)
             if isinstance(exc, OSError):
                 raise OSError(
                     f"run {plan.run!r} stopped: {_one_line(exc)}; finish it with --resume"
@@ -535,6 +539,15 @@ def _run_leased(
         ) from None
     report.status = manifest["status"]
     return report
+
+
+def _cancel(ray: Any, pending: dict[Any, Any], own_local: bool) -> None:
+    """Cancel the tasks still running, unless the Ray is a local one this driver started (its
+    shutdown stops them)."""
+    if own_local:
+        return
+    for ref in pending:
+        ray.cancel(ref, force=True)
 
 
 def _on_sigterm(received: list[int]) -> Any:

@@ -137,6 +137,33 @@ def test_sigterm_is_recorded_as_terminated(tmp_path: Path) -> None:
         kill_all(session_pids(name, raylets))
 
 
+def test_ctrl_c_keeps_every_shard_and_says_how_to_resume(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) mid-run: exit status 130, the manifest records `interrupted` with every
+    committed shard, one line says how many were kept and the command that finishes the run,
+    and the Ray session is gone. Cancelling the running tasks could trip a check failure inside
+    Ray that killed the driver with a C++ stack trace instead; a local Ray is now stopped
+    without cancelling them."""
+    proc, root = start_driver(tmp_path)
+    name = session_of(proc)
+    raylets = raylets_of(name)
+    try:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        manifest = Lake.open(str(root)).load_manifest("t")
+        assert manifest["status"] == "failed" and manifest["error"] == "interrupted"
+        kept = len(manifest["shards"])
+        assert 0 < kept < 20
+        assert (
+            f"interrupted: {kept:,} of 20 shards committed and kept; finish the run with: "
+            f"flip7 tournament run {tmp_path / 's.toml'} --resume --data {root}" in err
+        ), err
+        assert "Check failed" not in err and "StackTrace" not in err, err
+        assert not wait_gone(name, raylets, 20)
+    finally:
+        kill_all(session_pids(name, raylets))
+
+
 READ_ONLY_SCRIPT = r"""
 set -u
 mount -t tmpfs -o size=64m flip7test "$LAKE" || exit 90
