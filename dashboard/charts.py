@@ -271,6 +271,64 @@ def league_win_index(df: pd.DataFrame, label: str = "policy") -> AnyChart:
     return alt.layer(one.encode(x="x:Q"), interval, dots).properties(width=WIDTH, height=height)
 
 
+@_padded
+def ranking_pairs(df: pd.DataFrame) -> AnyChart:
+    """A ranking test's adjacent pairs (the ranking_stops mart): for each pair, in ranking
+    order, how often the higher-ranked finished ahead (%) as a dot with its 95% interval, on a
+    band of 50% ± the test's margin (inside it the pair counts as equivalent, outside as
+    separated) around the dashed line at 50%; the colour is the verdict so far.
+
+    Columns: place, above, below, meetings, estimate, estimate_lo, estimate_hi, llr, verdict,
+    margin.
+    """
+    pct = df.assign(
+        pair=df["above"] + " over " + df["below"],
+        ahead=100 * df["estimate"],
+        ahead_lo=100 * df["estimate_lo"],
+        ahead_hi=100 * df["estimate_hi"],
+    )
+    order = pct.sort_values("place")["pair"].tolist()
+    margin = 100 * float(df["margin"].iloc[0])
+    pct = pct.assign(band_lo=50 - margin, band_hi=50 + margin)
+    edges = [50 - margin, 50 + margin, *pct["ahead_lo"].dropna(), *pct["ahead_hi"].dropna()]
+    span = max(edges) - min(edges)
+    scale = alt.Scale(domain=[min(edges) - span / 10, max(edges) + span / 10], nice=False)
+    title = "finished ahead of the next (%; 95% interval)"
+    # A short y title: a rotated title longer than the plot makes Vega shrink the plot to fit it.
+    y = alt.Y("pair:N", sort=order, title="pair (by place)", axis=alt.Axis(labelLimit=320))
+    color = alt.Color(
+        "verdict:N",
+        title="verdict",
+        scale=alt.Scale(
+            domain=["separated", "equivalent", "open"], range=["#4c78a8", "#54a24b", "#9d9d9d"]
+        ),
+    )
+    tooltip = [
+        alt.Tooltip("pair:N"),
+        alt.Tooltip("verdict:N"),
+        *interval_tips("ahead", "ahead (%)", ".1f"),
+        alt.Tooltip("meetings:Q", title="meetings", format=","),
+        alt.Tooltip("llr:Q", title="LLR", format="+.2f"),
+    ]
+    base = alt.Chart(pct).encode(y=y)
+    # The band a row at a time (a rect without y would squash the rows' scale into one line).
+    band = base.mark_rect(opacity=0.12, color="gray").encode(
+        x=alt.X("band_lo:Q", scale=scale, title=title), x2="band_hi:Q"
+    )
+    even = alt.Chart(pd.DataFrame({"x": [50.0]})).mark_rule(strokeDash=[4, 4], color="gray")
+    interval = base.mark_rule(strokeWidth=2.5).encode(
+        x=alt.X("ahead_lo:Q", title=title, scale=scale),
+        x2="ahead_hi:Q",
+        color=color,
+        tooltip=tooltip,
+    )
+    dots = base.mark_point(filled=True, size=110, opacity=1).encode(
+        x=alt.X("ahead:Q", title=title, scale=scale), color=color, tooltip=tooltip
+    )
+    layers = alt.layer(band, even.encode(x="x:Q"), interval, dots)
+    return layers.properties(width=WIDTH, height=_bar_height(len(order)) + 30)
+
+
 def _around_one(
     df: pd.DataFrame, lo: str = "win_index_lo", hi: str = "win_index_hi"
 ) -> list[float]:

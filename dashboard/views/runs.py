@@ -78,6 +78,7 @@ if f is not None:
     if not pairs.empty:
         st.subheader("Ranking test: adjacent pairs")
         st.caption(ranking_headline(pairs))
+        st.altair_chart(charts.ranking_pairs(pairs), width="stretch")
         shown = pairs.assign(
             ahead=100 * pairs.estimate,
             ahead_lo=100 * pairs.estimate_lo,

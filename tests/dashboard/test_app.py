@@ -315,6 +315,7 @@ def test_runs_page_shows_a_ranking_test(tmp_path, monkeypatch):
     assert any(f"every adjacent pair decided after {n:,} games" in c.value for c in at.caption)
     pairs = at.dataframe[-1].value
     assert pairs["place"].tolist() == [1, 2]
+    assert len(at.get("vega_lite_chart")) == 2  # the runs' games, then the pairs
     assert sorted(pairs["verdict"]) == ["equivalent", "separated"]
 
 

@@ -349,3 +349,48 @@ def test_every_page_chart_leaves_room_for_the_toolbar_and_short_axis_titles():
         }
     )
     assert charts.win_index_by_field_size(wr).to_dict()["padding"]["top"] >= charts.TOOLBAR_ROOM
+
+
+def test_ranking_pairs_sit_on_the_equivalence_band_coloured_by_verdict():
+    """A ranking test's pairs: a dot per pair in ranking order (its share of finishing ahead, in
+    %, with the interval as a line), the band of 50% ± margin and the dashed line at 50%
+    behind them, and the x axis spanning the band and every interval."""
+    pairs = pd.DataFrame(
+        {
+            "place": [2, 1],
+            "above": ["b", "a"],
+            "below": ["c", "b"],
+            "meetings": [900, 1000],
+            "estimate": [0.51, 0.60],
+            "estimate_lo": [0.49, 0.57],
+            "estimate_hi": [0.53, 0.63],
+            "llr": [-3.1, 4.2],
+            "verdict": ["equivalent", "separated"],
+            "margin": [0.05, 0.05],
+        }
+    )
+    chart = charts.ranking_pairs(pairs)
+    spec = chart.to_dict()
+    assert spec["padding"]["top"] >= charts.TOOLBAR_ROOM
+    titles = _titles(chart)
+    assert titles.get("x") and titles.get("y")
+    marks = [
+        (layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"])
+        for layer in _layers(spec)
+        if "mark" in layer
+    ]
+    assert marks == ["rect", "rule", "rule", "point"]
+    (y,) = {
+        tuple(layer["encoding"]["y"]["sort"])
+        for layer in _layers(spec)
+        if "y" in layer.get("encoding", {}) and "sort" in layer["encoding"]["y"]
+    }
+    assert y == ("a over b", "b over c")  # by place, not by row order
+    (domain,) = {
+        tuple(enc["scale"]["domain"])
+        for layer in _layers(spec)
+        for ch, enc in layer.get("encoding", {}).items()
+        if ch == "x" and isinstance(enc, dict) and "domain" in enc.get("scale", {})
+    }
+    assert domain[0] < 45 and domain[1] > 63  # the band (45-55) and every interval
+    assert {"ahead", "ahead_lo", "ahead_hi", "meetings", "llr", "verdict"} <= _tooltip_fields(chart)
