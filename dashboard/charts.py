@@ -254,18 +254,10 @@ def league_win_index(df: pd.DataFrame, label: str = "policy") -> AnyChart:
     ]
     title = "win index (wins ÷ expected wins; 1 = average seat)"
     scale = alt.Scale(domain=_around_one(df), nice=False, zero=False)
-    x = alt.X("win_index:Q", title=title, scale=scale, axis=alt.Axis(format=".3f", tickCount=6))
     base = alt.Chart(df).encode(y=y)
     color = policy_color(df["policy"].tolist(), legend=False)
-    interval = base.mark_rule(strokeWidth=2.5).encode(
-        x=alt.X("win_index_lo:Q", title=title, scale=scale),
-        x2="win_index_hi:Q",
-        color=color,
-        tooltip=tooltip,
-    )
-    dots = base.mark_point(filled=True, size=110, opacity=1).encode(
-        x=x, color=color, tooltip=tooltip
-    )
+    axis = alt.Axis(format=".3f", tickCount=6)
+    interval, dots = _dots_with_intervals(base, "win_index", title, scale, color, tooltip, axis)
     one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4], color="gray")
     height = _bar_height(len(order))
     return alt.layer(one.encode(x="x:Q"), interval, dots).properties(width=WIDTH, height=height)
@@ -311,22 +303,37 @@ def ranking_pairs(df: pd.DataFrame) -> AnyChart:
         alt.Tooltip("llr:Q", title="LLR", format="+.2f"),
     ]
     base = alt.Chart(pct).encode(y=y)
-    # The band a row at a time (a rect without y would squash the rows' scale into one line).
     band = base.mark_rect(opacity=0.12, color="gray").encode(
         x=alt.X("band_lo:Q", scale=scale, title=title), x2="band_hi:Q"
     )
     even = alt.Chart(pd.DataFrame({"x": [50.0]})).mark_rule(strokeDash=[4, 4], color="gray")
+    interval, dots = _dots_with_intervals(base, "ahead", title, scale, color, tooltip)
+    layers = alt.layer(band, even.encode(x="x:Q"), interval, dots)
+    return layers.properties(width=WIDTH, height=_bar_height(len(order)) + 30)
+
+
+def _dots_with_intervals(
+    base: alt.Chart,
+    column: str,
+    title: str,
+    scale: alt.Scale,
+    color: alt.Color,
+    tooltip: list[alt.Tooltip],
+    axis: alt.Axis | None = None,
+) -> tuple[alt.Chart, alt.Chart]:
+    """A dot plot's two layers over `base` (which encodes y): each row's 95% interval
+    (`column_lo` to `column_hi`) as a line, and its `column` as a dot, on one x scale."""
+    x = alt.X(f"{column}:Q", title=title, scale=scale, axis=alt.Undefined if axis is None else axis)
     interval = base.mark_rule(strokeWidth=2.5).encode(
-        x=alt.X("ahead_lo:Q", title=title, scale=scale),
-        x2="ahead_hi:Q",
+        x=alt.X(f"{column}_lo:Q", title=title, scale=scale),
+        x2=f"{column}_hi:Q",
         color=color,
         tooltip=tooltip,
     )
     dots = base.mark_point(filled=True, size=110, opacity=1).encode(
-        x=alt.X("ahead:Q", title=title, scale=scale), color=color, tooltip=tooltip
+        x=x, color=color, tooltip=tooltip
     )
-    layers = alt.layer(band, even.encode(x="x:Q"), interval, dots)
-    return layers.properties(width=WIDTH, height=_bar_height(len(order)) + 30)
+    return interval, dots
 
 
 def _around_one(

@@ -36,6 +36,26 @@ def _tooltip_fields(chart: alt.TopLevelMixin) -> set[str]:
     return fields
 
 
+def _marks(spec: dict[str, Any]) -> list[str]:
+    """The mark type of every layer, in drawing order."""
+    return [
+        (layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"])
+        for layer in _layers(spec)
+        if "mark" in layer
+    ]
+
+
+def _x_domain(spec: dict[str, Any]) -> tuple[float, ...]:
+    """The one explicit x domain the layers share."""
+    (domain,) = {
+        tuple(enc["scale"]["domain"])
+        for layer in _layers(spec)
+        for ch, enc in layer.get("encoding", {}).items()
+        if ch == "x" and isinstance(enc, dict) and "domain" in enc.get("scale", {})
+    }
+    return domain
+
+
 def _rows(chart: alt.TopLevelMixin) -> int:
     spec = chart.to_dict()
     return sum(len(v) for v in spec.get("datasets", {}).values())
@@ -297,18 +317,9 @@ def test_league_is_a_dot_plot_around_one_not_bars_from_zero():
         }
     )
     spec = charts.league_win_index(league).to_dict()
-    marks = [
-        (layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"])
-        for layer in _layers(spec)
-        if "mark" in layer
-    ]
+    marks = _marks(spec)
     assert "bar" not in marks and "point" in marks and marks.count("rule") == 2
-    (domain,) = {
-        tuple(enc["scale"]["domain"])
-        for layer in _layers(spec)
-        for ch, enc in layer.get("encoding", {}).items()
-        if ch == "x" and isinstance(enc, dict) and "domain" in enc.get("scale", {})
-    }
+    domain = _x_domain(spec)
     low, high = domain
     assert 0.95 < low < 0.981 and 1.018 < high < 1.05  # around the intervals, far from 0
 
@@ -374,11 +385,7 @@ def test_ranking_pairs_sit_on_the_equivalence_band_coloured_by_verdict():
     assert spec["padding"]["top"] >= charts.TOOLBAR_ROOM
     titles = _titles(chart)
     assert titles.get("x") and titles.get("y")
-    marks = [
-        (layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"])
-        for layer in _layers(spec)
-        if "mark" in layer
-    ]
+    marks = _marks(spec)
     assert marks == ["rect", "rule", "rule", "point"]
     (y,) = {
         tuple(layer["encoding"]["y"]["sort"])
@@ -386,11 +393,6 @@ def test_ranking_pairs_sit_on_the_equivalence_band_coloured_by_verdict():
         if "y" in layer.get("encoding", {}) and "sort" in layer["encoding"]["y"]
     }
     assert y == ("a over b", "b over c")  # by place, not by row order
-    (domain,) = {
-        tuple(enc["scale"]["domain"])
-        for layer in _layers(spec)
-        for ch, enc in layer.get("encoding", {}).items()
-        if ch == "x" and isinstance(enc, dict) and "domain" in enc.get("scale", {})
-    }
+    domain = _x_domain(spec)
     assert domain[0] < 45 and domain[1] > 63  # the band (45-55) and every interval
     assert {"ahead", "ahead_lo", "ahead_hi", "meetings", "llr", "verdict"} <= _tooltip_fields(chart)

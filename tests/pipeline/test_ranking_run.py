@@ -43,11 +43,19 @@ def league_plan(text: str = LEAGUE) -> Plan:
     return make_plan(parse_spec(text))
 
 
+def emulated_league(
+    tmp_path_factory: pytest.TempPathFactory, name: str
+) -> tuple[Path, dict[str, Any]]:
+    """The league run in plan order, one shard at a time, into a new directory: its root and
+    its manifest."""
+    root = tmp_path_factory.mktemp(name)
+    return root, run_emulated(league_plan(), str(root))
+
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """The league in plan order, one shard at a time."""
-    root = tmp_path_factory.mktemp("league-ref")
-    return root, run_emulated(league_plan(), str(root))
+    return emulated_league(tmp_path_factory, "league-ref")
 
 
 def test_stops_before_the_ceiling_once_every_pair_is_decided(

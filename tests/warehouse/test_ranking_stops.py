@@ -9,16 +9,14 @@ from typing import Any
 
 import pytest
 
-from tests.pipeline.test_ranking_run import league_plan
-from tests.pipeline.test_sprt_run import run_emulated
+from tests.pipeline.test_ranking_run import emulated_league
 from warehouse import connect, queries, verify
 from warehouse.report import report
 
 
 @pytest.fixture(scope="module")
 def league_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    root = tmp_path_factory.mktemp("league-lake")
-    return root, run_emulated(league_plan(), str(root))
+    return emulated_league(tmp_path_factory, "league-lake")
 
 
 def test_pairs_and_verdicts_as_the_manifest_records_them(
