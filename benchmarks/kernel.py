@@ -289,7 +289,7 @@ def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from pipeline import arrow
+    from lakecontract import arrow
     from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS
     from pipeline.rollups import rollup_table
     from pipeline.schema import event_codes

@@ -18,41 +18,41 @@ TABLES = ("events", "rounds", "rollups", "games")
 #: 2: the events table packs kind..value into `code`; 3: `shard` only in the file name;
 #: 4: one events row per round, `codes` a list with HITs folded into the next event;
 #: 5: one events row per game with its rounds' lengths, ROUND_SCOREs left to the rounds table;
-#: 6: a fourth table per shard, `rollups` (pipeline.rollups), the marts' additive statistics.
+#: 6: a fourth table per shard, `rollups` (pipeline.rollups), the marts' additive statistics;
+#: 7: events and rounds stored compactly, a row per game of a few binary values
+#: (lakecontract.codec), read back as the same rows as before.
 #: The pipeline writes this version and the warehouse's views read it; a run of another is
 #: refused by name (`flip7 warehouse upgrade` brings an older one up).
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: The first schema version whose shards have a rollups file.
 ROLLUPS_SINCE = 6
+#: The first schema version whose events and rounds files are stored compactly (codec).
+STORED_SINCE = 7
 TMP_MARK = ".tmp-"
 ROW_GROUP_ROWS = 1 << 20  # large row groups: one per shard file at the usual shard sizes
 
-#: Per-table Parquet options beyond zstd. Writing the events file is most of a shard's cost
-#: once the compiled kernel plays the games; what costs is the number of values encoded (about
-#: 10 ns each), so the events table stores a row per game with its codes as a list, HITs folded
-#: and the round scores left to the rounds table (pipeline.schema), and no column holds nulls
-#: (no definition levels). Only the packed event codes are worth a dictionary (a few thousand
-#: distinct values; the list's leaf is named by its path). Min/max statistics only help where
-#: readers prune: game ids (replay finds a game by its id, DuckDB skips row groups by them) and,
-#: in rounds, the other ids; every other column's statistics are pure cost. Encoding 64k rows
-#: at a time instead of Arrow's 1024 saves 6% more (the games table's too). The four tables are
-#: LZ4-compressed: for
-#: the events 0.85-0.87x the CPU of zstd for 285 bytes a game instead of 250 (still less than
-#: the 315 of a row per round with zstd; benchmarks/event_layouts.py), for the small rounds and
-#: games tables 40% less CPU than zstd for 80 more bytes a game (zstd's cost is in the plain
-#: small integers it squeezes). benchmarks/kernel.py prints the cost per table and the events
-#: file's against a row per event. The warehouse's upgrade rewrites files with the same options.
+#: Per-table Parquet options beyond zstd. What costs a writer is the number of values Parquet
+#: encodes (about 10 ns each), so the events and rounds files hold a row per game of a few
+#: binary values (lakecontract.codec) and no column holds nulls (no definition levels). The
+#: events' indices are left uncompressed: LZ4 would take 400 bytes a game to 340 for about
+#: 0.6 µs a game, more than the rest of the file costs; the rounds' cells compress to a third
+#: with LZ4 for nothing measurable. Only the games table's strings are worth a dictionary.
+#: Min/max statistics only help where readers prune: game ids (replay finds a game by its id,
+#: DuckDB skips row groups by them) and the games' cells and pairs; every other column's
+#: statistics are pure cost. Encoding 64k rows at a time instead of Arrow's 1024 saves 6% on
+#: the games table. benchmarks/kernel.py prints the cost per table; the warehouse's upgrade
+#: rewrites files with the same options.
 WRITE_BATCH_ROWS = 1 << 16
 WRITE_OPTIONS: dict[str, dict[str, object]] = {
     "events": {
-        "use_dictionary": ["codes.list.element"],
+        "use_dictionary": False,
         "write_statistics": ["game"],
         "write_batch_size": WRITE_BATCH_ROWS,
-        "compression": "lz4",
+        "compression": "none",
     },
     "rounds": {
-        "use_dictionary": ["policy"],
-        "write_statistics": ["game", "round"],
+        "use_dictionary": False,
+        "write_statistics": ["game"],
         "write_batch_size": WRITE_BATCH_ROWS,
         "compression": "lz4",
     },

@@ -22,9 +22,9 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.fs as pafs
-import pyarrow.parquet as pq
 
 # The contract's names this package's modules (and benchmarks) import from here, re-exported.
+from lakecontract import codec
 from lakecontract.layout import ROW_GROUP_ROWS as ROW_GROUP_ROWS
 from lakecontract.layout import TABLES as TABLE_ORDER
 from lakecontract.layout import TMP_MARK as TMP_MARK
@@ -109,7 +109,7 @@ class Lake:
         self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
         tmp = self._tmp(path)
         settings: dict[str, Any] = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS}
-        pq.write_table(table, tmp, filesystem=self.fs, **{**settings, **(options or {})})
+        codec.write_table(table, tmp, filesystem=self.fs, **{**settings, **(options or {})})
         self.fs.move(tmp, path)
 
     def read_text(self, path: str) -> str:

@@ -70,10 +70,9 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
         filesystem=lake.fs,
         filters=[("game", "=", game)],
     )
-    rounds = pq.read_table(
+    rounds = pq.read_table(  # stored: a row per game (lakecontract.codec)
         lake.shard_path("rounds", run, players, shard),
         filesystem=lake.fs,
-        columns=["game", "round", "seat", "score"],
         filters=[("game", "=", game)],
     )
     unpacked = unpack_codes(event_codes(events, rounds)["code"])

@@ -38,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from flip7.kernel.load import call
-from pipeline import arrow
+from lakecontract import arrow
 from pipeline.schema import ROLLUPS
 
 ALL = "*"  # the policy of a row that pools every policy of the cell

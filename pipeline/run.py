@@ -608,11 +608,12 @@ def warm_kernel(kernel: str | None) -> Any:
     its flip7.kernel.LoadInfo, or None."""
     if kernel is None:
         return None
-    from pipeline.rollups import warm
+    from pipeline import codebook, rollups
     from pipeline.task import load_kernels
 
     info = load_kernels(kernel)
-    warm()  # the shards' rollup pass, which the workers would otherwise each compile
+    rollups.warm()  # the shards' rollup and codebook passes, which the workers would
+    codebook.warm()  # otherwise each compile
     return info
 
 

@@ -45,9 +45,9 @@ from flip7.events import (
     store_games,
     unfold_codes,
 )
+from lakecontract import arrow, codec
 from lakecontract.layout import ROLLUPS_SINCE as ROLLUPS_SINCE
 from lakecontract.layout import SCHEMA_VERSION as SCHEMA_VERSION
-from pipeline import arrow
 
 #: An element of `codes` at or above 1 << HIT_SHIFT is an event preceded by a HIT of the same
 #: player with value (element >> HIT_SHIFT) - 1; the event itself is the bits below (the rule:
@@ -213,7 +213,9 @@ def check_events_table(table: pa.Table) -> None:
 def stored_codes(table: pa.Table) -> dict[str, np.ndarray]:
     """The stored events table's events as stored, unfolded, in (game, seq) order: `game`
     (int64), `round` (int16) and the packed `code` (int64) of every event but the round scores
-    (what flip7.events.restore_round_scores takes)."""
+    (what flip7.events.restore_round_scores takes). A stored events file's rows (one file's)
+    are decoded first."""
+    table = codec.logical("events", table)
     check_events_table(table)
     table = table.combine_chunks()
 
@@ -247,8 +249,9 @@ def event_codes(table: pa.Table, rounds: pa.Table) -> dict[str, np.ndarray]:
     """Every event of the stored events table, in (game, seq) order: `game` (int64), `round`
     (int16), `seq` (int32) and the packed `code` (int64), HITs unfolded and the round scores
     put back from `rounds` (the same games' rounds table, or its game, round, seat and score
-    columns)."""
+    columns; one file's rows as stored are decoded first)."""
     flat = stored_codes(table)
+    rounds = codec.logical("rounds", rounds) if "cells" in rounds.column_names else rounds
     order = rounds.select(["game", "round", "seat", "score"]).sort_by(
         [("game", "ascending"), ("round", "ascending"), ("seat", "ascending")]
     )

@@ -26,7 +26,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from flip7.stats import Z95, RatioSums
-from pipeline import arrow, ranking, sprt
+from lakecontract import arrow
+from pipeline import ranking, sprt
 
 if TYPE_CHECKING:
     from flip7.cli import Output

@@ -23,7 +23,8 @@ from flip7.rng import derive_seed
 from flip7.rules import parse_ruleset
 from flip7.simulate import rotated
 from flip7.variants import Variant, parse_variant
-from pipeline import arrow
+from lakecontract import arrow, codec
+from pipeline.codebook import index_codes
 from pipeline.rollups import rollup_of_columns, rollup_table
 from pipeline.schema import GAMES, ROUNDS, pack_codes, rows_table
 from pipeline.schema import events_table as stored_events
@@ -77,8 +78,12 @@ def game_seed(root_seed: int, pair: int, index: int) -> int:
     return derive_seed(root_seed, pair, index)
 
 
-def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.Table]:
-    """Play the shard's games; return the `events`, `rounds`, `rollups` and `games` tables.
+def simulate_shard(
+    task: ShardTask, engine: str | None = None, stored: bool = False
+) -> dict[str, pa.Table]:
+    """Play the shard's games; return the `events`, `rounds`, `rollups` and `games` tables:
+    the rows readers see, or with `stored` the events and rounds as the files store them
+    (lakecontract.codec; what a shard task writes).
 
     The loop only plays games and appends each result's buffers to flat lists; every row of the
     three tables is then built with numpy in one pass (no per-row Python work), which keeps the
@@ -88,7 +93,7 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
     """
     engine = engine or task.engine
     if engine != "reference":
-        tables = _kernel_tables(task, engine)
+        tables = _kernel_tables(task, engine, stored)
         if tables is not None:
             return tables
     ruleset = parse_ruleset(task.ruleset)
@@ -193,10 +198,15 @@ def simulate_shard(task: ShardTask, engine: str | None = None) -> dict[str, pa.T
         },
         ROUNDS,
     )
+    events = events_table(flat, ev_counts, task.game_offset + task.start)
+    rollups = rollup_table(games, rounds, n)
+    if stored:
+        events = codec.encode_events(events, index_codes)
+        rounds = codec.encode_rounds(rounds, check=False)
     return {
-        "events": events_table(flat, ev_counts, task.game_offset + task.start),
+        "events": events,
         "rounds": rounds,
-        "rollups": rollup_table(games, rounds, n),
+        "rollups": rollups,
         "games": games,
     }
 
@@ -267,9 +277,10 @@ def _games_table(task: ShardTask, cols: dict[str, np.ndarray | pa.Array]) -> pa.
     return arrow.table(order, GAMES)
 
 
-def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
+def _kernel_tables(task: ShardTask, engine: str, stored: bool) -> dict[str, pa.Table] | None:
     """The shard played by flip7.kernel (event for event the reference engine's games) with its
-    columns straight from the kernel's buffers; None when the kernel cannot play it."""
+    columns straight from the kernel's buffers (with `stored`, the stored events and rounds
+    straight from them too); None when the kernel cannot play it."""
     from flip7.kernel import choose_engine, derive_seeds
     from flip7.kernel.columns import shard_columns
 
@@ -312,9 +323,28 @@ def _kernel_tables(task: ShardTask, engine: str) -> dict[str, pa.Table] | None:
             "seed": np.repeat(seeds.astype(np.int64), n),
         },
     )
-    rounds = arrow.table({**cols.rounds, "policy": arrow.dictionary(r_pol, names)}, ROUNDS)
     ev = cols.events
-    events = rows_table(ev["game"], ev["round_offsets"], ev["rounds"], ev["offsets"], ev["codes"])
+    if stored:
+        r = cols.rounds
+        rounds = codec.stored_rounds(
+            cols.games["game"][::n],
+            cols.games["rounds"][::n],
+            g_pol,
+            r["dealer"][::n],
+            r["score"],
+            r["busted"],
+            r["flip7"],
+            r["status"],
+            names,
+        )
+        events = codec.stored_events(
+            ev["game"], ev["round_offsets"], ev["rounds"], ev["offsets"], ev["codes"], index_codes
+        )
+    else:
+        rounds = arrow.table({**cols.rounds, "policy": arrow.dictionary(r_pol, names)}, ROUNDS)
+        events = rows_table(
+            ev["game"], ev["round_offsets"], ev["rounds"], ev["offsets"], ev["codes"]
+        )
     # The rollup from the kernel's own arrays (no pass back through the Arrow tables).
     shard = {
         "cell": task.cell,

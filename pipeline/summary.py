@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from flip7 import format as fmt
 from flip7.format import Column, Table
 from flip7.stats import Estimate, RatioSums
-from pipeline import arrow
+from lakecontract import arrow
 from pipeline.lake import Lake
 
 #: One policy's entry in a shard's `stats`: games it sat in, then (sum y, sum n, sum y^2,

@@ -19,7 +19,7 @@ from typing import Any
 from flip7.kernel.load import loaded
 from flip7.limits import PolicyTimeout, time_limit
 from flip7.rules import RULES_VERSION
-from pipeline import arrow
+from lakecontract import arrow
 from pipeline.lake import TABLE_ORDER, WRITE_OPTIONS, Lake
 from pipeline.memory import keep_freed_memory
 from pipeline.ranking import ahead_rows
@@ -61,7 +61,7 @@ def run_shard(
     lake = Lake.open(root)
     try:
         with time_limit(policy_timeout):
-            tables = simulate_shard(task)
+            tables = simulate_shard(task, stored=True)
     except PolicyTimeout as exc:  # the limit ran out outside any policy's code
         raise RuntimeError(
             f"shard {task.shard} ran past its time limit of {exc.seconds:g} s (policy_timeout) "

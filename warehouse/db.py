@@ -30,9 +30,9 @@ warehouse's own SQL and spill.
 Each connection also holds `runs_with_problems` (run, problem): the runs left out because their
 manifest cannot be read, and the runs `verify` has not passed as they are now (see
 warehouse.record); `problems()` gives them as lines for a reader.
-`read_only=False` (`flip7 sql --write`) builds the same views with DuckDB reading the files
-itself (a local lake; a lake on an object store is read through pyarrow all the same) and
-leaves DuckDB's file access as it is.
+`read_only=False` (`flip7 sql --write`) builds the same views over the same pyarrow datasets and
+leaves DuckDB's file access as it is. The events and rounds files are stored compactly
+(lakecontract.codec): their datasets decode each batch into the rows the views read.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ import re
 import shutil
 import tempfile
 import weakref
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
@@ -50,6 +51,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+from lakecontract import codec
 from warehouse import record
 from warehouse.build import build
 from warehouse.lake import (
@@ -183,9 +185,6 @@ def connect(
     con.execute("CREATE TABLE runs_with_problems (run VARCHAR, problem VARCHAR)")
     if notes:
         con.executemany("INSERT INTO runs_with_problems VALUES (?, ?)", [list(n) for n in notes])
-    if not read_only and snap.local:
-        build(con, snap, materialize=materialize, pinned=SUMMED)
-        return con
     fold = Fold(snap) if card_counting else None
     lake = attach(con, snap, fold=fold)
     build(con, snap, materialize=materialize, lake_table=lake, pinned=SUMMED, fold=fold)
@@ -395,14 +394,13 @@ def arrow_dataset(
         if snap.local:
             raise
         raise store_error(snap.root, exc) from None
-    schema = pa.schema(
-        [
-            pa.field("run", pa.dictionary(pa.int32(), pa.string())),
-            pa.field("players", pa.int32()),
-            pa.field("shard", pa.int32()),
-            *file_schema,
-        ]
-    )
+    stored = codec.is_stored(file_schema, table)
+    partition_fields = [
+        pa.field("run", pa.dictionary(pa.int32(), pa.string())),
+        pa.field("players", pa.int32()),
+        pa.field("shard", pa.int32()),
+    ]
+    schema = pa.schema([*partition_fields, *file_schema])
     known = {} if partitions is None else partitions
     for s in shards:
         if (s.run, s.players, s.shard) not in known:
@@ -425,7 +423,13 @@ def arrow_dataset(
         filesystem=snap.fs,
         partitions=[known[s.run, s.players, s.shard] for s in shards],
     )
-    data = LakeDataset(list(found.get_fragments()), schema, found.format, snap.fs)
+    fragments = list(found.get_fragments())
+    if stored:
+        logical = pa.schema([*partition_fields, *codec.LOGICAL[table]])
+        data: LakeDataset = StoredDataset(fragments, logical, found.format, snap.fs)
+        data.table, data.stored_schema = table, schema
+    else:
+        data = LakeDataset(fragments, schema, found.format, snap.fs)
     if snap.local:
         data.scan = LOCAL_SCAN | ({"batch_size": EVENT_BATCH_ROWS} if table == "events" else {})
     return data
@@ -453,6 +457,69 @@ class LakeDataset(ds.FileSystemDataset):
         return ds.Scanner.from_dataset(self, **{**self.scan, **kwargs})
 
 
+class StoredDataset(LakeDataset):
+    """A stored table's files (events or rounds, lakecontract.codec) as the rows readers see:
+    its schema is the logical one, and a scan reads the stored columns the asked-for ones are
+    decoded from, file by file, and decodes each batch with its file's metadata. A filter is
+    pushed to the files where it names only stored columns (the partitions, `game`) and applied
+    again to the decoded rows (where it names a decoded column, there alone)."""
+
+    table: str = ""
+    stored_schema: pa.Schema = pa.schema([])
+
+    def scanner(self, **kwargs: object) -> ds.Scanner:  # type: ignore[override]
+        return _DecodingScanner(self, {**self.scan, **kwargs})  # type: ignore[return-value]
+
+
+class _DecodingScanner:
+    """What DuckDB asks a dataset's scanner for (`to_reader`), over decoded batches."""
+
+    def __init__(self, data: StoredDataset, options: dict[str, object]) -> None:
+        self.data, self.options = data, options
+
+    def to_reader(self) -> pa.RecordBatchReader:
+        data, options = self.data, dict(self.options)
+        names = options.pop("columns", None)
+        wanted = list(data.schema.names) if names is None else list(names)  # type: ignore[arg-type]
+        expr = options.pop("filter", None)
+        # A filter may name columns the projection leaves out: decode them all to apply it.
+        logical = [c for c in (data.schema.names if expr is not None else wanted) if c not in PARTS]
+        read = [*PARTS, *codec.stored_columns(data.table, logical)]
+        fragments = data.get_fragments(filter=expr) if expr is not None else data.get_fragments()
+        physical = ds.FileSystemDataset(
+            list(fragments), data.stored_schema, data.format, data.filesystem
+        )
+        try:  # a filter on stored columns prunes files by their statistics
+            scanner = ds.Scanner.from_dataset(physical, columns=read, filter=expr, **options)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # it names a decoded column
+            scanner = ds.Scanner.from_dataset(physical, columns=read, **options)
+        schema = pa.schema([data.schema.field(c) for c in wanted])
+        metadata: dict[str, dict[bytes, bytes] | None] = {}
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            for tagged in scanner.scan_batches():
+                batch, fragment = tagged.record_batch, tagged.fragment
+                if not batch.num_rows:
+                    continue
+                if fragment.path not in metadata:
+                    metadata[fragment.path] = fragment.metadata.metadata
+                try:
+                    rows = codec.decode(data.table, batch, metadata[fragment.path], logical)
+                except ValueError as exc:
+                    raise ValueError(f"{fragment.path}: {exc}") from None
+                for i, c in enumerate(PARTS):
+                    rows = rows.add_column(i, c, pa.repeat(batch.column(c)[0], rows.num_rows))
+                if expr is not None:
+                    rows = rows.filter(expr)
+                yield from rows.select(wanted).cast(schema).to_batches()
+
+        return pa.RecordBatchReader.from_batches(schema, batches())
+
+
+#: The partition columns every dataset of the lake adds (hive directories, the file's shard).
+PARTS = ("run", "players", "shard")
+
+
 def arrow_table(snap: Snapshot, table: str) -> pa.Table | None:
     """`arrow_dataset`'s rows read into memory: each file fetched whole (in parallel)."""
     shards = [s for s in snap.shards if snap.exists(s.files[table])]
@@ -467,7 +534,10 @@ def arrow_table(snap: Snapshot, table: str) -> pa.Table | None:
             if snap.local:
                 raise
             raise store_error(snap.root, exc) from None
-        t = pq.read_table(pa.BufferReader(data))
+        try:
+            t = codec.read_table(pa.BufferReader(data), table)
+        except ValueError as exc:
+            raise ValueError(f"{shard.files[table]}: {exc}") from None
         run, players, number = shard_columns(shard, t.num_rows)
         return (
             t.select([c for c in t.column_names if c not in ("run", "players", "shard")])

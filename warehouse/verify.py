@@ -204,12 +204,11 @@ def _shard_worker(
             con = local.con = scratch()
             con.execute("SET threads = 1")
             con.execute("SET parquet_metadata_cache = true")
-            arrow = None if snap.local else attach(con, snap, footers=False, load=True)
+            arrow = attach(con, snap, footers=False, load=True)
             build(con, snap, layers=("staging",), lake_table=arrow)
             local.made = {}
         else:
-            if not snap.local:
-                attach(con, snap, footers=False, load=True)
+            attach(con, snap, footers=False, load=True)
             bind_files(con, snap)
         made: dict[str, str] = local.made  # name -> how it is made now
         # The games table's summary first (it says whether the batch holds a Vengeance game),
@@ -256,7 +255,7 @@ def _lake_connection(snap: Snapshot) -> duckdb.DuckDBPyConnection:
     """A connection with the staging views over the whole snapshot, holding at most
     $FLIP7_MEMORY_LIMIT, else LAKE_MEMORY, in DuckDB's buffers (spilling past it)."""
     con = scratch(None if os.environ.get(MEMORY_LIMIT_ENV) else LAKE_MEMORY)
-    build(con, snap, layers=("staging",), lake_table=None if snap.local else attach(con, snap))
+    build(con, snap, layers=("staging",), lake_table=attach(con, snap))
     return con
 
 

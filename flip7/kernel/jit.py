@@ -35,6 +35,7 @@ COMPILE_CPU_SECONDS = {
     "vengeance": 53,
     "rows": 1,
     "rollups": 5,
+    "codebook": 1,
     "solver": 6,
 }
 
@@ -46,6 +47,7 @@ PIECES = {
     "vengeance": 'the "With a Vengeance" kernel',
     "rows": "the event-table pass",
     "rollups": "the shard rollup pass",  # pipeline.rollups
+    "codebook": "the events codebook pass",  # pipeline.codebook
     "solver": "the solver's sweeps",  # flip7.solver.kernels (solve, advice, odds)
 }
 

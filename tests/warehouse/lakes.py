@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from flip7.engine import GameResult
+from lakecontract import codec
 from pipeline.schema import SCHEMA_VERSION
 from pipeline.shard import ShardTask, simulate_shard
 
@@ -68,11 +68,27 @@ class Lake:
 
 
 def write_table(table: pa.Table, path: Path) -> None:
-    """Write like a worker: a temporary name that does not end in .parquet, then rename."""
+    """Write like a worker: a temporary name that does not end in .parquet, then rename. An
+    events or rounds table given as readers see it (e.g. read_table's, edited) is stored as the
+    lake stores it (lakecontract.codec), checks left to whoever reads it."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    name = table_of(path)
+    if name in codec.LOGICAL and not codec.is_stored(table.schema, name):
+        table = codec.encode(name, table, check=False)
     tmp = path.with_name(path.name + ".tmp-test")
-    pq.write_table(table, tmp, compression="zstd")
+    codec.write_table(table, tmp, compression="zstd")
     os.replace(tmp, path)
+
+
+def read_table(path: Path | str, columns: list[str] | None = None) -> pa.Table:
+    """A lake file's rows as readers see them (events and rounds decoded)."""
+    return codec.read_table(str(path), table_of(Path(path)), columns)
+
+
+def table_of(path: Path) -> str:
+    """The table a lake file belongs to: `<root>/<table>/run=<run>/players=<n>/<file>`."""
+    return Path(path).parts[-4]
 
 
 def shard_path(root: Path, table: str, task: ShardTask) -> Path:
@@ -116,7 +132,7 @@ def write_run(root: Path, run: str, tasks: Sequence[ShardTask] | None = None) ->
     todo = plan(run) if tasks is None else list(tasks)
     shards = {}
     for task in todo:
-        tables = simulate_shard(task)
+        tables = simulate_shard(task, stored=True)
         for name in ("events", "rounds", "rollups", "games"):
             write_table(tables[name], shard_path(root, name, task))
         shards[str(task.shard)] = {

@@ -1,4 +1,4 @@
-"""pipeline.arrow: Arrow columns from numpy buffers equal pyarrow's own conversion, and a worker
+"""lakecontract.arrow: Arrow columns from numpy buffers equal pyarrow's own conversion, and a worker
 that plays and writes shards never imports pandas."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline import arrow
+from lakecontract import arrow
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,0 +1,535 @@
+"""How the events and rounds files store their rows, and the rows every reader gets back.
+
+Every reader (the warehouse's SQL, verify, replay, upgrade) sees the same *logical* tables,
+EVENTS and ROUNDS below; the files hold them in a compact *stored* form that costs the writer
+a few values a game instead of hundreds (each value Parquet encodes costs about 10 ns; a
+four-player game has ~190 event codes and 32 round rows of 10 columns). `decode` turns stored
+rows back into logical ones, `encode` the other way; games and rollups are stored as they are.
+
+Stored events, one row per game:
+    game    int64
+    rounds  binary: the game's round lengths (stored codes per round), little-endian int16 each
+    codes   binary: the game's stored codes (see pipeline.schema) as little-endian unsigned
+            indices into the file's codebook, WIDTH bytes each
+and in the file's key-value metadata `flip7.codebook`, the codebook: its distinct int64 codes,
+little-endian, and `flip7.width`, the bytes an index takes (1, 2 or 4: the fewest that hold
+every index of the codebook).
+
+Stored rounds, one row per game:
+    game     int64
+    seats    binary: each seat's policy, a uint8 index into the file's `flip7.policies`
+             (JSON list of names in the key-value metadata)
+    dealers  binary: each round's dealer seat, int8
+    cells    binary: per round, per seat, little-endian int32: score << 4 | busted << 3 |
+             flip7 << 2 | status
+A rounds row's `total` is the seat's running sum of its scores (the kernel's and the reference
+engine's totals are exactly that; upgrade refuses a run where they are not).
+
+Decoding reads bytes as numbers and nothing else: a codebook, index or length that does not
+fit is a ValueError naming what is wrong, never a crash or a guess.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from lakecontract import arrow
+
+_dict = pa.dictionary(pa.int32(), pa.string())
+
+
+def _fields(*cols: tuple[str, pa.DataType]) -> pa.Schema:
+    return pa.schema([pa.field(name, kind, nullable=False) for name, kind in cols])
+
+
+#: The events table as every reader sees it: `rounds` the game's round lengths, `codes` its
+#: stored codes (pipeline.schema says what a code holds).
+EVENTS = _fields(
+    ("game", pa.int64()),
+    ("rounds", pa.list_(pa.field("element", pa.int16(), nullable=False))),
+    ("codes", pa.list_(pa.field("element", pa.int64(), nullable=False))),
+)
+
+#: The rounds table as every reader sees it: one row per seat per round.
+ROUNDS = _fields(
+    ("game", pa.int64()),
+    ("round", pa.int16()),
+    ("seat", pa.int8()),
+    ("policy", _dict),
+    ("dealer", pa.int8()),  # the round's dealer seat
+    ("score", pa.int16()),
+    ("total", pa.int32()),  # the seat's game total after this round
+    ("busted", pa.bool_()),
+    ("flip7", pa.bool_()),
+    # at round end: 0 active (Flip 7 ended it), 1 stayed, 2 frozen, 3 busted
+    ("status", pa.int8()),
+)
+
+STORED_EVENTS = _fields(("game", pa.int64()), ("rounds", pa.binary()), ("codes", pa.binary()))
+STORED_ROUNDS = _fields(
+    ("game", pa.int64()), ("seats", pa.binary()), ("dealers", pa.binary()), ("cells", pa.binary())
+)
+LOGICAL = {"events": EVENTS, "rounds": ROUNDS}
+STORED = {"events": STORED_EVENTS, "rounds": STORED_ROUNDS}
+#: Which stored columns each logical column is decoded from.
+SOURCES = {
+    "events": {"game": ("game",), "rounds": ("rounds",), "codes": ("codes",)},
+    "rounds": {
+        "game": ("game",),
+        "round": ("dealers",),
+        "seat": ("seats",),
+        "policy": ("seats",),
+        "dealer": ("dealers",),
+        **{c: ("cells",) for c in ("score", "total", "busted", "flip7", "status")},
+    },
+}
+#: Every logical rounds column needs the row count of each game, from `seats` and `dealers`.
+_ROUND_SHAPE = ("seats", "dealers")
+
+CODEBOOK, WIDTH, POLICIES = b"flip7.codebook", b"flip7.width", b"flip7.policies"
+_WIDTHS = {1: "<u1", 2: "<u2", 4: "<u4"}
+
+Metadata = Mapping[bytes, bytes] | None
+#: A codebook builder: the codes -> (the distinct codes, each code's index into them).
+Indexer = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def is_stored(schema: pa.Schema, table: str) -> bool:
+    """Whether a file's schema is the stored form of `table` (events or rounds)."""
+    return table in STORED and schema.names[: len(STORED[table])] == STORED[table].names
+
+
+def stored_columns(table: str, columns: list[str] | None) -> list[str]:
+    """The stored columns that the logical `columns` (None: all) of `table` are decoded from."""
+    if columns is None:
+        return list(STORED[table].names)
+    need: set[str] = set()
+    for c in columns:
+        if c not in SOURCES[table]:
+            raise KeyError(f"the {table} table has no column {c!r}")
+        need.update(SOURCES[table][c])
+    if table == "rounds":  # every column repeats or numbers a game's rows
+        need.update(_ROUND_SHAPE)
+    return [c for c in STORED[table].names if c in need]
+
+
+def unique_index(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct codes and each code's index into them (numpy: what upgrade and tests
+    use; the pipeline's writer builds its codebook in one compiled pass, in first-seen order)."""
+    book, index = np.unique(codes, return_inverse=True)
+    return book.astype(np.int64), index.reshape(-1)
+
+
+# --- encoding -------------------------------------------------------------------------------
+
+
+def encode(
+    table: str, logical: pa.Table, indexer: Indexer | None = None, check: bool = True
+) -> pa.Table:
+    """The stored form of a logical events or rounds table (games and rollups pass as they
+    are), its metadata attached to the schema (write_table puts it in the file's footer).
+    `indexer` builds the events' codebook; `check`: see encode_rounds."""
+    if table == "events":
+        return encode_events(logical, indexer)
+    if table == "rounds":
+        return encode_rounds(logical, check)
+    return logical
+
+
+def _blob(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    """A binary column: row i holds data's bytes [offsets[i], offsets[i + 1])."""
+    if int(offsets[-1]) >= 1 << 31:
+        raise ValueError("a stored column exceeds 2 GiB in one file; write smaller shards")
+    return pa.Array.from_buffers(
+        pa.binary(),
+        len(offsets) - 1,
+        [None, pa.py_buffer(np.ascontiguousarray(offsets, dtype=np.int32)), pa.py_buffer(data)],
+    )
+
+
+def _list_parts(column: pa.ChunkedArray | pa.Array, dtype: type) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets from 0, values) of a non-null list column."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    offsets = np.asarray(column.offsets, dtype=np.int64)
+    values = np.asarray(column.flatten(), dtype=dtype)
+    return offsets - offsets[0], values
+
+
+def encode_events(logical: pa.Table, indexer: Indexer | None = None) -> pa.Table:
+    """Stored events from logical ones; `indexer` builds the codebook (unique_index if None)."""
+    round_offsets, lengths = _list_parts(logical.column("rounds"), np.int16)
+    offsets, codes = _list_parts(logical.column("codes"), np.int64)
+    game = _np(logical.column("game"), np.int64)
+    return stored_events(game, round_offsets, lengths, offsets, codes, indexer)
+
+
+def stored_events(
+    game: np.ndarray,
+    round_offsets: np.ndarray,
+    lengths: np.ndarray,
+    offsets: np.ndarray,
+    codes: np.ndarray,
+    indexer: Indexer | None = None,
+) -> pa.Table:
+    """The stored events table of game rows given as arrays: game i's round lengths are
+    `lengths[round_offsets[i]:round_offsets[i + 1]]`, its codes `codes[offsets[i]:offsets[i + 1]]`
+    (offsets from 0)."""
+    book, index = (indexer or unique_index)(codes)
+    width = 1 if len(book) <= 1 << 8 else 2 if len(book) <= 1 << 16 else 4
+    packed = index.astype(_WIDTHS[width])
+    round_offsets = np.asarray(round_offsets, dtype=np.int64)
+    stored = pa.Table.from_arrays(
+        [
+            arrow.array(game, pa.int64()),
+            _blob(round_offsets * 2, np.asarray(lengths, dtype="<i2").view(np.uint8)),
+            _blob(np.asarray(offsets, dtype=np.int64) * width, packed.view(np.uint8)),
+        ],
+        schema=STORED_EVENTS,
+    )
+    meta = {CODEBOOK: book.astype("<i8").tobytes(), WIDTH: str(width).encode()}
+    return stored.replace_schema_metadata(meta)
+
+
+def encode_rounds(logical: pa.Table, check: bool = True) -> pa.Table:
+    """Stored rounds from logical ones: rows in (game, round, seat) order, every game with a
+    row for each of its seats in each of its rounds 1..R, the same seats in every game, each
+    `total` its seat's running sum of scores. With `check` (upgrade, tests), a table that is
+    not so is a ValueError naming the first row that is not; the shard writer, whose rows are
+    so by construction (tests hold them to it), skips the check."""
+    t = logical.combine_chunks()
+    col = {name: t.column(name) for name in ROUNDS.names}
+    game = _np(col["game"], np.int64)
+    seat = _np(col["seat"], np.int64)
+    n = int(seat.max()) + 1 if seat.size else 1
+    # the games' first rows: where the game id changes
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]]) if game.size else game
+    rows = np.diff(np.r_[starts, game.size])
+    score = _np(col["score"], np.int32)
+    if check:
+        _check_rounds(game, _np(col["round"], np.int64), seat, score, col["total"], starts, rows, n)
+    names, policy = _dictionary(col["policy"])
+    return stored_rounds(
+        game[starts],
+        rows // n,
+        policy[(starts[:, None] + np.arange(n)).reshape(-1)] if game.size else policy[:0],
+        _np(col["dealer"], np.int8)[::n],
+        score,
+        _np(col["busted"], np.int32),
+        _np(col["flip7"], np.int32),
+        _np(col["status"], np.int32),
+        names,
+    )
+
+
+def stored_rounds(
+    game: np.ndarray,
+    rounds: np.ndarray,
+    seats: np.ndarray,
+    dealers: np.ndarray,
+    score: np.ndarray,
+    busted: np.ndarray,
+    flip7: np.ndarray,
+    status: np.ndarray,
+    names: list[str],
+) -> pa.Table:
+    """The stored rounds table from arrays: each game's id and round count, its seats' policy
+    indices into `names` (games x seats, flat), each round's dealer, and each row's score,
+    busted, flip7 and status (rows in game, round, seat order)."""
+    if len(names) > 256:
+        raise ValueError(f"{len(names)} policies in one rounds file; at most 256 are stored")
+    n = len(seats) // len(game) if len(game) else 1
+    cells = np.asarray(score, dtype=np.int32) << 4
+    cells |= np.asarray(busted, dtype=np.int32) << 3
+    cells |= np.asarray(flip7, dtype=np.int32) << 2
+    cells |= np.asarray(status, dtype=np.int32) & 3
+    round_off = np.zeros(len(game) + 1, dtype=np.int64)
+    np.cumsum(rounds, out=round_off[1:])
+    stored = pa.Table.from_arrays(
+        [
+            arrow.array(np.asarray(game, dtype=np.int64), pa.int64()),
+            _blob(np.arange(len(game) + 1) * n, np.asarray(seats, dtype=np.uint8)),
+            _blob(round_off, np.ascontiguousarray(dealers, dtype=np.int8).view(np.uint8)),
+            _blob(round_off * n * 4, cells.astype("<i4", copy=False).view(np.uint8)),
+        ],
+        schema=STORED_ROUNDS,
+    )
+    return stored.replace_schema_metadata({POLICIES: json.dumps(names).encode()})
+
+
+def _check_rounds(
+    game: np.ndarray,
+    rnd: np.ndarray,
+    seat: np.ndarray,
+    score: np.ndarray,
+    total: pa.Array,
+    starts: np.ndarray,
+    rows: np.ndarray,
+    n: int,
+) -> None:
+    """A ValueError unless the rounds rows are as encode_rounds needs them."""
+    within = np.arange(game.size) - np.repeat(starts, rows)
+    if game.size and (
+        np.any(rows % n)
+        or np.any(np.diff(game) < 0)
+        or not np.array_equal(seat, within % n)
+        or not np.array_equal(rnd, within // n + 1)
+    ):
+        raise ValueError(
+            "rounds rows are not in (game, round, seat) order with every seat of every round: "
+            "the stored form needs them so"
+        )
+    running = _running_totals(score.astype(np.int64), np.repeat(starts, rows), n)
+    wrong = np.flatnonzero(running != _np(total, np.int64))
+    if wrong.size:
+        i = int(wrong[0])
+        raise ValueError(
+            f"game {game[i]}, round {rnd[i]}, seat {seat[i]}: total {_np(total, np.int64)[i]} "
+            f"is not the running sum of the seat's scores ({running[i]}); the stored rounds "
+            "rebuild totals from scores"
+        )
+
+
+def _np(column: pa.Array | pa.ChunkedArray, dtype: type) -> np.ndarray:
+    return arrow.numpy(column).astype(dtype, copy=False)
+
+
+def _dictionary(column: pa.Array | pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
+    names, index = arrow.dictionary_codes(column)
+    return names, index.astype(np.int64)
+
+
+def _running_totals(score: np.ndarray, game_start: np.ndarray, n: int) -> np.ndarray:
+    """Each row's running sum of its seat's scores within its game (rows in game, round, seat
+    order, n seats: row i's seat is i % n from its game's first row)."""
+    if not score.size:
+        return score.copy()
+    by_seat = score.reshape(-1, n)
+    cum = np.cumsum(by_seat, axis=0)
+    first_row = game_start.reshape(-1, n)[:, 0] // n  # the game's first round row
+    before = np.where(first_row[:, None] > 0, cum[np.maximum(first_row - 1, 0)], 0)
+    return (cum - before).reshape(-1)
+
+
+def write_table(table: pa.Table, where: object, **options: object) -> None:
+    """pq.write_table, except that a stored table's metadata (its codebook or policy names) goes
+    into the file's key-value metadata alone, not also into its Arrow schema (twice the bytes)."""
+    meta = table.schema.metadata
+    if not meta or not any(k in meta for k in (CODEBOOK, POLICIES)):
+        pq.write_table(table, where, **options)  # type: ignore[arg-type]
+        return
+    rows = options.pop("row_group_size", None)
+    plain = table.replace_schema_metadata(None)
+    with pq.ParquetWriter(where, plain.schema, store_schema=False, **options) as writer:  # type: ignore[arg-type]
+        writer.add_key_value_metadata(meta)
+        writer.write_table(plain, row_group_size=rows)  # type: ignore[arg-type]
+
+
+def logical(table: str, rows: pa.Table) -> pa.Table:
+    """The rows readers see of one file's table as pyarrow read it (`pq.read_table(path)`: the
+    file's metadata comes with its schema): decoded if stored, as it is otherwise. Only one
+    file's rows: a codebook belongs to its file."""
+    if table in STORED and is_stored(rows.schema, table):
+        return decode(table, rows, rows.schema.metadata)
+    return rows
+
+
+def read_table(
+    source: object, table: str, columns: list[str] | None = None, **options: object
+) -> pa.Table:
+    """The logical `columns` (None: all) of one file of `table` (a path or file object, and
+    pq.ParquetFile's options): decoded if it is stored, as it is otherwise."""
+    f = pq.ParquetFile(source, **options)  # type: ignore[arg-type]
+    if not is_stored(f.schema_arrow, table):
+        return f.read(columns=columns, use_threads=False)
+    stored = f.read(columns=stored_columns(table, columns), use_threads=False)
+    return decode(table, stored, f.metadata.metadata, columns)
+
+
+# --- decoding -------------------------------------------------------------------------------
+
+
+def decode(
+    table: str, stored: pa.Table | pa.RecordBatch, meta: Metadata, columns: list[str] | None = None
+) -> pa.Table:
+    """The logical `columns` (None: all) of stored rows of `table`; meta is the file's
+    key-value metadata. Games and rollups come back as they are."""
+    if table not in STORED:
+        return stored if isinstance(stored, pa.Table) else pa.Table.from_batches([stored])
+    names = list(LOGICAL[table].names) if columns is None else columns
+    got = decode_events(stored, meta) if table == "events" else decode_rounds(stored, meta)
+    fields = [LOGICAL[table].field(c) for c in names]
+    return pa.Table.from_arrays([got[c]() for c in names], schema=pa.schema(fields))
+
+
+def _binary(stored: pa.Table | pa.RecordBatch, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets from 0 as int64, the bytes) of a stored binary column."""
+    column = stored.column(name)
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if not pa.types.is_binary(column.type):
+        raise ValueError(f"stored column {name!r} is {column.type}, not binary")
+    if column.null_count:
+        raise ValueError(f"stored column {name!r} holds {column.null_count} nulls")
+    n = len(column)
+    bufs = column.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int32, count=n + 1, offset=4 * column.offset)
+    offsets = offsets.astype(np.int64)
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    return offsets - offsets[0], data[offsets[0] : offsets[-1]]
+
+
+def _values(
+    name: str, offsets: np.ndarray, data: np.ndarray, dtype: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """(element offsets, values) of a binary column holding `dtype` values back to back."""
+    size = np.dtype(dtype).itemsize
+    if np.any(offsets % size):
+        raise ValueError(f"a stored {name!r} value is not a whole number of {size}-byte values")
+    values = np.frombuffer(
+        data.tobytes() if data.size and data.ctypes.data % size else data, dtype=dtype
+    )
+    return offsets // size, values
+
+
+def _meta(meta: Metadata, key: bytes) -> bytes:
+    if not meta or key not in meta:
+        raise ValueError(f"the file has no {key.decode()!r} in its metadata: not a stored file")
+    return meta[key]
+
+
+def decode_events(
+    stored: pa.Table | pa.RecordBatch, meta: Metadata
+) -> dict[str, Callable[[], pa.Array]]:
+    """Each logical events column, as a function that decodes it (only those asked for run)."""
+
+    def game() -> pa.Array:
+        return _column(stored, "game")
+
+    def rounds() -> pa.Array:
+        offsets, values = _values("rounds", *_binary(stored, "rounds"), "<i2")
+        return _list(offsets, values.astype(np.int16), EVENTS.field("rounds").type)
+
+    def codes() -> pa.Array:
+        raw = _meta(meta, WIDTH)
+        width = int(raw) if raw in (b"1", b"2", b"4") else 0
+        if not width:
+            raise ValueError(f"the codebook's index width {raw!r} is not 1, 2 or 4 bytes")
+        book_bytes = _meta(meta, CODEBOOK)
+        if len(book_bytes) % 8:
+            raise ValueError("the codebook is not a whole number of 8-byte codes")
+        book = np.frombuffer(book_bytes, dtype="<i8")
+        offsets, index = _values("codes", *_binary(stored, "codes"), _WIDTHS[width])
+        if index.size and int(index.max()) >= book.size:
+            raise ValueError(
+                f"a stored code's index {int(index.max())} is past the codebook's {book.size} codes"
+            )
+        return _list(offsets, book[index], EVENTS.field("codes").type)
+
+    return {"game": game, "rounds": rounds, "codes": codes}
+
+
+def decode_rounds(
+    stored: pa.Table | pa.RecordBatch, meta: Metadata
+) -> dict[str, Callable[[], pa.Array]]:
+    """Each logical rounds column, as a function that decodes it (only those asked for run)."""
+    cache: dict[str, np.ndarray] = {}
+
+    def shape() -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(rows per game, each row's game index, each row's index within its game, seats)."""
+        if "rows" not in cache:
+            seat_off, _ = _binary(stored, "seats")
+            dealer_off, _ = _binary(stored, "dealers")
+            seats = np.diff(seat_off)
+            n = int(seats[0]) if seats.size else 1
+            if np.any(seats != n) or n < 1:
+                raise ValueError("the stored rounds' games do not all have the same seats")
+            rows = np.diff(dealer_off) * n
+            cache["rows"] = rows
+            cache["game_of"] = np.repeat(np.arange(rows.size), rows)
+            first = np.r_[0, np.cumsum(rows)[:-1]] if rows.size else rows
+            cache["within"] = np.arange(int(rows.sum())) - np.repeat(first, rows)
+            cache["n"] = np.array(n)
+        return cache["rows"], cache["game_of"], cache["within"], int(cache["n"])
+
+    def cells() -> np.ndarray:
+        if "cells" not in cache:
+            rows = shape()[0]
+            offsets, values = _values("cells", *_binary(stored, "cells"), "<i4")
+            if not np.array_equal(np.diff(offsets), rows):
+                raise ValueError("a stored rounds row's cells are not one per seat per round")
+            cache["cells"] = values.astype(np.int64)
+        return cache["cells"]
+
+    def game() -> pa.Array:
+        rows = shape()[0]
+        return arrow.array(np.repeat(_np(_column(stored, "game"), np.int64), rows), pa.int64())
+
+    def rnd() -> pa.Array:
+        _, _, within, n = shape()
+        return arrow.array((within // n + 1).astype(np.int16), pa.int16())
+
+    def seat() -> pa.Array:
+        _, _, within, n = shape()
+        return arrow.array((within % n).astype(np.int8), pa.int8())
+
+    def policy() -> pa.Array:
+        _, game_of, within, n = shape()
+        names = json.loads(_meta(meta, POLICIES))
+        if not isinstance(names, list) or not all(isinstance(s, str) for s in names):
+            raise ValueError("the stored rounds' policy names are not a list of strings")
+        _, seats = _binary(stored, "seats")
+        index = seats[game_of * n + within % n].astype(np.int32)
+        if index.size and int(index.max()) >= len(names):
+            raise ValueError(
+                f"a stored seat's policy {int(index.max())} is past the {len(names)} names"
+            )
+        return arrow.dictionary(index, names)
+
+    def dealer() -> pa.Array:
+        rows, game_of, within, n = shape()
+        offsets, dealers = _binary(stored, "dealers")
+        return arrow.array(dealers.view(np.int8)[offsets[game_of] + within // n], pa.int8())
+
+    def field(shift: int, mask: int, kind: pa.DataType) -> Callable[[], pa.Array]:
+        def get() -> pa.Array:
+            value = (cells() >> shift) & mask if mask else cells() >> shift
+            return arrow.array(value, kind)
+
+        return get
+
+    def total() -> pa.Array:
+        _, game_of, within, n = shape()
+        score = cells() >> 4
+        start = np.flatnonzero(within == 0)
+        per_row = np.repeat(start, np.diff(np.r_[start, score.size]))
+        return arrow.array(_running_totals(score, per_row, n).astype(np.int32), pa.int32())
+
+    return {
+        "game": game,
+        "round": rnd,
+        "seat": seat,
+        "policy": policy,
+        "dealer": dealer,
+        "score": field(4, 0, pa.int16()),
+        "total": total,
+        "busted": field(3, 1, pa.bool_()),
+        "flip7": field(2, 1, pa.bool_()),
+        "status": field(0, 3, pa.int8()),
+    }
+
+
+def _column(stored: pa.Table | pa.RecordBatch, name: str) -> pa.Array:
+    column = stored.column(name)
+    if isinstance(column, pa.ChunkedArray):
+        return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    return column
+
+
+def _list(offsets: np.ndarray, values: np.ndarray, kind: pa.ListType) -> pa.Array:
+    return arrow.list_array(offsets.astype(np.int32), values, kind)
