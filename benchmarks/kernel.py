@@ -16,8 +16,8 @@ pipeline derives them:
             games, Arrow tables, then the four Parquet files with the lake's options; then the
             shard's record in the manifest) on each engine, for `sum:20` tables, at the spec's
             default shard size and (kernel) at the --shard-sweep sizes, and the CPU time and
-            bytes on disk per game of each table written (the events also as a row per
-            event, the rounds also as a row per game with one packed list) and the CPU of
+            bytes on disk per game of each table written (the events and rounds also in
+            the layout schema v6 stored: lists, a row per seat and round) and the CPU of
             summing the rollup; and the kernel alone beside shard tasks on the same games, in
             alternation: a shard task's write cost per game (its CPU less the kernel's);
   vengeance games/s of the reference "With a Vengeance" engine (flip7.vengeance) and of the
@@ -272,68 +272,66 @@ def print_write_cost(games: int, shard_size: int, repeats: int) -> None:
 
 
 #: table_costs' layouts written for comparison only (not in the lake's sum).
-COMPARED = ("events, a row per event (v3)", "rounds, a row per game (packed)")
+COMPARED = ("events, a row per game of lists (v6)", "rounds, a row per seat and round (v6)")
 
 
 def table_costs(games: int, repeats: int) -> list[tuple[str, float, float]]:
     """(table, CPU microseconds per game to write it, bytes per game on disk) for one kernel
-    shard of `games` four-player sum:20 games written with the lake's options, and its events
-    in an older layout (schema v3: a row per event, game/round/seq/code, zstd, a dictionary
-    for `code`) and its rounds in a leaner layout the lake does not use (a row per game: its id
-    and one list of every player-round's score * 8 + flip7 * 4 + status, rounds in order and
-    seats within them, LZ4; the rest of a rounds row follows from the games table and the
-    position in the list) for comparison; last, the rollup summed from the shard's games and rounds
-    tables (pipeline.rollups.rollup_table, what verify runs: the shard task's own call reads
-    the kernel's arrays instead of the tables' buffers, the same pass; no bytes). Each time is
-    the median of `repeats`."""
+    shard of `games` four-player sum:20 games written with the lake's options: the events and
+    rounds as the lake stores them (lakecontract.codec: encoding included, the events'
+    codebook by the writer's compiled pass), the rollups and games files; then the events and
+    rounds in the layout schema v6 stored (a row per game with its codes as a list, a
+    dictionary, LZ4; a row per seat and round) for comparison; last, the rollup summed from the
+    shard's games and rounds tables (pipeline.rollups.rollup_table, what verify runs: the shard
+    task's own call reads the kernel's arrays instead of the tables' buffers, the same pass; no
+    bytes). Each time is the median of `repeats`."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    from lakecontract import arrow
+    from lakecontract import codec
+    from pipeline.codebook import index_codes
     from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS
+    from pipeline.memory import keep_freed_memory
     from pipeline.rollups import rollup_table
-    from pipeline.schema import event_codes
     from pipeline.shard import ShardTask, simulate_shard
 
     pa.set_cpu_count(1)
+    keep_freed_memory()  # as a shard task does: freed buffers reused, not mapped again
     task = ShardTask("bench", 0, 0, 0, ("sum:20",) * 4, "3.1", "classic", ROOT, True, 0, 0, games)
     tables = simulate_shard(task, engine="kernel")
-    flat = event_codes(tables["events"], tables["rounds"])
-    v3 = pa.table({k: flat[k] for k in ("game", "round", "seq", "code")})
-    v3_options = {
-        "use_dictionary": ["code"],
-        "write_statistics": ["game"],
-        "write_batch_size": 1 << 16,
+    v6_options = {
+        "events": {
+            "use_dictionary": ["codes.list.element"],
+            "write_statistics": ["game"],
+            "write_batch_size": 1 << 16,
+            "compression": "lz4",
+        },
+        "rounds": {
+            "use_dictionary": ["policy"],
+            "write_statistics": ["game", "round"],
+            "write_batch_size": 1 << 16,
+            "compression": "lz4",
+        },
     }
-    rounds = {c: arrow.numpy(tables["rounds"][c]) for c in ("game", "score", "flip7", "status")}
-    starts = np.flatnonzero(np.r_[True, rounds["game"][1:] != rounds["game"][:-1]])
-    packed = rounds["score"].astype(np.int32) * 8 + rounds["flip7"] * 4 + rounds["status"]
-    per_game = pa.table(
-        {
-            "game": rounds["game"][starts],
-            "results": arrow.list_array(
-                np.r_[starts, len(packed)],
-                packed,
-                pa.list_(pa.field("element", pa.int32(), nullable=False)),
-            ),
-        }
-    )
-    per_game_options = {"use_dictionary": False, "write_statistics": ["game"], "compression": "lz4"}
-    cases: list[tuple[str, pa.Table, dict[str, object]]] = [
-        *(
-            (name, tables[name], dict(WRITE_OPTIONS[name]))
-            for name in ("events", "rounds", "rollups", "games")
-        ),
-        (COMPARED[0], v3, v3_options),
-        (COMPARED[1], per_game, {**per_game_options, "write_batch_size": 1 << 16}),
+
+    def stored(name: str) -> Callable[[], pa.Table]:
+        return lambda: codec.encode(name, tables[name], index_codes, check=False)
+
+    def given(name: str) -> Callable[[], pa.Table]:
+        return lambda: tables[name]
+
+    cases: list[tuple[str, Callable[[], pa.Table], dict[str, object]]] = [
+        *((name, stored(name), dict(WRITE_OPTIONS[name])) for name in ("events", "rounds")),
+        *((name, given(name), dict(WRITE_OPTIONS[name])) for name in ("rollups", "games")),
+        (COMPARED[0], given("events"), v6_options["events"]),
+        (COMPARED[1], given("rounds"), v6_options["rounds"]),
     ]
     out = []
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "table.parquet")
-        for label, data, options in cases:
+        for label, make, options in cases:
             settings = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS, **options}
             cpu = median_cpu(
-                lambda: pq.write_table(data, path, **settings),  # type: ignore[arg-type]  # noqa: B023
+                lambda: codec.write_table(make(), path, **settings),  # noqa: B023
                 repeats,
             )
             us = 1e6 * cpu / games

@@ -244,10 +244,11 @@ def stored_rounds(
     if len(names) > 256:
         raise ValueError(f"{len(names)} policies in one rounds file; at most 256 are stored")
     n = len(seats) // len(game) if len(game) else 1
+    flags = np.asarray(status, dtype=np.int8) & 3  # the low bits, on one-byte arrays
+    flags |= np.asarray(flip7, dtype=np.int8) << 2
+    flags |= np.asarray(busted, dtype=np.int8) << 3
     cells = np.asarray(score, dtype=np.int32) << 4
-    cells |= np.asarray(busted, dtype=np.int32) << 3
-    cells |= np.asarray(flip7, dtype=np.int32) << 2
-    cells |= np.asarray(status, dtype=np.int32) & 3
+    cells |= flags
     round_off = np.zeros(len(game) + 1, dtype=np.int64)
     np.cumsum(rounds, out=round_off[1:])
     stored = pa.Table.from_arrays(
@@ -440,75 +441,83 @@ def decode_rounds(
     """Each logical rounds column, as a function that decodes it (only those asked for run)."""
     cache: dict[str, np.ndarray] = {}
 
-    def shape() -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """(rows per game, each row's game index, each row's index within its game, seats)."""
-        if "rows" not in cache:
+    def shape() -> tuple[np.ndarray, np.ndarray, int]:
+        """(each game's round count, each round row's game index, seats): a round row is one
+        round of one game, a row per seat once decoded."""
+        if "rounds" not in cache:
             seat_off, _ = _binary(stored, "seats")
             dealer_off, _ = _binary(stored, "dealers")
             seats = np.diff(seat_off)
             n = int(seats[0]) if seats.size else 1
             if np.any(seats != n) or n < 1:
                 raise ValueError("the stored rounds' games do not all have the same seats")
-            rows = np.diff(dealer_off) * n
-            cache["rows"] = rows
-            cache["game_of"] = np.repeat(np.arange(rows.size), rows)
-            first = np.r_[0, np.cumsum(rows)[:-1]] if rows.size else rows
-            cache["within"] = np.arange(int(rows.sum())) - np.repeat(first, rows)
+            cache["rounds"] = np.diff(dealer_off)
+            cache["game_of"] = np.repeat(np.arange(seats.size), cache["rounds"])
             cache["n"] = np.array(n)
-        return cache["rows"], cache["game_of"], cache["within"], int(cache["n"])
+        return cache["rounds"], cache["game_of"], int(cache["n"])
 
     def cells() -> np.ndarray:
         if "cells" not in cache:
-            rows = shape()[0]
+            rounds, _, n = shape()
             offsets, values = _values("cells", *_binary(stored, "cells"), "<i4")
-            if not np.array_equal(np.diff(offsets), rows):
+            if not np.array_equal(np.diff(offsets), rounds * n):
                 raise ValueError("a stored rounds row's cells are not one per seat per round")
-            cache["cells"] = values.astype(np.int64)
+            cache["cells"] = values
         return cache["cells"]
 
     def game() -> pa.Array:
-        rows = shape()[0]
-        return arrow.array(np.repeat(_np(_column(stored, "game"), np.int64), rows), pa.int64())
+        rounds, _, n = shape()
+        return arrow.array(
+            np.repeat(_np(_column(stored, "game"), np.int64), rounds * n), pa.int64()
+        )
 
     def rnd() -> pa.Array:
-        _, _, within, n = shape()
-        return arrow.array((within // n + 1).astype(np.int16), pa.int16())
+        rounds, game_of, n = shape()
+        first = np.zeros(rounds.size, dtype=np.int64)
+        np.cumsum(rounds[:-1], out=first[1:])
+        number = (np.arange(game_of.size) - first[game_of] + 1).astype(np.int16)
+        return arrow.array(np.repeat(number, n), pa.int16())
 
     def seat() -> pa.Array:
-        _, _, within, n = shape()
-        return arrow.array((within % n).astype(np.int8), pa.int8())
+        _, game_of, n = shape()
+        return arrow.array(np.tile(np.arange(n, dtype=np.int8), game_of.size), pa.int8())
 
     def policy() -> pa.Array:
-        _, game_of, within, n = shape()
+        _, game_of, n = shape()
         names = json.loads(_meta(meta, POLICIES))
         if not isinstance(names, list) or not all(isinstance(s, str) for s in names):
             raise ValueError("the stored rounds' policy names are not a list of strings")
         _, seats = _binary(stored, "seats")
-        index = seats[game_of * n + within % n].astype(np.int32)
-        if index.size and int(index.max()) >= len(names):
+        if seats.size and int(seats.max()) >= len(names):
             raise ValueError(
-                f"a stored seat's policy {int(index.max())} is past the {len(names)} names"
+                f"a stored seat's policy {int(seats.max())} is past the {len(names)} names"
             )
+        index = seats.reshape(-1, n)[game_of].reshape(-1).astype(np.int32)
         return arrow.dictionary(index, names)
 
     def dealer() -> pa.Array:
-        rows, game_of, within, n = shape()
-        offsets, dealers = _binary(stored, "dealers")
-        return arrow.array(dealers.view(np.int8)[offsets[game_of] + within // n], pa.int8())
+        _, _, n = shape()
+        _, dealers = _binary(stored, "dealers")
+        return arrow.array(np.repeat(dealers.view(np.int8), n), pa.int8())
 
     def field(shift: int, mask: int, kind: pa.DataType) -> Callable[[], pa.Array]:
         def get() -> pa.Array:
             value = (cells() >> shift) & mask if mask else cells() >> shift
-            return arrow.array(value, kind)
+            return arrow.array(value.astype(_dtype(kind), copy=False), kind)
 
         return get
 
     def total() -> pa.Array:
-        _, game_of, within, n = shape()
-        score = cells() >> 4
-        start = np.flatnonzero(within == 0)
-        per_row = np.repeat(start, np.diff(np.r_[start, score.size]))
-        return arrow.array(_running_totals(score, per_row, n).astype(np.int32), pa.int32())
+        rounds, _, n = shape()
+        by_round = (cells() >> 4).reshape(-1, n)
+        cum = np.cumsum(by_round, axis=0, dtype=np.int64)
+        last = np.cumsum(rounds) - 1  # each game's last round row
+        before = np.zeros((rounds.size, n), dtype=np.int64)
+        if cum.size:  # a game's sums start after the round rows of the games before it
+            prev = last[:-1]
+            before[1:] = np.where(prev[:, None] >= 0, cum[np.maximum(prev, 0)], 0)
+        totals = cum - np.repeat(before, rounds, axis=0)
+        return arrow.array(totals.reshape(-1).astype(np.int32), pa.int32())
 
     return {
         "game": game,
@@ -522,6 +531,10 @@ def decode_rounds(
         "flip7": field(2, 1, pa.bool_()),
         "status": field(0, 3, pa.int8()),
     }
+
+
+def _dtype(kind: pa.DataType) -> type:
+    return np.bool_ if pa.types.is_boolean(kind) else kind.to_pandas_dtype()
 
 
 def _column(stored: pa.Table | pa.RecordBatch, name: str) -> pa.Array:
