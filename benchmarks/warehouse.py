@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 # (the benchmarks) would shadow the packages of the same names: put the repository first.
 sys.path[:1] = [str(Path(__file__).resolve().parents[1])]
 
+from lakecontract import codec  # noqa: E402
 from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS  # noqa: E402
 from pipeline.schema import SCHEMA_VERSION  # noqa: E402
 from pipeline.shard import ShardTask, simulate_shard  # noqa: E402
@@ -51,14 +52,14 @@ def _write(name: str, table: object, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
     options = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS, **WRITE_OPTIONS[name]}
-    pq.write_table(table, tmp, **options)  # type: ignore[arg-type]
+    codec.write_table(table, tmp, **options)  # type: ignore[arg-type]
     os.replace(tmp, path)
 
 
 def _run_shard(args: tuple[Path, ShardTask]) -> tuple[int, dict[str, int], float, int, int]:
     root, task = args
     t0 = time.perf_counter()
-    tables = simulate_shard(task)
+    tables = simulate_shard(task, stored=True)  # the events and rounds as the lake stores them
     for name in ("events", "rounds", "rollups", "games"):  # games last: the commit marker
         _write(
             name,
