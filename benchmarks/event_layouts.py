@@ -6,9 +6,13 @@ Plays one shard of four `sum:20` seats (seats rotated) in the compiled kernel, t
 events in each layout below from the same events, on one Arrow thread, into memory (no disk: the
 figure is the encoder's CPU), the layouts in turn, `--repeats` times, and keeps each one's median:
 
-  stored                    the layout the lake stores: a row per game (its rounds' lengths and
-                            its codes, HITs folded, ROUND_SCOREs left to the rounds table), LZ4
-  stored, zstd              the same file with zstd (smaller, slower)
+  stored                    the layout the lake stores (lakecontract.codec): a row per game of
+                            binary values, its codes as indices into the file's codebook
+                            (the codebook pass's cost is printed apart); its SQL read decodes
+                            the file (codec.read_table) and hands DuckDB the rows
+  lists (v6)                a row per game (its rounds' lengths and its codes as lists, HITs
+                            folded, ROUND_SCOREs left to the rounds table), a dictionary, LZ4
+  lists, zstd               the same file with zstd (smaller, slower)
   a row per round (v4)      a row per round (game, round, seq, the round's codes as a list),
                             ROUND_SCOREs in, zstd: the layout schema v4 stored
   a row per round, no scores  the same without the ROUND_SCOREs
@@ -46,10 +50,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import duckdb  # noqa: E402
 import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
 
 from benchmarks.common import alternate, cpu_seconds, median_cpu  # noqa: E402
 from flip7.events import EventKind, fold_rows  # noqa: E402
+from lakecontract import codec  # noqa: E402
+from pipeline.codebook import index_codes  # noqa: E402
 from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS  # noqa: E402
 from pipeline.schema import event_codes, events_table  # noqa: E402
 from pipeline.shard import ShardTask, simulate_shard  # noqa: E402
@@ -62,6 +67,15 @@ PER_GAME_ROUNDS = (
 )
 PER_GAME = f"select game, {PER_GAME_ROUNDS} as round, unnest(codes) as code from '{{path}}'"
 PER_ROUND = "select game, round, unnest(codes) as code from '{path}'"
+#: The stored layout's read: the file decoded (codec.read_table), DuckDB over its rows.
+STORED = f"select game, {PER_GAME_ROUNDS} as round, unnest(codes) as code from decoded"
+#: The layout schema v6 stored the events in (lists, the packed codes' dictionary, LZ4).
+V6_OPTIONS = {
+    "use_dictionary": ["codes.list.element"],
+    "write_statistics": ["game"],
+    "write_batch_size": 1 << 16,
+    "compression": "lz4",
+}
 
 
 def per_round(game: np.ndarray, rnd: np.ndarray, seq: np.ndarray, code: np.ndarray) -> pa.Table:
@@ -83,7 +97,7 @@ def layouts(
     scores = kind == EventKind.ROUND_SCORE
     markers = scores | (kind == EventKind.ROUND_START) | (kind == EventKind.ROUND_END)
     ends = np.isin(kind, [int(k) for k in MARKERS]) | scores
-    options = dict(WRITE_OPTIONS["events"])
+    options = dict(V6_OPTIONS)
     by_game = fold_rows(game, np.ones_like(rnd), seq, code)  # one "round" a game: its codes
     window = (
         "select game, max(case when code & 31 = 0 then code >> 23 end) over "
@@ -91,8 +105,14 @@ def layouts(
         "(select game, unnest(codes) as code, generate_subscripts(codes, 1) as i from '{path}')"
     )
     return {
-        "stored": (events, options, PER_GAME),
-        "stored, zstd": (events, {**options, "compression": "zstd"}, PER_GAME),
+        # encoded in each write, as a shard task does (the codebook by the compiled pass)
+        "stored": (
+            lambda: codec.encode("events", events, index_codes),
+            dict(WRITE_OPTIONS["events"]),
+            STORED,
+        ),
+        "lists (v6)": (events, options, PER_GAME),
+        "lists, zstd": (events, {**options, "compression": "zstd"}, PER_GAME),
         "a row per round (v4)": (
             per_round(game, rnd, seq, code),
             {**options, "compression": "zstd"},  # as v4 stored it
@@ -159,7 +179,7 @@ def filter_cost(events: pa.Table, games: int, repeats: int) -> float:
 def write(table: pa.Table, options: dict[str, object]) -> int:
     sink = pa.BufferOutputStream()
     settings = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS, **options}
-    pq.write_table(table, sink, **settings)  # type: ignore[arg-type]
+    codec.write_table(table() if callable(table) else table, sink, **settings)  # type: ignore[arg-type]
     return int(sink.getvalue().size)
 
 
@@ -187,21 +207,33 @@ def main() -> None:
         for i, (label, (table, options, sql)) in enumerate(cases.items()):
             path = os.path.join(tmp, f"events-{i}.parquet")
             settings = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS, **options}
-            pq.write_table(table, path, **settings)  # type: ignore[arg-type]
+            data = table() if callable(table) else table
+            codec.write_table(data, path, **settings)  # type: ignore[arg-type]
             sizes[label] = os.path.getsize(path) / games
             queries[label] = (
+                path,
                 "select round, count(*), sum(code & 31) from ("
                 + sql.format(path=path)
-                + ") group by all"
+                + ") group by all",
             )
-        read_times = alternate(
-            max(3, repeats // 2),
-            queries,
-            lambda _, q: cpu_seconds(lambda: con.execute(q).fetchall()),
-        )
+
+        def read(label: str, query: tuple[str, str]) -> float:
+            path, sql = query
+
+            def run() -> None:
+                if label == "stored":
+                    con.register("decoded", codec.read_table(path, "events"))
+                con.execute(sql).fetchall()
+
+            return cpu_seconds(run)
+
+        read_times = alternate(max(3, repeats // 2), queries, read)
     reads = {label: 1e6 * statistics.median(t) / games for label, t in read_times.items()}
 
     base = cost["stored"]
+    codes = np.asarray(tables["events"].column("codes").combine_chunks().flatten(), np.int64)
+    index_codes(codes)  # compile or load
+    codebook_us = 1e6 * median_cpu(lambda: index_codes(codes), repeats) / games
     print(f"events of {games:,} four-player sum:20 games, one Arrow thread, medians of {repeats}:")
     print(f"  {'layout':<26}{'write':>9}{'vs stored':>11}{'bytes':>9}{'SQL read':>11}")
     for label in cases:
@@ -210,10 +242,15 @@ def main() -> None:
             f"{sizes[label]:>9.1f}{reads[label]:>8.2f} us"
         )
 
+    print(
+        f"  of the stored layout's write, its codebook pass (pipeline.codebook): {codebook_us:.2f} "
+        "us a game"
+    )
     pass_us = filter_cost(tables["events"], games, repeats)
     print(
         f"  leaving the markers out of the kernel's codes (a compiled pass): {pass_us:.2f} us a "
-        f"game, against the {base - cost['no markers']:.2f} us the write saves"
+        f"game, against the {cost['lists (v6)'] - cost['no markers']:.2f} us the write saves "
+        "(lists)"
     )
 
     with tempfile.TemporaryDirectory() as root:

@@ -113,12 +113,12 @@ def lake_bytes(root: str, run: str) -> dict[str, int]:
 def table_write_costs(plan: Plan, repeat: int) -> dict[str, float]:
     """CPU microseconds per game to write each table of the plan's first shard with the lake's
     options (best of `repeat`)."""
-    import pyarrow.parquet as pq
 
+    from lakecontract import codec
     from pipeline.lake import ROW_GROUP_ROWS, WRITE_OPTIONS
 
     task = plan.shards[0]
-    tables = simulate_shard(task)
+    tables = simulate_shard(task, stored=True)
     out = {}
     with tempfile.TemporaryDirectory() as d:
         for name, table in tables.items():
@@ -127,7 +127,7 @@ def table_write_costs(plan: Plan, repeat: int) -> dict[str, float]:
             best = float("inf")
             for _ in range(repeat):
                 c0 = time.process_time()
-                pq.write_table(table, os.path.join(d, name), **options)  # type: ignore[arg-type]
+                codec.write_table(table, os.path.join(d, name), **options)  # type: ignore[arg-type]
                 best = min(best, time.process_time() - c0)
             out[name] = 1e6 * best / task.n_games
     return out
