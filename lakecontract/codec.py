@@ -162,8 +162,8 @@ def _list_parts(column: pa.ChunkedArray | pa.Array, dtype: type) -> tuple[np.nda
     """(offsets from 0, values) of a non-null list column."""
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    offsets = np.asarray(column.offsets, dtype=np.int64)
-    values = np.asarray(column.flatten(), dtype=dtype)
+    offsets = arrow.numpy(column.offsets).astype(np.int64)  # buffers: no pandas
+    values = arrow.numpy(column.flatten()).astype(dtype, copy=False)
     return offsets - offsets[0], values
 
 
