@@ -100,8 +100,12 @@ Indexer = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def is_stored(schema: pa.Schema, table: str) -> bool:
-    """Whether a file's schema is the stored form of `table` (events or rounds)."""
-    return table in STORED and schema.names[: len(STORED[table])] == STORED[table].names
+    """Whether a file's schema is the stored form of `table` (events or rounds): its columns'
+    names and types (the logical events table has the same column names, as lists)."""
+    if table not in STORED:
+        return False
+    want = [(f.name, f.type) for f in STORED[table]]
+    return [(f.name, f.type) for f in schema][: len(want)] == want
 
 
 def stored_columns(table: str, columns: list[str] | None) -> list[str]:
