@@ -101,13 +101,11 @@ Indexer = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 def is_stored(schema: pa.Schema, table: str) -> bool:
     """Whether a file's schema is the stored form of `table` (events or rounds): its columns'
-    names and types (the stored events have the logical ones' names)."""
+    names and types (the logical events table has the same column names, as lists)."""
     if table not in STORED:
         return False
-    want = STORED[table]
-    return schema.names[: len(want)] == want.names and all(
-        schema.field(f.name).type == f.type for f in want
-    )
+    want = [(f.name, f.type) for f in STORED[table]]
+    return [(f.name, f.type) for f in schema][: len(want)] == want
 
 
 def stored_columns(table: str, columns: list[str] | None) -> list[str]:

@@ -1,19 +1,34 @@
-"""`flip7 warehouse upgrade RUN`: rewrite a run written with an older event-log schema in place.
+"""`flip7 warehouse upgrade RUN`: rewrite a run written with an older lake schema in place.
 
-Schema v3 (and v2, whose files also carry a `shard` column) stored one events row per event:
-`game, round, seq, code`. Schema v4 stored one row per (game, round) with the round's codes as a
-list, a HIT folded into the event after it. Schema v5 stores one row per game: its rounds'
-lengths and its codes, the ROUND_SCOREs left to the rounds table (flip7.events.store_games
-states the rule the pipeline writes with; this module applies it without importing the
-pipeline). Before it leaves a round score out, the upgrade checks it against the rounds table's
-score and refuses the run if they differ, so nothing the log said is lost. It rewrites each
-committed shard's files (events first, games last, each under a temporary name then renamed over
-the old file, as the pipeline writes them). Schema v6 adds a `rollups` file to every shard, the
-additive statistics the marts are built from: the upgrade writes it with the warehouse's own SQL
-definition (int_rollups_from_tables, the one verify checks the pipeline's rollups against),
-from the shard's games and rounds files. Then it records the new version and row counts in the
-manifest. Readers refuse the run until the manifest says v6, and an interrupted upgrade can be
-run again: files already in the new layout are left as they are.
+This flip7 writes schema v7: the events and rounds files hold a row per game of a few binary
+values (lakecontract.codec), because what costs a shard task is the number of values Parquet
+encodes, and a game's hundreds of event codes and rounds cells cost a few values that way.
+Every reader decodes them back into the rows it always saw: the events table's row per game
+with its rounds' lengths and codes as lists, the rounds table's row per seat per round. The
+upgrade brings runs of schemas v2 to v6 to that layout:
+
+- v3 (and v2, whose files also carry a `shard` column) stored one events row per event:
+  `game, round, seq, code`; v4 one row per (game, round) with the round's codes as a list, a
+  HIT folded into the event after it. From v5 on, the log leaves the ROUND_SCOREs to the rounds
+  table (flip7.events.store_games states the rule the pipeline writes with; this module applies
+  it without importing the pipeline). Before it leaves a round score out, the upgrade checks it
+  against the rounds table's score and refuses the run if they differ, so nothing the log said
+  is lost.
+- Schema v6 added a `rollups` file to every shard, the additive statistics the marts are built
+  from: for an older run the upgrade writes it with the warehouse's own SQL definition
+  (int_rollups_from_tables, the one verify checks the pipeline's rollups against), from the
+  shard's games and rounds.
+- Schema v7 stores the events and rounds as a row per game. A stored rounds row keeps each
+  seat's scores and rebuilds its running `total` from them, so the upgrade refuses a run whose
+  rounds file holds a total that is not the running sum of the seat's scores, naming the game,
+  round and seat, instead of losing it.
+
+It rewrites each committed shard's files (events first, games last, each under a temporary name
+then renamed over the old file, as the pipeline writes them), a shard's files only once all of
+them are converted and checked. Then it records the new version and row counts in the manifest
+(the events and rounds files now hold a row per game). Readers refuse the run until the
+manifest says v7, and an interrupted upgrade can be run again: files already in the new layout
+are left as they are.
 """
 
 from __future__ import annotations
@@ -28,12 +43,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from flip7.events import HIT_SHIFT, EventKind, store_games, unfold_codes
+from lakecontract import codec
 from lakecontract.layout import ROW_GROUP_ROWS, TMP_MARK, WRITE_OPTIONS
-from warehouse.lake import SCHEMA_VERSION, Snapshot, data_root, snapshot
+from warehouse.lake import SCHEMA_VERSION, Shard, Snapshot, data_root, snapshot
 
 #: The schema versions this upgrade reads.
-UPGRADABLE = (2, 3, 4, 5)
-#: pipeline.schema.EVENTS (tests hold them equal).
+UPGRADABLE = (2, 3, 4, 5, 6)
+#: pipeline.schema.EVENTS, the logical events table (tests hold them equal).
 _INT16S = pa.list_(pa.field("element", pa.int16(), nullable=False))
 _INT64S = pa.list_(pa.field("element", pa.int64(), nullable=False))
 _DICT = pa.dictionary(pa.int32(), pa.string())
@@ -160,9 +176,52 @@ def compact(table: pa.Table) -> pa.Table:
 
 
 def _is_current(table_name: str, schema: pa.Schema) -> bool:
-    if table_name == "events":
-        return schema.names == EVENTS.names
+    if table_name in codec.STORED:
+        return codec.is_stored(schema, table_name)
     return "shard" not in schema.names and not any(f.nullable for f in schema)
+
+
+def _read(snap: Snapshot, path: str, columns: list[str] | None = None) -> pa.Table:
+    """A shard file's rows as readers see them (a stored events or rounds file decoded)."""
+    with snap.fs.open_input_file(path) as f:
+        return codec.read_table(f, snap.table_of(path), columns)
+
+
+def store(table_name: str, logical: pa.Table, where: str) -> pa.Table:
+    """The v7 stored form of a logical events or rounds table (others as they are); a rounds
+    table the stored form would not give back exactly (a `total` that is not the running sum
+    of its seat's scores, rows out of order) is a ValueError naming `where` and the row."""
+    try:
+        return codec.encode(table_name, logical, indexer=codec.unique_index, check=True)
+    except ValueError as exc:
+        raise ValueError(
+            f"the {table_name} file {where} does not fit schema v{SCHEMA_VERSION} ({exc}); "
+            "upgrading would lose what it says: run its tournament again with this flip7"
+        ) from None
+
+
+def convert_shard(snap: Snapshot, shard: Shard) -> dict[str, pa.Table | None]:
+    """Each of the shard's events, rounds and games files in schema v7 (None: a file that is
+    so already, or missing), every check done before anything is written."""
+    new: dict[str, pa.Table | None] = {}
+    for name in ("events", "rounds", "games"):  # rollups: written after, from these
+        file = shard.files[name]
+        if not snap.exists(file) or _is_current(name, pq.read_schema(file, filesystem=snap.fs)):
+            new[name] = None
+            continue
+        table = pq.read_table(file, filesystem=snap.fs)
+        if name == "events" and table.schema.names != EVENTS.names:  # v2, v3, v4
+            # the rounds file's scores (the same in every version)
+            scores = _read(snap, shard.files["rounds"], ["game", "round", "seat", "score"])
+            table = events_v5(table, scores)
+        elif name != "events":
+            table = compact(table)
+        if name == "rounds":  # the stored form's order; reordering rows loses nothing
+            table = table.sort_by(
+                [("game", "ascending"), ("round", "ascending"), ("seat", "ascending")]
+            )
+        new[name] = store(name, table, file) if name in codec.STORED else table
+    return new
 
 
 def upgrade(
@@ -189,42 +248,33 @@ def upgrade(
             f"v{', v'.join(map(str, UPGRADABLE))}: run its tournament again with this flip7"
         )
     rewritten = kept = 0
-    rows: dict[str, int] = {}
+    rows: dict[str, dict[str, int]] = {}
     for i, shard in enumerate(snap.shards):
-        for name in ("events", "rounds", "games"):  # rollups: written below, from these
+        new = convert_shard(snap, shard)
+        for name, table in new.items():
             file = shard.files[name]
-            if not snap.exists(file):
-                continue
-            schema = pq.read_schema(file, filesystem=snap.fs)
-            if _is_current(name, schema):
-                kept += 1
-                if name == "events":
-                    rows[str(shard.shard)] = pq.read_metadata(file, filesystem=snap.fs).num_rows
-                continue
-            table = pq.read_table(file, filesystem=snap.fs)
-            if name == "events":
-                # the rounds file as it is (its scores are the same in every version)
-                scores = pq.read_table(
-                    shard.files["rounds"],
-                    filesystem=snap.fs,
-                    columns=["game", "round", "seat", "score"],
-                )
-                new = events_v5(table, scores)
-                rows[str(shard.shard)] = new.num_rows
+            if table is None:
+                kept += snap.exists(file)
             else:
-                new = compact(table)
-            _write(snap, file, new, WRITE_OPTIONS[name])
-            rewritten += 1
+                _write(snap, file, table, WRITE_OPTIONS[name])
+                rewritten += 1
+        rows[str(shard.shard)] = {
+            name: table.num_rows
+            if table is not None
+            else pq.read_metadata(shard.files[name], filesystem=snap.fs).num_rows
+            for name, table in new.items()
+            if name in codec.STORED and (table is not None or snap.exists(shard.files[name]))
+        }
         if progress is not None:
             progress(i + 1, 2 * len(snap.shards))
+    kept += sum(snap.exists(s.files["rollups"]) for s in snap.shards)  # write_rollups keeps them
     rollups = write_rollups(
         snap, lambda i: progress(len(snap.shards) + i, 2 * len(snap.shards)) if progress else None
     )
     rewritten += len(rollups)
     for key, info in (manifest.get("shards") or {}).items():
         if isinstance(info, dict) and isinstance(info.get("rows"), dict):
-            if key in rows:
-                info["rows"]["events"] = rows[key]
+            info["rows"].update(rows.get(key, {}))
             if key in rollups:
                 info["rows"]["rollups"] = rollups[key]
     manifest["schema_version"] = SCHEMA_VERSION
@@ -248,12 +298,13 @@ def write_rollups(snap: Snapshot, progress: Callable[[int], None] | None = None)
     con = scratch()
     for i, shard in enumerate(todo):
         one = snap.subset([shard])
-        arrow = None if one.local else attach(con, one, footers=False, load=True)
+        # the shard's files read whole and decoded: the SQL reads the logical tables
+        arrow = attach(con, one, footers=False, load=True)
         if i == 0:
             build(con, one, layers=("staging",), lake_table=arrow)
             con.execute(f"CREATE VIEW int_rollups_from_tables AS\n{definition}")
         else:
-            bind_files(con, one)
+            bind_files(con, one, first_only=True)
         table = con.sql(
             f"SELECT {', '.join(ROLLUPS.names)} FROM int_rollups_from_tables"
         ).to_arrow_table()
@@ -275,9 +326,10 @@ def write_rollups(snap: Snapshot, progress: Callable[[int], None] | None = None)
 
 
 def _write(snap: Snapshot, path: str, table: pa.Table, options: dict[str, object]) -> None:
-    """Write a Parquet file under a temporary name on the lake's filesystem, then rename."""
+    """Write a Parquet file under a temporary name on the lake's filesystem, then rename (a
+    stored table's codebook or policy names in the file's footer, as the pipeline writes)."""
     tmp = f"{path}{TMP_MARK}{secrets.token_hex(6)}"
     snap.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
     settings: dict[str, object] = {"compression": "zstd", "row_group_size": ROW_GROUP_ROWS}
-    pq.write_table(table, tmp, filesystem=snap.fs, **{**settings, **options})  # type: ignore[arg-type]
+    codec.write_table(table, tmp, filesystem=snap.fs, **{**settings, **options})
     snap.fs.move(tmp, path)

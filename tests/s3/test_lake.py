@@ -345,9 +345,9 @@ def test_an_older_run_on_s3_is_upgraded_in_the_bucket(
     )
     assert main(["warehouse", "upgrade", "t2", "--data", uri]) == 0
     # the events, rounds and games files, and a new rollups file
-    assert "v3 -> v6, 4 files rewritten" in capsys.readouterr().out
+    assert "v3 -> v7, 4 files rewritten" in capsys.readouterr().out
     with s3.open_input_stream(f"{base}/runs/t2/manifest.json") as f:
-        assert json.loads(f.read())["schema_version"] == 6
+        assert json.loads(f.read())["schema_version"] == 7
     con = connect(uri, runs=["t2"])
     assert con.execute("SELECT count(*) FROM stg_events").fetchall() == [(4775,)]
     assert verify(uri, discover=False).ok
