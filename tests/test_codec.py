@@ -6,6 +6,7 @@ ValueError that says what is wrong (never an IndexError, a crash or wrong rows).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -613,3 +614,27 @@ def test_encode_takes_an_empty_table() -> None:
         assert stored.num_rows == 0
         assert_rows(decoded(table, stored), empty)
         assert_rows(via_file(table, stored), empty)
+
+
+@pytest.mark.parametrize(("table", "view"), [("events", "stg_events"), ("rounds", "stg_rounds")])
+def test_the_warehouse_names_a_damaged_file(tmp_path: Path, table: str, view: str) -> None:
+    """A query over a file whose metadata is damaged fails with the file's path and what is
+    wrong, whether DuckDB reads it batch by batch or a reader takes it whole."""
+    import duckdb
+
+    from tests.warehouse.lakes import shard_path, write_run
+    from warehouse.db import connect
+
+    tasks = write_run(tmp_path, "t2")
+    path = shard_path(tmp_path, table, tasks[0])
+    stored = pq.read_table(path)
+    key = codec.CODEBOOK if table == "events" else codec.POLICIES
+    meta = {**stored.schema.metadata, key: stored.schema.metadata[key][:-1]}
+    codec.write_table(stored.replace_schema_metadata(meta), path)
+    con = connect(tmp_path)
+    try:
+        wrong = "not a whole number of 8-byte codes" if table == "events" else "not a JSON list"
+        with pytest.raises(duckdb.Error, match=f"{re.escape(str(path))}: .*{wrong}"):
+            con.sql(f"SELECT count(*) FROM {view} WHERE run = 't2'").fetchall()
+    finally:
+        con.close()
