@@ -101,7 +101,10 @@ Indexer = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 def is_stored(schema: pa.Schema, table: str) -> bool:
     """Whether a file's schema is the stored form of `table` (events or rounds)."""
-    return table in STORED and schema.names[: len(STORED[table])] == STORED[table].names
+    if table not in STORED or schema.names[: len(STORED[table])] != STORED[table].names:
+        return False
+    # the logical events have the stored names too: there `rounds` and `codes` are lists
+    return not any(pa.types.is_list(schema.field(i).type) for i in range(len(STORED[table])))
 
 
 def stored_columns(table: str, columns: list[str] | None) -> list[str]:
