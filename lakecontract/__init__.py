@@ -1,10 +1,12 @@
 """The lake contract: what the pipeline writes and the warehouse and the dashboard read, said once.
 
 The layout and schema versions (layout), the run-name rule (names), a manifest's shape
-(manifest), the object store's checks and error lines (store), and the English text of a
-logged event (events). It imports nothing of the
-engine, nor pyarrow until a lake is opened, so that every layer may import it: the dashboard's
-promise that a policy name in a lake is only text to it holds (tests/security).
+(manifest), the object store's checks and error lines (store), the English text of a logged
+event (events), and how the events and rounds files store their rows (codec, with arrow's
+columns from numpy buffers). It imports nothing of the engine, nor numpy or pyarrow until a
+lake is opened (codec and arrow are imported only where one is read or written), so that every
+layer may import it: the dashboard's promise that a policy name in a lake is only text to it
+holds (tests/security).
 """
 
 from lakecontract.events import describe as describe_event

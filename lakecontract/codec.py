@@ -202,10 +202,11 @@ def stored_events(
 
 def encode_rounds(logical: pa.Table, check: bool = True) -> pa.Table:
     """Stored rounds from logical ones: rows in (game, round, seat) order, every game with a
-    row for each of its seats in each of its rounds 1..R, the same seats in every game, each
-    `total` its seat's running sum of scores. With `check` (upgrade, tests), a table that is
-    not so is a ValueError naming the first row that is not; the shard writer, whose rows are
-    so by construction (tests hold them to it), skips the check."""
+    row for each of its seats in each of its rounds 1..R, the same seats in every game, one
+    dealer a round, one policy a seat, each status 0..3 and each `total` its seat's running sum
+    of scores. With `check` (upgrade, tests), a table that is not so is a ValueError naming the
+    game, round and seat of the first row that is not; the shard writer, whose rows are so by
+    construction (tests hold them to it), skips the check."""
     t = logical.combine_chunks()
     col = {name: t.column(name) for name in ROUNDS.names}
     game = _np(col["game"], np.int64)
@@ -215,18 +216,21 @@ def encode_rounds(logical: pa.Table, check: bool = True) -> pa.Table:
     starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]]) if game.size else game
     rows = np.diff(np.r_[starts, game.size])
     score = _np(col["score"], np.int32)
-    if check:
-        _check_rounds(game, _np(col["round"], np.int64), seat, score, col["total"], starts, rows, n)
+    dealer = _np(col["dealer"], np.int8)
+    status = _np(col["status"], np.int32)
     names, policy = _dictionary(col["policy"])
+    if check:
+        rnd = _np(col["round"], np.int64)
+        _check_rounds(game, rnd, seat, score, col["total"], starts, rows, n, dealer, policy, status)
     return stored_rounds(
         game[starts],
         rows // n,
         policy[(starts[:, None] + np.arange(n)).reshape(-1)] if game.size else policy[:0],
-        _np(col["dealer"], np.int8)[::n],
+        dealer[::n],
         score,
         _np(col["busted"], np.int32),
         _np(col["flip7"], np.int32),
-        _np(col["status"], np.int32),
+        status,
         names,
     )
 
@@ -276,25 +280,65 @@ def _check_rounds(
     starts: np.ndarray,
     rows: np.ndarray,
     n: int,
+    dealer: np.ndarray,
+    policy: np.ndarray,
+    status: np.ndarray,
 ) -> None:
-    """A ValueError unless the rounds rows are as encode_rounds needs them."""
-    within = np.arange(game.size) - np.repeat(starts, rows)
-    if game.size and (
-        np.any(rows % n)
-        or np.any(np.diff(game) < 0)
-        or not np.array_equal(seat, within % n)
-        or not np.array_equal(rnd, within // n + 1)
-    ):
+    """A ValueError unless the rounds rows are as encode_rounds needs them, naming the game,
+    round and seat of the first row that is not."""
+    if not game.size:
+        return
+    back = np.flatnonzero(np.diff(game) < 0)
+    if back.size:
+        i = int(back[0]) + 1
         raise ValueError(
-            "rounds rows are not in (game, round, seat) order with every seat of every round: "
-            "the stored form needs them so"
+            f"game {game[i]}, round {rnd[i]}, seat {seat[i]}: comes after game {game[i - 1]}; "
+            "the stored rounds need rows in (game, round, seat) order"
         )
+    within = np.arange(game.size) - np.repeat(starts, rows)
+    want_seat, want_round = within % n, within // n + 1
+    bad = np.flatnonzero((seat != want_seat) | (rnd != want_round))
+    short = np.flatnonzero(rows % n)  # games whose last round lacks its last seats
+    end = starts[short[0]] + rows[short[0]] if short.size else game.size
+    if bad.size and bad[0] < end:
+        i = int(bad[0])
+        raise ValueError(
+            f"game {game[i]}, round {want_round[i]}, seat {want_seat[i]}: no row where it "
+            f"belongs (found round {rnd[i]}, seat {seat[i]} there); the stored rounds need a "
+            f"row for each of the {n} seats of every round, in (game, round, seat) order"
+        )
+    if short.size:
+        g = short[0]
+        raise ValueError(
+            f"game {game[starts[g]]}, round {rows[g] // n + 1}, seat {rows[g] % n}: no row; the "
+            f"stored rounds need a row for each of the {n} seats of every round"
+        )
+
+    def refuse(where: np.ndarray, why: str) -> None:
+        if where.size:
+            i = int(where[0])
+            raise ValueError(f"game {game[i]}, round {rnd[i]}, seat {seat[i]}: {why}")
+
+    refuse(
+        np.flatnonzero((status < 0) | (status > 3)),
+        "status is not 0..3 (active, stayed, frozen, busted)",
+    )
+    refuse(
+        np.flatnonzero(dealer != np.repeat(dealer[::n], n)),
+        "its dealer is not its round's first row's; the stored rounds keep one dealer a round",
+    )
+    first_round = np.repeat(starts, rows) + want_seat  # the seat's row in its game's round 1
+    refuse(
+        np.flatnonzero(policy != policy[first_round]),
+        "its policy is not the seat's in round 1; the stored rounds keep one policy a seat",
+    )
     running = _running_totals(score.astype(np.int64), np.repeat(starts, rows), n)
-    wrong = np.flatnonzero(running != _np(total, np.int64))
+    totals = _np(total, np.int64)
+    wrong = np.flatnonzero(running != totals)
     if wrong.size:
         i = int(wrong[0])
         raise ValueError(
-            f"game {game[i]}, round {rnd[i]}, seat {seat[i]}: total {_np(total, np.int64)[i]} "
+            f"game {game[i]}, round {rnd[i]}, seat {seat[i]}: total {totals[i]} "
             f"is not the running sum of the seat's scores ({running[i]}); the stored rounds "
             "rebuild totals from scores"
         )
@@ -408,6 +452,19 @@ def _meta(meta: Metadata, key: bytes) -> bytes:
     return meta[key]
 
 
+def _policy_names(raw: bytes) -> list[str]:
+    """The rounds file's policy names from its metadata: a JSON list of strings."""
+    try:
+        names = json.loads(raw)
+    except ValueError:  # not UTF-8, or not JSON
+        names = None
+    if not isinstance(names, list) or not all(isinstance(s, str) for s in names):
+        raise ValueError(
+            f"the stored rounds' {POLICIES.decode()!r} metadata is not a JSON list of strings"
+        )
+    return names
+
+
 def decode_events(
     stored: pa.Table | pa.RecordBatch, meta: Metadata
 ) -> dict[str, Callable[[], pa.Array]]:
@@ -453,8 +510,13 @@ def decode_rounds(
             dealer_off, _ = _binary(stored, "dealers")
             seats = np.diff(seat_off)
             n = int(seats[0]) if seats.size else 1
-            if np.any(seats != n) or n < 1:
-                raise ValueError("the stored rounds' games do not all have the same seats")
+            if np.any(seats != n):
+                raise ValueError(
+                    "the stored rounds' games do not all have the same number of seats "
+                    f"({int(seats.min())} to {int(seats.max())})"
+                )
+            if n < 1:
+                raise ValueError("a stored rounds game has no seats")
             cache["rounds"] = np.diff(dealer_off)
             cache["game_of"] = np.repeat(np.arange(seats.size), cache["rounds"])
             cache["n"] = np.array(n)
@@ -488,9 +550,7 @@ def decode_rounds(
 
     def policy() -> pa.Array:
         _, game_of, n = shape()
-        names = json.loads(_meta(meta, POLICIES))
-        if not isinstance(names, list) or not all(isinstance(s, str) for s in names):
-            raise ValueError("the stored rounds' policy names are not a list of strings")
+        names = _policy_names(_meta(meta, POLICIES))
         _, seats = _binary(stored, "seats")
         if seats.size and int(seats.max()) >= len(names):
             raise ValueError(

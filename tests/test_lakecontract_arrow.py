@@ -14,7 +14,7 @@ import pytest
 
 from lakecontract import arrow
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
