@@ -63,25 +63,10 @@ def _fields(*cols: tuple[str, pa.DataType]) -> pa.Schema:
     return pa.schema([pa.field(name, kind, nullable=False) for name, kind in cols])
 
 
-EVENTS = _fields(
-    ("game", pa.int64()),
-    ("rounds", pa.list_(pa.field("element", pa.int16(), nullable=False))),  # codes per round
-    ("codes", pa.list_(pa.field("element", pa.int64(), nullable=False))),
-)
-
-ROUNDS = _fields(
-    ("game", pa.int64()),
-    ("round", pa.int16()),
-    ("seat", pa.int8()),
-    ("policy", _dict),
-    ("dealer", pa.int8()),  # the round's dealer seat
-    ("score", pa.int16()),
-    ("total", pa.int32()),  # the seat's game total after this round
-    ("busted", pa.bool_()),
-    ("flip7", pa.bool_()),
-    # at round end: 0 active (Flip 7 ended it), 1 stayed, 2 frozen, 3 busted
-    ("status", pa.int8()),
-)
+#: The events and rounds as readers see them; their files store them compactly
+#: (lakecontract.codec, which defines both).
+EVENTS = codec.EVENTS
+ROUNDS = codec.ROUNDS
 
 GAMES = _fields(
     ("game", pa.int64()),
