@@ -484,6 +484,8 @@ class _DecodingScanner:
         expr = options.pop("filter", None)
         # A filter may name columns the projection leaves out: decode them all to apply it.
         logical = [c for c in (data.schema.names if expr is not None else wanted) if c not in PARTS]
+        # No column at all (count(*)): the game ids still give each batch its rows.
+        logical = logical or ["game"]
         read = [*PARTS, *codec.stored_columns(data.table, logical)]
         fragments = data.get_fragments(filter=expr) if expr is not None else data.get_fragments()
         physical = ds.FileSystemDataset(
@@ -511,7 +513,8 @@ class _DecodingScanner:
                     rows = rows.add_column(i, c, pa.repeat(batch.column(c)[0], rows.num_rows))
                 if expr is not None:
                     rows = rows.filter(expr)
-                yield from rows.select(wanted).cast(schema).to_batches()
+                rows = rows.select(wanted)  # casting no column would drop the rows too
+                yield from (rows.cast(schema) if wanted else rows).to_batches()
 
         return pa.RecordBatchReader.from_batches(schema, batches())
 

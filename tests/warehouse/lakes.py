@@ -86,6 +86,21 @@ def read_table(path: Path | str, columns: list[str] | None = None) -> pa.Table:
     return codec.read_table(str(path), table_of(Path(path)), columns)
 
 
+def read_lake(root: Path | str, table: str) -> pa.Table:
+    """Every file of one table under a lake's root as readers see it (events and rounds
+    decoded file by file), with the hive columns `run` (string) and `players` (int32) first."""
+    parts = []
+    for path in sorted(Path(root, table).glob("run=*/players=*/*.parquet")):
+        t = read_table(path)
+        run, players = path.parent.parent.name, path.parent.name
+        t = t.add_column(0, "run", pa.array([run.removeprefix("run=")] * t.num_rows, pa.string()))
+        t = t.add_column(
+            1, "players", pa.array([int(players.removeprefix("players="))] * t.num_rows, pa.int32())
+        )
+        parts.append(t)
+    return pa.concat_tables(parts, promote_options="permissive")
+
+
 def table_of(path: Path) -> str:
     """The table a lake file belongs to: `<root>/<table>/run=<run>/players=<n>/<file>`."""
     return Path(path).parts[-4]

@@ -19,13 +19,12 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pandas as pd
-import pyarrow.dataset as ds
 import pytest
 
 from flip7.stats import RatioSums
 from warehouse import connect
 
-from .lakes import Lake
+from .lakes import Lake, read_lake
 
 CELL = ["run", "variant", "ruleset", "players", "lineup"]
 RATE = (0.0, 1.0)
@@ -38,7 +37,7 @@ class Raw:
 
 
 def _read(root: Path, table: str) -> pd.DataFrame:
-    df = ds.dataset(root / table, format="parquet", partitioning="hive").to_table().to_pandas()
+    df = read_lake(root, table).to_pandas()
     for col in df.columns:
         if isinstance(df[col].dtype, pd.CategoricalDtype) or df[col].dtype == object:
             df[col] = df[col].astype(str)

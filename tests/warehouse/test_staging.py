@@ -18,7 +18,7 @@ from warehouse.db import problems
 from warehouse.lake import SCHEMA_VERSION as READ
 from warehouse.lake import local_footer_rows
 
-from .lakes import Lake, shard_path, write_run
+from .lakes import Lake, read_table, shard_path, write_run
 
 
 def test_the_warehouse_reads_the_schema_the_pipeline_writes() -> None:
@@ -42,8 +42,8 @@ def test_stg_events_unpacks_every_event_as_pipeline_schema_does(
         tasks = lake.tasks[run]
     task = tasks[index]
     expected = unpack_events(
-        pq.read_table(shard_path(root, "events", task)),
-        pq.read_table(shard_path(root, "rounds", task)),
+        read_table(shard_path(root, "events", task)),
+        read_table(shard_path(root, "rounds", task)),
     )
     con = connect(root, runs=[run])
     got = con.sql(
@@ -59,12 +59,12 @@ def test_stg_events_unpacks_every_event_as_pipeline_schema_does(
 
 
 def test_stg_event_games_shows_the_stored_rows(lake: Lake) -> None:
-    """One row per game with its stored lists as the file holds them, round lengths adding up
-    to the codes, and the events it stands for: what the games table counts, and the rows of
-    stg_events."""
+    """One row per game with its lists as the file's rows decode (lakecontract.codec), round
+    lengths adding up to the codes, and the events it stands for: what the games table counts,
+    and the rows of stg_events."""
     con = connect(lake.root)
     task = lake.tasks["t2"][0]
-    table = pq.read_table(shard_path(lake.root, "events", task))
+    table = read_table(shard_path(lake.root, "events", task))
     got = con.execute(
         "SELECT game, rounds, codes FROM stg_event_games WHERE run = 't2' AND shard = $s "
         "ORDER BY game",

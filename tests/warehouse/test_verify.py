@@ -8,17 +8,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from flip7.events import CODE_SHIFTS, HIT_SHIFT, EventKind
+from lakecontract import codec
 from pipeline.schema import EVENTS, event_codes, events_table, unpack_events
 from warehouse import connect, verify
 from warehouse.build import sql_files
 from warehouse.commands import describe
 from warehouse.verify import Verification, failing_rows
 
-from .lakes import Lake, plan, shard_path, write_run
+from .lakes import Lake, plan, read_table, shard_path, write_run, write_table
 
 
 def failed(v: Verification) -> dict[str, int]:
@@ -26,44 +26,44 @@ def failed(v: Verification) -> dict[str, int]:
 
 
 def edit(path: Path, column: str, row: int, delta: int) -> None:
-    """Rewrite a Parquet file with `delta` added to one cell (same schema)."""
-    table = pq.read_table(path)
+    """Rewrite a lake file with `delta` added to one cell of the rows readers see (stored as
+    the lake stores it: a rounds `score` edited moves its seat's later totals with it)."""
+    table = read_table(path)
     values = table[column].to_numpy().copy()
     values[row] += delta
     i = table.schema.get_field_index(column)
     table = table.set_column(i, table.schema.field(i), pa.array(values, table.schema.field(i).type))
-    pq.write_table(table, path, compression="zstd")
+    write_table(table, path)
 
 
 def rounds_of(path: Path) -> pa.Table:
-    """The rounds table of the shard whose events file is at `path`."""
-    return pq.read_table(Path(str(path).replace("/events/", "/rounds/")))
+    """The rounds rows of the shard whose events file is at `path`."""
+    return read_table(Path(str(path).replace("/events/", "/rounds/")))
 
 
 def edit_event(path: Path, row: int, delta: int) -> None:
     """Rewrite an events file with `delta` added to the packed code of its event `row` (in
     unpack_events order: every event, round scores included; a round score is not stored, so
     `row` names another event)."""
-    flat = event_codes(pq.read_table(path), rounds_of(path))
+    flat = event_codes(read_table(path), rounds_of(path))
     assert flat["code"][row] & 31 != EventKind.ROUND_SCORE
     flat["code"][row] += delta
-    table = events_table(flat["game"], flat["round"], flat["code"])
-    pq.write_table(table, path, compression="zstd")
+    write_table(events_table(flat["game"], flat["round"], flat["code"]), path)
 
 
 def edit_stored(path: Path, game: int, edit: Callable[[list[int], list[int]], None]) -> None:
     """Rewrite an events file with one game's stored lists (its round lengths and codes)
     changed in place by `edit`."""
-    rows = pq.read_table(path).to_pylist()
+    rows = read_table(path).to_pylist()
     (row,) = [r for r in rows if r["game"] == game]
     edit(row["rounds"], row["codes"])
-    pq.write_table(pa.Table.from_pylist(rows, schema=EVENTS), path, compression="zstd")
+    write_table(pa.Table.from_pylist(rows, schema=EVENTS), path)
 
 
 def event_count(paths: object) -> int:
     """Events (not stored rows) in these events files, round scores included."""
     return sum(
-        len(event_codes(pq.read_table(p), rounds_of(p))["code"])
+        len(event_codes(read_table(p), rounds_of(p))["code"])
         for p in paths  # type: ignore[attr-defined]
     )
 
@@ -103,7 +103,7 @@ def test_an_edited_round_score_is_caught(lake_copy: Lake) -> None:
         "assert_rollups_match_tables",
     }
     (example,) = next(c for c in v.checks if c.name == "assert_rounds_match_events").examples
-    row = pq.read_table(path).slice(5, 1).to_pylist()[0]
+    row = read_table(path).slice(5, 1).to_pylist()[0]
     assert (example["game"], example["round"], example["seat"]) == (
         row["game"],
         row["round"],
@@ -131,8 +131,8 @@ def test_an_edited_event_is_caught(lake_copy: Lake) -> None:
     number counts) no longer adds up to the round score the rounds table logs."""
     task = lake_copy.tasks["t1"][0]
     path = shard_path(lake_copy.root, "events", task)
-    ev = unpack_events(pq.read_table(path), rounds_of(path)).to_pandas()
-    rounds = pq.read_table(shard_path(lake_copy.root, "rounds", task)).to_pandas()
+    ev = unpack_events(read_table(path), rounds_of(path)).to_pandas()
+    rounds = read_table(shard_path(lake_copy.root, "rounds", task)).to_pandas()
     kept = rounds[~rounds.busted][["game", "round", "seat"]].rename(columns={"seat": "player"})
     draws = ev.reset_index().merge(kept, on=["game", "round", "player"])
     row = int(draws[(draws.kind == 1) & draws.card.between(2, 12)]["index"].iloc[0])
@@ -143,8 +143,8 @@ def test_an_edited_event_is_caught(lake_copy: Lake) -> None:
 def test_a_duplicated_event_row_is_caught(lake_copy: Lake) -> None:
     """A game's events row written twice doubles its event count and is named."""
     path = shard_path(lake_copy.root, "events", lake_copy.tasks["t2"][0])
-    table = pq.read_table(path)
-    pq.write_table(pa.concat_tables([table, table.slice(10, 1)]), path)
+    table = read_table(path)
+    write_table(pa.concat_tables([table, table.slice(10, 1)]), path)
     v = verify(lake_copy.root)
     bad = failed(v)
     assert {"assert_games_match_events", "assert_manifest_counts"} <= bad.keys()
@@ -162,7 +162,7 @@ def test_a_dropped_event_is_caught(lake_copy: Lake) -> None:
     together): the game's event count no longer matches the games table's."""
     task = lake_copy.tasks["t1"][2]
     path = shard_path(lake_copy.root, "events", task)
-    game = pq.read_table(path)["game"][3].as_py()
+    game = read_table(path)["game"][3].as_py()
 
     def drop(rounds: list[int], codes: list[int]) -> None:
         i = _first_draw(codes)
@@ -186,7 +186,7 @@ def test_a_changed_draw_in_the_stored_codes_is_caught(lake_copy: Lake) -> None:
     path = shard_path(lake_copy.root, "events", task)
     rounds = rounds_of(path).to_pandas()
     kept = set(map(tuple, rounds[~rounds.busted][["game", "round", "seat"]].to_numpy().tolist()))
-    game = pq.read_table(path)["game"][2].as_py()
+    game = read_table(path)["game"][2].as_py()
 
     def change(lengths: list[int], codes: list[int]) -> None:
         element_round = [r + 1 for r, n in enumerate(lengths) for _ in range(n)]
@@ -212,7 +212,7 @@ def test_round_lengths_that_do_not_fit_the_codes_are_caught(lake_copy: Lake) -> 
     count is off."""
     task = lake_copy.tasks["t1"][1]
     path = shard_path(lake_copy.root, "events", task)
-    game = pq.read_table(path)["game"][0].as_py()
+    game = read_table(path)["game"][0].as_py()
 
     def lengthen(rounds: list[int], codes: list[int]) -> None:
         rounds[-1] += 1
@@ -231,7 +231,7 @@ def test_a_moved_round_boundary_is_caught(lake_copy: Lake) -> None:
     the rounds table."""
     task = lake_copy.tasks["t1"][1]
     path = shard_path(lake_copy.root, "events", task)
-    game = pq.read_table(path)["game"][1].as_py()
+    game = read_table(path)["game"][1].as_py()
 
     def move(rounds: list[int], codes: list[int]) -> None:
         rounds[0] += 1
@@ -250,7 +250,7 @@ def test_a_fold_bit_set_on_an_event_is_caught(lake_copy: Lake) -> None:
     counts."""
     task = lake_copy.tasks["t2"][0]
     path = shard_path(lake_copy.root, "events", task)
-    game = pq.read_table(path)["game"][4].as_py()
+    game = read_table(path)["game"][4].as_py()
 
     def fold(rounds: list[int], codes: list[int]) -> None:
         i = next(
@@ -267,11 +267,11 @@ def test_a_fold_bit_set_on_an_event_is_caught(lake_copy: Lake) -> None:
 def test_a_wrong_winner_is_caught(lake_copy: Lake) -> None:
     """A games row that names another winner disagrees with GAME_END."""
     path = shard_path(lake_copy.root, "games", lake_copy.tasks["t1"][4])
-    table = pq.read_table(path)
+    table = read_table(path)
     winner = table["winner"].to_numpy(zero_copy_only=False).copy()
     winner[:2] = ~winner[:2]  # game 0 of the shard: seats 0 and 1 swap winning
     i = table.schema.get_field_index("winner")
-    pq.write_table(table.set_column(i, "winner", pa.array(winner)), path)
+    write_table(table.set_column(i, "winner", pa.array(winner)), path)
     assert "assert_games_match_events" in failed(verify(lake_copy.root))
 
 
@@ -313,10 +313,9 @@ def test_readers_see_only_committed_shards(tmp_path: Path, lake: Lake) -> None:
     pending = tasks[4]
     from pipeline.shard import simulate_shard
 
-    tables = simulate_shard(pending)
+    tables = simulate_shard(pending, stored=True)
     for name in ("events", "rounds"):
-        path = shard_path(root, name, pending)
-        pq.write_table(tables[name], path)
+        codec.write_table(tables[name], shard_path(root, name, pending))
     tmp = shard_path(root, "games", pending).with_name("shard-00004.parquet.tmp-abc")
     tmp.write_bytes(b"half a file")
     con = connect(root)

@@ -17,7 +17,7 @@ from pipeline.schema import stored_codes, unpack_events
 from warehouse import verify
 from warehouse.lake import snapshot
 
-from .lakes import Lake, shard_path, write_run
+from .lakes import Lake, read_table, shard_path, write_run
 from .test_verify import edit, edit_event, failed, rounds_of
 
 verify_module = importlib.import_module("warehouse.verify")
@@ -25,7 +25,7 @@ verify_module = importlib.import_module("warehouse.verify")
 
 def _edit_value(path: Path, kind: EventKind, delta: int) -> None:
     """Add `delta` to the value of the first event of `kind` in an events file."""
-    events = unpack_events(pq.read_table(path), rounds_of(path)).to_pandas()
+    events = unpack_events(read_table(path), rounds_of(path)).to_pandas()
     row = int(events.index[events.kind == int(kind)][0])
     edit_event(path, row, delta << CODE_SHIFTS[4])
 
@@ -111,7 +111,7 @@ def test_an_edited_flip7_bonus_is_caught(lake: Lake, tmp_path: Path, run: str) -
         for t in tasks
         if EventKind.FLIP7
         in set(
-            (stored_codes(pq.read_table(p := shard_path(root, "events", t)))["code"] & 31).tolist()
+            (stored_codes(read_table(p := shard_path(root, "events", t)))["code"] & 31).tolist()
         )
     )
     _edit_value(path, EventKind.FLIP7, 4)

@@ -4,7 +4,6 @@ damage; without a compiled rollup the SQL still checks every shard's rollup."""
 
 from __future__ import annotations
 
-import pyarrow.parquet as pq
 import pytest
 
 from flip7.events import CODE_SHIFTS, EventKind
@@ -14,7 +13,7 @@ from warehouse import shardcheck, verify
 from warehouse.lake import snapshot
 from warehouse.verify import Verification
 
-from .lakes import Lake, shard_path
+from .lakes import Lake, read_table, shard_path
 from .test_verify import edit, edit_event, failed, rounds_of
 
 
@@ -60,13 +59,13 @@ def test_verify_runs_no_sql_shard_test_on_a_clean_lake(
 
 def _first_game_end(path: object) -> int:
     """The row (unpack_events order) of the first GAME_END in an events file."""
-    flat = event_codes(pq.read_table(path), rounds_of(path))  # type: ignore[arg-type]
+    flat = event_codes(read_table(path), rounds_of(path))  # type: ignore[arg-type]
     return int(((flat["code"] & 31) == EventKind.GAME_END).argmax())
 
 
 DAMAGE = [
     ("rounds", "score", 5, 3),
-    ("rounds", "total", 7, 1),
+    ("rounds", "dealer", 6, 1),  # a round's dealer (stored once per round: row 6 is seat 0's)
     ("rounds", "status", 4, 1),
     ("games", "total", 1, 2),
     ("games", "rank", 0, 1),

@@ -6,25 +6,29 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from warehouse import connect
 from warehouse.build import sql_files
 from warehouse.verify import failing_rows
 
-from .lakes import Lake, shard_path
+from .lakes import Lake, read_table, shard_path, write_table
 from .test_verify_summaries import ungated
 
 NAME = "assert_rounds_policies_match_games"
 
 
 def relabel(path: Path, row: int, policy: str) -> None:
-    """Rewrite one row's policy label (same schema)."""
-    table = pq.read_table(path)
+    """Rewrite one row's policy label (same schema). The rounds file stores a policy per seat
+    per game (lakecontract.codec), so there every rounds row of that row's seat in its game
+    takes the label."""
+    table = read_table(path)
     rows = table.to_pylist()
-    rows[row]["policy"] = policy
-    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path, compression="zstd")
+    at = rows[row]
+    for r in rows:
+        if r is at or ("round" in r and (r["game"], r["seat"]) == (at["game"], at["seat"])):
+            r["policy"] = policy
+    write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
 
 
 def test_no_game_is_flagged_in_a_clean_lake(lake: Lake) -> None:
@@ -37,10 +41,11 @@ def test_no_game_is_flagged_in_a_clean_lake(lake: Lake) -> None:
 
 @pytest.mark.parametrize(("table", "row"), [("rounds", 4), ("rounds", 17), ("games", 2)])
 def test_one_relabelled_row_is_flagged_and_named(lake_copy: Lake, table: str, row: int) -> None:
-    """One rounds row (or one games row) given another policy label: its game is flagged, and
-    the gated test returns exactly what the ungated one does, naming the seat."""
+    """One seat of one game given another policy label in the rounds file (which stores a policy
+    per seat per game: every round of it) or in one games row: its game is flagged, and the
+    gated test returns exactly what the ungated one does, naming the seat."""
     path = shard_path(lake_copy.root, table, lake_copy.tasks["t1"][1])
-    original = pq.read_table(path).slice(row, 1).to_pylist()[0]
+    original = read_table(path).slice(row, 1).to_pylist()[0]
     relabel(path, row, "sum:99")
     con = connect(lake_copy.root)
     sql = sql_files("tests")[NAME]
