@@ -124,8 +124,9 @@ def build(
 ) -> None:
     """Create every relation of `layers` over the snapshot (marts as tables if materialize).
 
-    `lake_table` replaces the macro of that name after the macros files ran (the read-only
-    warehouse reads the lake through pyarrow, see warehouse.db); relations named in `pinned` are
+    `lake_table` replaces the macro of that name after the macros files ran (every reader
+    reads the lake through pyarrow: `warehouse.db.attach`; without it DuckDB reads the files
+    itself and the events and rounds come as stored, not as the views read them); relations named in `pinned` are
     tables whatever their layer; `fold` is the card-counting products' share of the rollups'
     pass (see warehouse.twins.Fold), if the lake's reader made one. Raises ValueError when a table has no file at all (a damaged
     lake) and a relation needs it.

@@ -92,16 +92,14 @@ def test_verify_one_run(lake: Lake) -> None:
 
 def test_an_edited_round_score_is_caught(lake_copy: Lake) -> None:
     """A round score changed in the compact table disagrees with the events' rebuild (and with
-    the shard's rollup, made from the table as it was written)."""
+    the shard's rollup, made from the table as it was written). The rounds file stores no
+    total (decoding sums the seat's scores), so its running totals move with the score and
+    still add up."""
     task = lake_copy.tasks["t1"][2]
     path = shard_path(lake_copy.root, "rounds", task)
     edit(path, "score", 5, 3)
     v = verify(lake_copy.root)
-    assert failed(v).keys() == {
-        "assert_rounds_match_events",
-        "assert_games_complete",
-        "assert_rollups_match_tables",
-    }
+    assert failed(v).keys() == {"assert_rounds_match_events", "assert_rollups_match_tables"}
     (example,) = next(c for c in v.checks if c.name == "assert_rounds_match_events").examples
     row = read_table(path).slice(5, 1).to_pylist()[0]
     assert (example["game"], example["round"], example["seat"]) == (

@@ -80,14 +80,11 @@ def test_a_worker_switching_variants_finds_the_same_damage(
 
 
 def test_verify_of_the_mix_with_any_batch_size(damaged_mix: tuple[Path, list[str]]) -> None:
-    """Classic and Vengeance shards in one batch or apart: the same account."""
+    """Classic and Vengeance shards in one batch or apart: the same account (the edited
+    scores' totals move with them: the rounds files store no total)."""
     root, _ = damaged_mix
     one = verify(root, batch=1, workers=1)
-    assert failed(one).keys() == {
-        "assert_rounds_match_events",
-        "assert_games_complete",
-        "assert_rollups_match_tables",
-    }
+    assert failed(one).keys() == {"assert_rounds_match_events", "assert_rollups_match_tables"}
     assert failed(one)["assert_rounds_match_events"] == 2
     for batch in (2, 50):
         many = verify(root, batch=batch, workers=1)
@@ -110,9 +107,7 @@ def test_an_edited_flip7_bonus_is_caught(lake: Lake, tmp_path: Path, run: str) -
         p
         for t in tasks
         if EventKind.FLIP7
-        in set(
-            (stored_codes(read_table(p := shard_path(root, "events", t)))["code"] & 31).tolist()
-        )
+        in set((stored_codes(read_table(p := shard_path(root, "events", t)))["code"] & 31).tolist())
     )
     _edit_value(path, EventKind.FLIP7, 4)
     v = verify(root, run)

@@ -115,11 +115,11 @@ def test_the_sampled_games_read_as_the_sql_reads_them(lake: Lake) -> None:
 
     from warehouse.bind import _read_logged
     from warehouse.build import build
-    from warehouse.db import scratch
+    from warehouse.db import attach, scratch
 
     snap = snapshot(lake.root)
     con = scratch()
-    build(con, snap, layers=("staging",))
+    build(con, snap, layers=("staging",), lake_table=attach(con, snap))
     compared = 0
     for shard in snap.shards[:6]:
         tables = shardcheck.read(snap.fs, shard.files)

@@ -14,7 +14,7 @@ import pytest
 import pipeline.replayer
 from warehouse import bind as binding
 from warehouse.build import build
-from warehouse.db import scratch
+from warehouse.db import attach, scratch
 from warehouse.lake import snapshot
 
 from .lakes import Lake
@@ -23,7 +23,8 @@ from .lakes import Lake
 def staging(root: str) -> duckdb.DuckDBPyConnection:
     """A scratch connection with the staging views over the lake, as verify builds it."""
     con = scratch()
-    build(con, snapshot(root), layers=("staging",))
+    snap = snapshot(root)
+    build(con, snap, layers=("staging",), lake_table=attach(con, snap))
     return con
 
 
