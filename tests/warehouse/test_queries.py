@@ -143,15 +143,21 @@ def test_snapshot_ignores_strangers(lake: Lake) -> None:
     assert not snap.missing
 
 
-def test_cursors_share_the_views(lake: Lake) -> None:
-    """A cursor (another thread's handle on the same database) of a writable warehouse reads the
-    same views: the file lists are catalog macros, not per-connection variables. (A read-only
-    warehouse reads the lake through pyarrow datasets registered on its connection, which a
-    cursor does not see: it is used under a lock instead, as the dashboard does.)"""
+def test_cursors_share_the_views_not_the_lake(lake: Lake) -> None:
+    """A cursor (another thread's handle on the same database) of a writable warehouse sees
+    the same views (the file lists are catalog macros, not per-connection variables), but every
+    warehouse reads the lake through pyarrow datasets registered on its own connection (the
+    events and rounds decoded batch by batch), which a cursor does not see: a cursor's read of
+    the lake fails by the dataset's name, never reading the files some other way. The
+    connection is used under a lock instead, as the dashboard does."""
     con = connect(lake.root, read_only=False)
     cur = con.cursor()
-    timeline = queries.game_timeline(cur, "t2", 7)
-    assert timeline.equals(queries.game_timeline(con, "t2", 7))
+    views = "SELECT view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary ORDER BY ALL"
+    shared = cur.execute(views).fetchall()
+    assert ("stg_events",) in shared and shared == con.execute(views).fetchall()
+    with pytest.raises(duckdb.CatalogException, match="lake_events"):
+        queries.game_timeline(cur, "t2", 7)
+    assert len(queries.game_timeline(con, "t2", 7))
 
 
 def test_lineups_lists_each_runs_cells(con: duckdb.DuckDBPyConnection) -> None:
