@@ -28,8 +28,10 @@ Then the seeds and labels are bound to the games (warehouse.bind): every game's 
 the one its manifest's seed derives, and a sample of games (`replay`, 1% by default, at least one
 per shard) is re-simulated by a replayer found through an entry point and compared with the log
 event by event. Runs whose manifest or a shard file cannot be read are reported and left out
-of the rest. A
-verify that passes records it beside each manifest (warehouse.record), which the readers check.
+of the rest; a shard whose events or rounds file is readable Parquet but does not decode
+(lakecontract.codec) is reported by name as a damaged file and left out of the shard tests and
+the replay, the other shards of its batch checked without it. A verify that passes records it
+beside each manifest (warehouse.record), which the readers check.
 
 `-- scope: marts` tests (the marts hang together) need the marts and run under pytest.
 """
@@ -43,17 +45,28 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import duckdb
+import numpy as np
 
+from lakecontract import codec
 from warehouse import record as records
 from warehouse import shardcheck
 from warehouse.bind import SAMPLE, Replayer, Stored, find_replayer, pick
 from warehouse.bind import replay as replay_picked
 from warehouse.build import bind_files, build, is_view_only, ordered, reads, scope, sql_files
 from warehouse.db import MEMORY_LIMIT_ENV, attach, scratch
-from warehouse.lake import EmptyLakeError, Shard, Snapshot, data_root, screen, snapshot
+from warehouse.lake import (
+    EmptyLakeError,
+    LakeUnreachable,
+    Shard,
+    Snapshot,
+    data_root,
+    screen,
+    snapshot,
+)
 
 EXAMPLES = 5
 #: Shards per query: two halve the per-query planning of one (about 15 ms a batch); more
@@ -201,12 +214,12 @@ def _shard_worker(
         con = getattr(local, "con", None)
         snap = whole.subset(shards)
         if con is None:
-            con = local.con = scratch()
+            con = scratch()
             con.execute("SET threads = 1")
             con.execute("SET parquet_metadata_cache = true")
-            arrow = attach(con, snap, footers=False, load=True)
+            arrow = attach(con, snap, footers=False, load=True)  # may find a damaged file
             build(con, snap, layers=("staging",), lake_table=arrow)
-            local.made = {}
+            local.con, local.made = con, {}
         else:
             attach(con, snap, footers=False, load=True)
             bind_files(con, snap)
@@ -307,6 +320,37 @@ def _compiled_pass(
     return sql_all, sql_rollups
 
 
+#: A SQL batch's outcome: failing rows by test, and rows naming shard files that do not read.
+Batch = tuple[dict[str, list[dict[str, object]]], list[dict[str, object]]]
+
+
+def damaged_files(snap: Snapshot, shard: Shard, exc: BaseException) -> list[dict[str, object]]:
+    """verify's rows (for manifests_readable) naming the files of a shard that do not read as
+    the lake stores them (a Parquet file pyarrow cannot read, or stored values that do not
+    decode, lakecontract.codec), each file read again alone to name it; `exc`, what reading
+    the shard raised, where no file fails alone."""
+    rows: list[dict[str, object]] = []
+    for table, path in shard.files.items():
+        try:
+            with snap.fs.open_input_file(path) as f:
+                codec.read_table(f, table)
+        except LakeUnreachable:
+            raise
+        except (OSError, ValueError) as why:
+            rows.append(_damaged(shard, path, why))
+    return rows or [_damaged(shard, shard.files["games"], exc)]
+
+
+def _damaged(shard: Shard, path: str, exc: BaseException) -> dict[str, object]:
+    why = " ".join(str(exc).split()).removeprefix(f"{path}: ")
+    return {
+        "run": shard.run,
+        "shard": shard.shard,
+        "problem": f"shard file {path} does not read as stored ({why}): damaged; write the run "
+        "again (`flip7 tournament run SPEC --overwrite`)",
+    }
+
+
 def _recorded_shards(snap: Snapshot) -> dict[str, int]:
     """How many finished shards each manifest records."""
     return {
@@ -358,7 +402,7 @@ def verify(
     record(
         "manifests_readable",
         "-- every run's manifest and shard files are readable (a run whose are not is left "
-        "out of the rest)",
+        "out of the rest; a shard whose files do not read as stored, out of its shard tests)",
         [{"run": r, "problem": why} for r, why in sorted(skipped.items())],
     )
 
@@ -390,27 +434,14 @@ def verify(
         )
     else:
         sql_all, sql_rollups = whole, []
+    seeds_about = "-- every game's seed is the one its manifest's seed derives for it"
+    replay_about = (
+        "-- a sample of games re-simulated from their seeds and seats equals the event log, "
+        "event for event"
+    )
     if snap.shards:
-        # a connection to the lake again only where a sampled game was not read above
-        unread = any(
-            not set(col["game"].tolist()) <= set(stored.get(run, {}))
-            for run, col in picked.games.items()
-        )
-        con = _lake_connection(snap) if unread else scratch(spill=False)
-        binding = replay_picked(con, manifests, picked, replayer, stored)
-        con.close()
-        record(
-            "seeds_match_manifest",
-            "-- every game's seed is the one its manifest's seed derives for it",
-            binding.seed_rows,
-        )
-        record(
-            "replay_matches_log",
-            "-- a sample of games re-simulated from their seeds and seats equals the event log, "
-            "event for event",
-            binding.replay_rows,
-        )
-        checks["replay_matches_log"].ran = binding.replayed > 0
+        record("seeds_match_manifest", seeds_about, [])
+        record("replay_matches_log", replay_about, [])
     else:  # manifests but no committed shard: nothing for SQL to read (no file, no schema)
         recorded: list[dict[str, object]] = [
             {"run": r, "problem": f"manifest records {n} finished shards, none is committed"}
@@ -429,17 +460,65 @@ def verify(
     full = _shard_worker(snap, shard_tests)
     done = len(whole) - len(sql_all) - len(sql_rollups)
 
-    def run_sql(item: tuple[dict[str, str], list[Shard]]) -> dict[str, list[dict[str, object]]]:
+    def run_sql(item: tuple[dict[str, str], list[Shard]]) -> Batch:
+        """A batch's failing rows by test, and the rows naming its shards whose files do not
+        read as stored (those are left out of the batch: the rest is checked without them)."""
         which, shards = item
-        return (full if which is shard_tests else workers_of[ROLLUPS_TEST])(shards)
+        try:
+            return (full if which is shard_tests else workers_of[ROLLUPS_TEST])(shards), []
+        except LakeUnreachable:
+            raise
+        except (OSError, ValueError) as exc:
+            if len(shards) == 1:
+                return {}, damaged_files(snap, shards[0], exc)
+            results, damaged = {}, []
+            for one in shards:
+                rows, bad = run_sql((which, [one]))
+                damaged += bad
+                for name, found in rows.items():
+                    results.setdefault(name, []).extend(found)
+            return results, damaged
 
+    damaged: list[dict[str, object]] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for (_, shards), result in zip(work, pool.map(run_sql, work), strict=True):
+        for (_, shards), (result, bad) in zip(work, pool.map(run_sql, work), strict=True):
             for name, rows in result.items():
                 record(name, shard_tests[name], rows)
+            damaged += bad
             done += len(shards)
             if progress is not None and not compiled:
                 progress(done, len(whole))
+    record("manifests_readable", "", damaged)
+    if snap.shards:
+        # The shards whose files do not read are left out of the replay (a note says how
+        # many of their games it skipped); a connection to the lake again only where a sampled
+        # game of the others was not read above.
+        bad = {(row["run"], row["shard"]) for row in damaged}
+        skipped_games: dict[str, int] = {}
+        if bad:
+            kept: dict[str, dict[str, Any]] = {}
+            for r, col in picked.games.items():
+                ok = np.asarray([(r, int(x)) not in bad for x in col["shard"].tolist()], bool)
+                kept[r] = {k: v[ok] for k, v in col.items()}
+                skipped_games[r] = int((~ok).sum())
+            picked = replace(picked, games=kept)
+        unread = any(
+            not set(col["game"].tolist()) <= set(stored.get(run, {}))
+            for run, col in picked.games.items()
+        )
+        readable = replace(snap, shards=[s for s in snap.shards if (s.run, s.shard) not in bad])
+        con = _lake_connection(readable) if unread else scratch(spill=False)
+        binding = replay_picked(con, manifests, picked, replayer, stored)
+        con.close()
+        binding.notes += [
+            f"run {r}: {n} sampled games not replayed: their shard's files do not read "
+            "(manifests_readable)"
+            for r, n in sorted(skipped_games.items())
+            if n
+        ]
+        record("seeds_match_manifest", seeds_about, binding.seed_rows)
+        record("replay_matches_log", replay_about, binding.replay_rows)
+        checks["replay_matches_log"].ran = binding.replayed > 0
     result = Verification(
         str(root),
         whole_snap.runs,

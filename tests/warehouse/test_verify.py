@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from flip7.events import CODE_SHIFTS, HIT_SHIFT, EventKind
@@ -360,3 +361,61 @@ def test_verify_scratch_database_spills_nothing_into_the_working_directory(tmp_p
     del con
     gc.collect()
     assert list(spills.iterdir()) == []
+
+
+def _damage_stored(path: Path, how: str) -> None:
+    """Rewrite a stored file (as pyarrow reads it: its metadata with it) so that its values no
+    longer decode, though it is readable Parquet with the stored columns."""
+    stored = pq.read_table(path)
+    meta = dict(stored.schema.metadata)
+    if how == "width":  # an index width that is none of 1, 2, 4
+        meta[codec.WIDTH] = b"3"
+    elif how == "codebook":  # one code left: the indices point past it
+        meta[codec.CODEBOOK] = meta[codec.CODEBOOK][:8]
+    elif how == "policies":  # the policy names are not JSON
+        meta[codec.POLICIES] = b"[ev,"
+    elif how == "cells":  # a game's cells a byte short
+        cells = stored["cells"].to_pylist()
+        cells[0] = cells[0][:-1]
+        i = stored.schema.get_field_index("cells")
+        stored = stored.set_column(i, stored.schema.field(i), pa.array(cells, pa.binary()))
+    codec.write_table(stored.replace_schema_metadata(meta), path, compression="zstd")
+
+
+@pytest.mark.parametrize(
+    ("table", "how"),
+    [("events", "width"), ("events", "codebook"), ("rounds", "policies"), ("rounds", "cells")],
+)
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_stored_file_that_does_not_decode_is_named(
+    lake_copy: Lake, table: str, how: str, compiled: bool
+) -> None:
+    """A stored events or rounds file whose values do not decode (lakecontract.codec refuses
+    them): verify neither crashes nor guesses. It names the file as a damaged shard file, checks
+    every other shard of its batches, and replays every game but that shard's (a note says so)."""
+    task = lake_copy.tasks["t1"][2]
+    path = shard_path(lake_copy.root, table, task)
+    _damage_stored(path, how)
+    with pytest.raises(ValueError):
+        read_table(path)
+    v = verify(lake_copy.root, "t1", replay=1.0, compiled=compiled, batch=3)
+    assert failed(v) == {"manifests_readable": 1}, describe(v)
+    (check,) = [c for c in v.checks if c.name == "manifests_readable"]
+    (row,) = check.examples
+    assert (row["run"], row["shard"]) == ("t1", task.shard)
+    assert f"shard file {path} does not read as stored" in str(row["problem"])
+    assert any(str(path) in line for line in describe(v))
+    assert v.replayed == sum(t.n_games for t in lake_copy.tasks["t1"]) - task.n_games
+    skipped = f"{task.n_games} sampled games not replayed: their shard's files do not read"
+    assert any(skipped in note for note in v.notes), v.notes
+
+
+def test_a_run_whose_only_shard_does_not_decode(lake_copy: Lake) -> None:
+    """Run t2's one shard with a rounds file that does not decode: nothing of the run is left
+    to replay or to check shard by shard, and verify still gives its account, naming the file."""
+    (task,) = lake_copy.tasks["t2"]
+    path = shard_path(lake_copy.root, "rounds", task)
+    _damage_stored(path, "cells")
+    v = verify(lake_copy.root, "t2", replay=1.0)
+    assert failed(v) == {"manifests_readable": 1}
+    assert v.replayed == 0 and any(str(path) in line for line in describe(v))
