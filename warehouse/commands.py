@@ -73,8 +73,14 @@ def one_line(exc: BaseException) -> str:
     'Candidate bindings: ...'); the sandbox's refusals say what was refused and how to allow it."""
     lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
     hint = [s for s in lines[1:] if s.startswith(("Did you mean", "Candidate bindings"))]
-    text = " ".join(lines[:1] + hint)
+    # a failure raised in Python while DuckDB read the lake (a stored file that does not
+    # decode names itself): its message, without the traceback DuckDB announces after it
+    first = _PYTHON_DETAIL.sub("", lines[0]) if lines else ""
+    text = " ".join([first, *hint])
     return sandbox_message(text) or text
+
+
+_PYTHON_DETAIL = re.compile(r"\s*Detail: Python exception: Traceback \(most recent call last\):$")
 
 
 _REFUSED_FILE = re.compile(r'Cannot access (?:file|directory) "([^"]*)"')

@@ -226,3 +226,19 @@ def test_league_has_a_stable_order_and_csv_lists_parse_back(
     again = tmp_path / "again.csv"
     assert run(capsys, *argv[:-1], str(again))[0] == 0
     assert again.read_text() == target.read_text()
+
+
+def test_sql_over_a_file_that_does_not_decode_names_it(
+    lake_copy: Lake, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stored events file whose values do not decode: `flip7 sql` reading it fails in one
+    line naming the file and what is wrong with it, not a traceback."""
+    from .test_verify import _damage_stored
+
+    path = shard_path(lake_copy.root, "events", lake_copy.tasks["t2"][0])
+    _damage_stored(path, "width")
+    code, _, err = run(
+        capsys, "sql", "SELECT count(*) FROM stg_events", "--data", str(lake_copy.root)
+    )
+    assert code != 0 and len(err.strip().splitlines()) == 1, err
+    assert str(path) in err and "index width" in err and "Traceback" not in err
