@@ -57,7 +57,7 @@ from warehouse import shardcheck
 from warehouse.bind import SAMPLE, Replayer, Stored, find_replayer, pick
 from warehouse.bind import replay as replay_picked
 from warehouse.build import bind_files, build, is_view_only, ordered, reads, scope, sql_files
-from warehouse.db import MEMORY_LIMIT_ENV, attach, scratch
+from warehouse.db import MEMORY_LIMIT_ENV, attach, attach_stored, scratch
 from warehouse.lake import (
     EmptyLakeError,
     LakeUnreachable,
@@ -217,11 +217,11 @@ def _shard_worker(
             con = scratch()
             con.execute("SET threads = 1")
             con.execute("SET parquet_metadata_cache = true")
-            arrow = attach(con, snap, footers=False, load=True)  # may find a damaged file
+            arrow = _attach_batch(con, snap)  # may find a damaged file
             build(con, snap, layers=("staging",), lake_table=arrow)
             local.con, local.made = con, {}
         else:
-            attach(con, snap, footers=False, load=True)
+            _attach_batch(con, snap)
             bind_files(con, snap)
         made: dict[str, str] = local.made  # name -> how it is made now
         # The games table's summary first (it says whether the batch holds a Vengeance game),
@@ -264,11 +264,27 @@ def _shard_worker(
     return check
 
 
+def _attach_batch(con: duckdb.DuckDBPyConnection, snap: Snapshot) -> str | None:
+    """A batch's files for its connection, each read whole: on a local disk DuckDB reads the
+    games and rollups itself and the events and rounds come decoded (None: the lake macros
+    stay DuckDB's own); elsewhere every table through pyarrow (the macros that read them)."""
+    if snap.local:
+        attach_stored(con, snap, load=True)
+        return None
+    return attach(con, snap, footers=False, load=True)
+
+
 def _lake_connection(snap: Snapshot) -> duckdb.DuckDBPyConnection:
     """A connection with the staging views over the whole snapshot, holding at most
-    $FLIP7_MEMORY_LIMIT, else LAKE_MEMORY, in DuckDB's buffers (spilling past it)."""
+    $FLIP7_MEMORY_LIMIT, else LAKE_MEMORY, in DuckDB's buffers (spilling past it). On a local
+    disk DuckDB reads the games and rollups files itself (faster than through pyarrow), the
+    events and rounds decoded (warehouse.db.attach_stored)."""
     con = scratch(None if os.environ.get(MEMORY_LIMIT_ENV) else LAKE_MEMORY)
-    build(con, snap, layers=("staging",), lake_table=attach(con, snap))
+    if snap.local:
+        attach_stored(con, snap)
+        build(con, snap, layers=("staging",))
+    else:
+        build(con, snap, layers=("staging",), lake_table=attach(con, snap))
     return con
 
 

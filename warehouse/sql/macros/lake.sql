@@ -16,6 +16,14 @@ create or replace macro lake_table(files) as table
         filename = true
     );
 
+-- The events or rounds of a list of their files (one table's): their files store them compactly
+-- (lakecontract/codec.py), so DuckDB reads them decoded, from the pyarrow dataset the warehouse
+-- registers as `lake_<table>` (warehouse.db.attach_stored): the same columns as lake_table.
+create or replace macro stored_table(files) as table
+    select * from query_table(
+        'lake_' || regexp_extract(files[1], '([a-z]+)/run=[^/]+/players=\d+/shard-\d+\.parquet$', 1)
+    );
+
 -- The rollups rows without their per-game lists (game_y, game_n: only card_counting needs them,
 -- and warehouse/twins.py reads them itself): what int_cell_sums sums in its one pass. A
 -- read-only warehouse replaces it with a stream read file by file (warehouse/rollups.py).

@@ -6,7 +6,7 @@
 -- per round: the games table's `events`). stg_events unfolds these into one row per event;
 -- verify reads them directly (it needs no HIT, no ROUND_SCORE and no sequence number).
 with source as (
-    select * from lake_table(events_files())
+    select * from stored_table(events_files())
 ),
 
 final as (

@@ -1,7 +1,7 @@
 -- One row per player per round of a committed shard (the compact table most marts read).
 -- status at round end: 0 active (a Flip 7 ended the round), 1 stayed, 2 frozen, 3 busted.
 with source as (
-    select * from lake_table(rounds_files())
+    select * from stored_table(rounds_files())
 ),
 
 final as (
