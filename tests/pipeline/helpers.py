@@ -11,10 +11,10 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from flip7.observation import Observation
 from flip7.policies import Policy
+from lakecontract import codec
 from pipeline.lake import Lake
 from pipeline.plan import Plan, make_plan
 from pipeline.run import finish, prepare, record_shard
@@ -118,7 +118,7 @@ def read_run(root: str | Path, table: str, run: str = "t") -> pa.Table:
     """All committed rows of one table of a run (strings decoded), sorted by the table's key."""
     parts = []
     for path in sorted(Path(root, table, f"run={run}").glob("players=*/shard-*.parquet")):
-        t = pq.read_table(path)
+        t = codec.read_table(path, table)  # the rows readers see (events and rounds decoded)
         players = int(path.parent.name.split("=")[1])
         parts.append(t.append_column("players", pa.array([players] * t.num_rows, pa.int8())))
     t = pa.concat_tables(parts)

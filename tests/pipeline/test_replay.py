@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import pytest
 
 from flip7.cli import main
@@ -14,6 +13,7 @@ from flip7.events import WIDTH, EventKind
 from pipeline.replay import compare, load_logged_game, resimulate
 from pipeline.schema import pack_events, unpack_events
 from tests.pipeline.helpers import run_inline, small_plan
+from tests.warehouse.lakes import read_table, write_table
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +60,8 @@ def test_replay_reports_the_first_difference(
             (root / p.relative_to(lake)).parent.mkdir(parents=True, exist_ok=True)
             (root / p.relative_to(lake)).write_bytes(p.read_bytes())
     path = root / "events" / "run=t" / "players=2" / "shard-00000.parquet"
-    rounds = pq.read_table(root / "rounds" / "run=t" / "players=2" / "shard-00000.parquet")
-    table = unpack_events(pq.read_table(path), rounds)
+    rounds = read_table(root / "rounds" / "run=t" / "players=2" / "shard-00000.parquet")
+    table = unpack_events(read_table(path), rounds)
     game, seq = 5, 7  # the first event of game 5 that is a draw, at seq >= 7, gets a new card
     draws = table.filter(
         pc.and_(pc.equal(table["game"], game), pc.equal(table["kind"], int(EventKind.DRAW)))
@@ -71,7 +71,7 @@ def test_replay_reports_the_first_difference(
     old = table.filter(hit)["card"][0].as_py()
     card = pc.if_else(hit, pa.scalar((old + 1) % 13, pa.int8()), table["card"])
     table = table.set_column(table.schema.get_field_index("card"), "card", card)
-    pq.write_table(pack_events(table), path)
+    write_table(pack_events(table), path)  # stored as the lake stores it
     assert main(["replay", "t", str(game), "--data", str(root)]) == 1
     out = capsys.readouterr().out
     assert f"DIFFERS from the log at event {seq}" in out
