@@ -387,7 +387,7 @@ def cmd_status(args: argparse.Namespace, out: Output) -> int:
     )
     result.line(
         f"  shards {len(shards)}/{m['planned_shards']}, games {done_games:,}/{m['planned_games']:,}; "
-        f"rows: events {rows['events']:,}, rounds {rows['rounds']:,}, rollups "
+        f"rows stored: events {rows['events']:,}, rounds {rows['rounds']:,}, rollups "
         f"{rows['rollups']:,}, games {rows['games']:,}; "
         f"{secs:,.1f} task-seconds"
     )
