@@ -448,10 +448,25 @@ def games(root: str, run: str, limit: int, policies: tuple[str, ...] = ()) -> pd
     return df[[bool(wanted & set(str(lu).split(","))) for lu in df["lineup"]]]
 
 
+class UnreadableGameError(ValueError):
+    """A game whose rows in the lake cannot be read (a file that does not decode): the message
+    names the file and what is wrong with it."""
+
+
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def game_timeline(root: str, run: str, game: int) -> pd.DataFrame:
-    """Every event of one game in order."""
-    return _query(queries.game_timeline, root, run, game)
+    """Every event of one game in order; UnreadableGameError if its files cannot be read."""
+    try:
+        return _query(queries.game_timeline, root, run, game)
+    except duckdb.InvalidInputException as exc:  # a stored file that does not decode
+        raise UnreadableGameError(_reading_error(exc)) from None
+
+
+def _reading_error(exc: duckdb.Error) -> str:
+    """DuckDB's error for a Python error raised while it read a table (a lake file that does
+    not decode: warehouse.db names the file) as that error's message alone."""
+    text = str(exc).split(". Detail: Python exception:", 1)[0]
+    return text.split(" failed: Invalid: ", 1)[-1].splitlines()[0]
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

@@ -185,7 +185,7 @@ def stored_events(
     `lengths[round_offsets[i]:round_offsets[i + 1]]`, its codes `codes[offsets[i]:offsets[i + 1]]`
     (offsets from 0)."""
     book, index = (indexer or unique_index)(codes)
-    width = 1 if len(book) <= 1 << 8 else 2 if len(book) <= 1 << 16 else 4
+    width = _width(len(book))
     packed = index.astype(_WIDTHS[width])
     round_offsets = np.asarray(round_offsets, dtype=np.int64)
     stored = pa.Table.from_arrays(
@@ -198,6 +198,11 @@ def stored_events(
     )
     meta = {CODEBOOK: book.astype("<i8").tobytes(), WIDTH: str(width).encode()}
     return stored.replace_schema_metadata(meta)
+
+
+def _width(codes: int) -> int:
+    """The bytes an index into a codebook of `codes` codes takes: the fewest of 1, 2, 4."""
+    return 1 if codes <= 1 << 8 else 2 if codes <= 1 << 16 else 4
 
 
 def encode_rounds(logical: pa.Table, check: bool = True) -> pa.Table:
@@ -486,6 +491,11 @@ def decode_events(
         if len(book_bytes) % 8:
             raise ValueError("the codebook is not a whole number of 8-byte codes")
         book = np.frombuffer(book_bytes, dtype="<i8")
+        if width != _width(book.size):  # another width reads the same bytes as other indices
+            raise ValueError(
+                f"the codebook's {book.size} codes take {_width(book.size)}-byte indices, "
+                f"not the {width} the file says"
+            )
         offsets, index = _values("codes", *_binary(stored, "codes"), _WIDTHS[width])
         if index.size and int(index.max()) >= book.size:
             raise ValueError(

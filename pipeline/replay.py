@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from flip7.cards import Deck
@@ -24,6 +25,7 @@ from flip7.events import FIELDS, WIDTH, Event, EventKind
 from flip7.policies import REGISTRY, Policy, needs_a_person, parse_policies
 from flip7.rules import parse_ruleset
 from flip7.variants import parse_variant
+from lakecontract import codec
 from pipeline.lake import Lake, check_run_name, default_root
 from pipeline.schema import SCHEMA_VERSION, UPGRADE, event_codes, unpack_codes
 
@@ -65,15 +67,8 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
             f"found {games.num_rows}"
         )
     rows = games.to_pylist()
-    events = pq.read_table(
-        lake.shard_path("events", run, players, shard),
-        filesystem=lake.fs,
-        filters=[("game", "=", game)],
-    )
-    rounds = pq.read_table(  # stored: a row per game (lakecontract.codec)
-        lake.shard_path("rounds", run, players, shard),
-        filesystem=lake.fs,
-        filters=[("game", "=", game)],
+    events, rounds = (
+        _stored_rows(lake, t, run, players, shard, game) for t in ("events", "rounds")
     )
     unpacked = unpack_codes(event_codes(events, rounds)["code"])
     columns = [unpacked[name].tolist() for name in FIELDS]
@@ -90,6 +85,17 @@ def load_logged_game(run: str, game: int, data: str | None = None) -> dict[str, 
         "seed": int(rows[0]["seed"]),
         "events": flat,
     }
+
+
+def _stored_rows(lake: Lake, table: str, run: str, players: int, shard: int, game: int) -> pa.Table:
+    """One game's rows of a shard's events or rounds file as readers see them (decoded from the
+    stored form: lakecontract.codec); a file that does not decode is a ValueError naming it."""
+    path = lake.shard_path(table, run, players, shard)
+    rows = pq.read_table(path, filesystem=lake.fs, filters=[("game", "=", game)])
+    try:
+        return codec.logical(table, rows)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def check_schema_version(manifest: dict[str, Any], lake: str) -> None:

@@ -64,7 +64,11 @@ if row is None:
 st.caption(replay.game_label(row))
 seats = replay.lineup(row)
 vengeance = replay.is_vengeance(row)
-timeline = data.game_timeline(f.root, f.run, game)
+try:
+    timeline = data.game_timeline(f.root, f.run, game)
+except data.UnreadableGameError as exc:
+    st.error(f"Game {game} of run {f.run} cannot be replayed: {exc}")
+    st.stop()
 ends = replay.steps(timeline)
 starts = replay.round_starts(timeline, ends)
 last = len(ends) - 1

@@ -5,12 +5,17 @@ still answers, as for a run whose manifest cannot be read."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from flip7.cli import main
+from lakecontract import codec
 from tests.security.helpers import one_line
 
 pytestmark = pytest.mark.usefixtures("no_ray")
@@ -94,3 +99,171 @@ def test_a_damaged_footer_of_the_same_size_leaves_out_its_run_only(
     assert "good" in out and "t" not in out.split(), out
     (note,) = [n for n in err.split("; ") if "run t:" in n]
     assert "left out" in note and str(bad) in note and "not readable Parquet" in note, err
+
+
+# --- the stored form: a file that parses but does not decode -----------------------------------
+#
+# The events and rounds files store a game per row as binary values read against the file's own
+# metadata (lakecontract.codec): a codebook of codes and the bytes an index takes, the seats'
+# policy names. Each attack below rewrites one shard file of run t so that it still parses (and
+# the manifest records its new size: the tamper is consistent, not a torn write), but its bytes
+# do not decode. Every reader must refuse it naming the file, never crash or make up rows.
+
+
+def _stored(path: Path) -> tuple[pa.Table, dict[bytes, bytes]]:
+    """A lake file's stored rows (as written, not decoded) and its key-value metadata."""
+    f = pq.ParquetFile(path)
+    return f.read(), dict(f.metadata.metadata)
+
+
+def _bytes_of(column: pa.ChunkedArray) -> list[bytes]:
+    return [bytes(v) for v in column.to_pylist()]
+
+
+def _cut_codebook(t: pa.Table, meta: dict[bytes, bytes]) -> tuple[pa.Table, int]:
+    """The codebook one code short: the index of its last code is now past it."""
+    book = np.frombuffer(meta[codec.CODEBOOK], "<i8")
+    width = int(meta[codec.WIDTH])
+    meta[codec.CODEBOOK] = book[:-1].tobytes()
+    last = [
+        g
+        for g, blob in zip(t["game"].to_pylist(), _bytes_of(t["codes"]), strict=True)
+        if (len(book) - 1) in np.frombuffer(blob, f"<u{width}")
+    ]
+    return t, last[0]
+
+
+def _narrow_width(t: pa.Table, meta: dict[bytes, bytes]) -> tuple[pa.Table, int]:
+    """1-byte indices said of a codebook whose indices take 2: every byte would read as an index
+    into the codebook (twice the codes, each a real code): only the width itself gives it away."""
+    assert len(meta[codec.CODEBOOK]) // 8 > 256 and meta[codec.WIDTH] == b"2"
+    meta[codec.WIDTH] = b"1"
+    return t, t["game"][0].as_py()
+
+
+def _odd_width(t: pa.Table, meta: dict[bytes, bytes]) -> tuple[pa.Table, int]:
+    meta[codec.WIDTH] = b"3"
+    return t, t["game"][0].as_py()
+
+
+def _index_past(t: pa.Table, meta: dict[bytes, bytes]) -> tuple[pa.Table, int]:
+    """The first game's first code an index past the codebook (every byte of it 0xff)."""
+    width = int(meta[codec.WIDTH])
+    assert len(meta[codec.CODEBOOK]) // 8 < 256**width - 1
+    blobs = _bytes_of(t["codes"])
+    blobs[0] = b"\xff" * width + blobs[0][width:]
+    return t.set_column(2, "codes", pa.array(blobs, pa.binary())), t["game"][0].as_py()
+
+
+def _short_cells(t: pa.Table, meta: dict[bytes, bytes]) -> tuple[pa.Table, int]:
+    """The first game's cells one cell (4 bytes) short of a cell per seat per round."""
+    blobs = _bytes_of(t["cells"])
+    blobs[0] = blobs[0][:-4]
+    return t.set_column(3, "cells", pa.array(blobs, pa.binary())), t["game"][0].as_py()
+
+
+def _policy_past(t: pa.Table, meta: dict[bytes, bytes]) -> tuple[pa.Table, int]:
+    """The first game's first seat a policy index past the file's policy names."""
+    assert len(json.loads(meta[codec.POLICIES])) < 255
+    blobs = _bytes_of(t["seats"])
+    blobs[0] = b"\xff" + blobs[0][1:]
+    return t.set_column(1, "seats", pa.array(blobs, pa.binary())), t["game"][0].as_py()
+
+
+#: attack -> (the table it damages, the change, a column it damages, what the refusal says).
+STORED_ATTACKS = {
+    "a codebook one code short": ("events", _cut_codebook, "card", "past the codebook"),
+    "an index width the codebook does not take": (
+        "events",
+        _narrow_width,
+        "card",
+        "take 2-byte indices, not the 1",
+    ),
+    "an index width of 3 bytes": ("events", _odd_width, "card", "not 1, 2 or 4"),
+    "an index past the codebook": ("events", _index_past, "card", "past the codebook"),
+    "a cells blob one cell short": ("rounds", _short_cells, "score", "one per seat per round"),
+    "a policy index past the names": ("rounds", _policy_past, "policy", "policy 255 is past"),
+}
+
+
+@pytest.fixture(params=list(STORED_ATTACKS))
+def undecodable(
+    request: pytest.FixtureRequest, clean_t_good: Path, tmp_path: Path
+) -> tuple[Path, Path, int, str, str]:
+    """A copy of the lake with one stored file of run t (its 2-player shard 0) damaged as the
+    attack says, its manifest's recorded size updated to match: (root, the file, a game whose
+    rows do not decode, a column that does not, what the refusal says)."""
+    table, change, column, says = STORED_ATTACKS[request.param]
+    root = tmp_path / "lake"
+    shutil.copytree(clean_t_good, root)
+    path = root / table / "run=t" / "players=2" / "shard-00000.parquet"
+    stored, meta = _stored(path)
+    stored, game = change(stored, meta)
+    codec.write_table(stored.replace_schema_metadata(meta), str(path), compression="zstd")
+    manifest = root / "runs" / "t" / "manifest.json"
+    m = json.loads(manifest.read_text())
+    m["shards"]["0"]["bytes"][table] = path.stat().st_size
+    manifest.write_text(json.dumps(m))
+    return root, path, game, column, says
+
+
+def test_a_file_that_does_not_decode_is_refused_by_name(
+    undecodable: tuple[Path, Path, int, str, str],
+    clean_t_good: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """verify, sql, replay and watch refuse the damaged file in one line naming it and what is
+    wrong; the report (from the rollups, which the damage does not touch) is the clean lake's,
+    and the other run answers."""
+    root, bad, game, column, says = undecodable
+    data = ["--data", str(root)]
+    assert main(["warehouse", "verify", *data]) == 2
+    one_line(capsys.readouterr().err, str(bad), says)
+    # a query that reads the damaged column of every game of the run
+    query = f"SELECT count(DISTINCT {column}) FROM stg_{bad.parts[-4]}"
+    assert main(["sql", query, "--run", "t", *data]) == 2
+    err = capsys.readouterr().err
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert len(lines) == 1 and str(bad) in lines[0] and says in lines[0], err
+    assert main(["sql", query, "--run", "good", *data]) == 0
+    capsys.readouterr()
+    assert main(["replay", "t", str(game), *data]) == 2
+    one_line(capsys.readouterr().err, str(bad), says)
+    assert main(["watch", "--run", "t", "--game", str(game), "--no-file", *data]) == 2
+    one_line(capsys.readouterr().err, str(bad), says)
+    report = ["report", "t", "--no-file"]  # figures as printed (floats summed in any order)
+    assert main([*report, "--data", str(clean_t_good)]) == 0
+    clean = capsys.readouterr().out
+    assert main([*report, *data]) == 0
+    assert capsys.readouterr().out == clean
+
+
+def test_the_dashboard_replay_names_a_file_that_does_not_decode(
+    undecodable: tuple[Path, Path, int, str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard's replay of a game whose rows do not decode says so naming the file (no
+    exception, no made-up game); a game of the other run still replays."""
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import data
+    from tests.dashboard.test_app import APP
+
+    root, bad, game, _, says = undecodable
+    monkeypatch.setenv("FLIP7_DATA", str(root))
+    monkeypatch.setenv("FLIP7_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(data, "PREPARE_IN_BACKGROUND", False)
+    data.reload()
+    try:
+        at = AppTest.from_file(APP, default_timeout=60).run()
+        at.switch_page("views/replay.py").run()
+        at.sidebar.selectbox(key="run").select("t").run()
+        at.number_input(key="rp_id:t").set_value(game).run()
+        assert not at.exception, at.exception[0].value
+        (error,) = [e.value for e in at.error]
+        assert str(bad) in error and says in error, error
+        at.sidebar.selectbox(key="run").select("good").run()
+        at.number_input(key="rp_id:good").set_value(game).run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        assert at.subheader[0].value.startswith("Round 1 · card 0 of ")
+    finally:
+        data.reload()

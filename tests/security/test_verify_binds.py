@@ -24,7 +24,7 @@ import pytest
 import pipeline.replayer
 from flip7.cli import main
 from pipeline.rollups import rollup_table
-from tests.warehouse.lakes import write_run
+from tests.warehouse.lakes import read_table, write_run, write_table
 from warehouse import verify
 from warehouse.commands import describe
 from warehouse.verify import Verification
@@ -46,11 +46,12 @@ def lake(clean_t1: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
 
 
 def rewrite(path: Path, change: Callable[[Rows], None]) -> None:
-    """Rewrite a Parquet file with its rows changed in place by `change` (same schema)."""
-    table = pq.read_table(path)
+    """Rewrite a lake file with its rows (as readers see them) changed in place by `change`,
+    stored again as the lake stores them."""
+    table = read_table(path)
     rows = table.to_pylist()
     change(rows)
-    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path, compression="zstd")
+    write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
 
 
 def shard_file(root: Path, table: str, players: int, shard: int) -> Path:
@@ -167,9 +168,9 @@ def test_labels_relabelled_everywhere_fail_the_replay(
     for shard in shards:
         for table in ("games", "rounds"):
             rewrite(shard_file(lake, table, 3, shard), change)
-        games, rounds = (pq.read_table(shard_file(lake, t, 3, shard)) for t in ("games", "rounds"))
+        games, rounds = (read_table(shard_file(lake, t, 3, shard)) for t in ("games", "rounds"))
         path = shard_file(lake, "rollups", 3, shard)
-        pq.write_table(rollup_table(games, rounds, 3), path, compression="zstd")
+        write_table(rollup_table(games, rounds, 3), path)
     v: Verification = verify(lake, replay=1.0, replayer=pipeline.replayer, discover=False)
     failed = {c.name for c in v.checks if c.failed}
     assert failed == {"replay_matches_log"}, describe(v)

@@ -11,13 +11,13 @@ import shutil
 import sys
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 import pipeline.replayer
 from flip7.cli import main
 from pipeline.rollups import rollup_table
 from tests.security.test_verify_binds import Rows, rewrite, shard_file
+from tests.warehouse.lakes import read_table, write_table
 
 
 @pytest.fixture
@@ -51,9 +51,9 @@ def relabel(root: Path) -> None:
     for shard in (int(k) for k, v in manifest["shards"].items() if v["cell"] == 2):
         for table in ("games", "rounds"):
             rewrite(shard_file(root, table, 3, shard), change)
-        games, rounds = (pq.read_table(shard_file(root, t, 3, shard)) for t in ("games", "rounds"))
+        games, rounds = (read_table(shard_file(root, t, 3, shard)) for t in ("games", "rounds"))
         path = shard_file(root, "rollups", 3, shard)
-        pq.write_table(rollup_table(games, rounds, 3), path, compression="zstd")
+        write_table(rollup_table(games, rounds, 3), path)
 
 
 def readers(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str, list[str]]:
