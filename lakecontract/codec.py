@@ -25,13 +25,18 @@ Stored rounds, one row per game:
 A rounds row's `total` is the seat's running sum of its scores (the kernel's and the reference
 engine's totals are exactly that; upgrade refuses a run where they are not).
 
+Both files' key-value metadata also hold `flip7.crc32`, the CRC-32 of the codebook and width
+or the policy names (`checksum`): Parquet checks that a footer parses, not the values in it.
+
 Decoding reads bytes as numbers and nothing else: a codebook, index or length that does not
-fit is a ValueError naming what is wrong, never a crash or a guess.
+fit, or metadata that does not match its CRC-32, is a ValueError naming what is wrong, never a
+crash or a guess.
 """
 
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -92,6 +97,9 @@ SOURCES = {
 _ROUND_SHAPE = ("seats", "dealers")
 
 CODEBOOK, WIDTH, POLICIES = b"flip7.codebook", b"flip7.width", b"flip7.policies"
+#: A CRC-32 of the file's other flip7 metadata: Parquet checks that a footer parses, not the
+#: values it holds, and a codebook damaged in place would otherwise decode to other codes.
+CHECK = b"flip7.crc32"
 _WIDTHS = {1: "<u1", 2: "<u2", 4: "<u4"}
 
 Metadata = Mapping[bytes, bytes] | None
@@ -197,7 +205,7 @@ def stored_events(
         schema=STORED_EVENTS,
     )
     meta = {CODEBOOK: book.astype("<i8").tobytes(), WIDTH: str(width).encode()}
-    return stored.replace_schema_metadata(meta)
+    return stored.replace_schema_metadata({**meta, CHECK: checksum(meta)})
 
 
 def _width(codes: int) -> int:
@@ -273,7 +281,8 @@ def stored_rounds(
         ],
         schema=STORED_ROUNDS,
     )
-    return stored.replace_schema_metadata({POLICIES: json.dumps(names).encode()})
+    meta = {POLICIES: json.dumps(names).encode()}
+    return stored.replace_schema_metadata({**meta, CHECK: checksum(meta)})
 
 
 def _check_rounds(
@@ -451,6 +460,24 @@ def _values(
     return offsets // size, values
 
 
+def checksum(meta: Mapping[bytes, bytes]) -> bytes:
+    """The CRC-32 (decimal) of a stored file's codebook, width and policy names, those it has."""
+    crc = 0
+    for key in (CODEBOOK, WIDTH, POLICIES):
+        if key in meta:
+            crc = zlib.crc32(b"%s %d " % (key, len(meta[key])) + meta[key], crc)
+    return str(crc).encode()
+
+
+def _check(meta: Metadata) -> None:
+    """A ValueError unless the file's metadata is as written (its CRC-32 matches)."""
+    if _meta(meta, CHECK) != checksum(meta or {}):
+        raise ValueError(
+            "the footer's codebook, width or policy names do not match their CRC-32: the file "
+            "is damaged"
+        )
+
+
 def _meta(meta: Metadata, key: bytes) -> bytes:
     if not meta or key not in meta:
         raise ValueError(f"the file has no {key.decode()!r} in its metadata: not a stored file")
@@ -483,6 +510,7 @@ def decode_events(
         return _list(offsets, values.astype(np.int16), EVENTS.field("rounds").type)
 
     def codes() -> pa.Array:
+        _check(meta)
         raw = _meta(meta, WIDTH)
         width = int(raw) if raw in (b"1", b"2", b"4") else 0
         if not width:
@@ -560,6 +588,7 @@ def decode_rounds(
 
     def policy() -> pa.Array:
         _, game_of, n = shape()
+        _check(meta)
         names = _policy_names(_meta(meta, POLICIES))
         _, seats = _binary(stored, "seats")
         if seats.size and int(seats.max()) >= len(names):

@@ -82,14 +82,18 @@ def test_a_damaged_footer_of_the_same_size_leaves_out_its_run_only(
     table: str, clean_t_good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A file damaged in place, neither shorter nor without its magic bytes: the middle of its
-    footer overwritten with 0xff. Its footer is read when the lake is opened and does not
-    parse, so its run is left out naming the file, and the other run answers."""
+    footer's structure overwritten with 0xff (an events file's footer ends with its codebook,
+    whose values Parquet does not check: damage there is the stored-form attack below). Its
+    footer is read when the lake is opened and does not parse, so its run is left out naming
+    the file, and the other run answers."""
     root = tmp_path / "lake"
     shutil.copytree(clean_t_good, root)
     bad = sorted((root / table / "run=t").rglob("shard-*.parquet"))[0]
     data = bytearray(bad.read_bytes())
     length = int.from_bytes(data[-8:-4], "little")
-    middle = len(data) - 8 - length // 2
+    meta = pq.ParquetFile(bad).metadata.metadata or {}
+    end = data.rindex(meta[codec.CODEBOOK]) if codec.CODEBOOK in meta else len(data) - 8
+    middle = (len(data) - 8 - length + end) // 2
     data[middle - 8 : middle + 8] = b"\xff" * 16
     bad.write_bytes(bytes(data))
     assert (
@@ -105,9 +109,10 @@ def test_a_damaged_footer_of_the_same_size_leaves_out_its_run_only(
 #
 # The events and rounds files store a game per row as binary values read against the file's own
 # metadata (lakecontract.codec): a codebook of codes and the bytes an index takes, the seats'
-# policy names. Each attack below rewrites one shard file of run t so that it still parses (and
-# the manifest records its new size: the tamper is consistent, not a torn write), but its bytes
-# do not decode. Every reader must refuse it naming the file, never crash or make up rows.
+# policy names, and a CRC-32 of them. Each attack below rewrites one shard file of run t so that
+# it still parses (and the manifest records its new size; the CRC-32 is made to match, but for
+# the damage in place: the tamper is consistent, not a torn write), but its bytes do not decode.
+# Every reader must refuse it naming the file, never crash or make up rows.
 
 
 def _stored(path: Path) -> tuple[pa.Table, dict[bytes, bytes]]:
@@ -131,6 +136,16 @@ def _cut_codebook(t: pa.Table, meta: dict[bytes, bytes]) -> tuple[pa.Table, int]
         if (len(book) - 1) in np.frombuffer(blob, f"<u{width}")
     ]
     return t, last[0]
+
+
+def _codebook_in_place(t: pa.Table, meta: dict[bytes, bytes]) -> tuple[pa.Table, int]:
+    """16 bytes in the middle of the codebook overwritten with 0xff, as a disk would damage the
+    footer in place (the codes would decode to others: only the CRC-32 tells)."""
+    book = bytearray(meta[codec.CODEBOOK])
+    middle = len(book) // 2 + 3
+    book[middle : middle + 16] = b"\xff" * 16
+    meta[codec.CODEBOOK] = bytes(book)
+    return t, t["game"][0].as_py()
 
 
 def _narrow_width(t: pa.Table, meta: dict[bytes, bytes]) -> tuple[pa.Table, int]:
@@ -173,6 +188,7 @@ def _policy_past(t: pa.Table, meta: dict[bytes, bytes]) -> tuple[pa.Table, int]:
 #: attack -> (the table it damages, the change, a column it damages, what the refusal says).
 STORED_ATTACKS = {
     "a codebook one code short": ("events", _cut_codebook, "card", "past the codebook"),
+    "a codebook damaged in place": ("events", _codebook_in_place, "card", "CRC-32"),
     "an index width the codebook does not take": (
         "events",
         _narrow_width,
@@ -199,6 +215,8 @@ def undecodable(
     path = root / table / "run=t" / "players=2" / "shard-00000.parquet"
     stored, meta = _stored(path)
     stored, game = change(stored, meta)
+    if change is not _codebook_in_place:
+        meta[codec.CHECK] = codec.checksum(meta)
     codec.write_table(stored.replace_schema_metadata(meta), str(path), compression="zstd")
     manifest = root / "runs" / "t" / "manifest.json"
     m = json.loads(manifest.read_text())
