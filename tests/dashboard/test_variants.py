@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.dataset as ds
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from flip7.stats import RatioSums
+from lakecontract import codec
 from tests.dashboard.lake import write_run
 from tests.dashboard.test_app import APP, charts
 
@@ -63,8 +63,14 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _table(root: Path, name: str) -> pd.DataFrame:
-    df = ds.dataset(root / name, format="parquet", partitioning="hive").to_table().to_pandas()
-    return df.assign(run=df["run"].astype(str))
+    """Every row of one lake table as readers see them (events and rounds decoded), with the
+    run and players of each file's folders."""
+    parts = []
+    for path in sorted((root / name).glob("run=*/players=*/shard-*.parquet")):
+        df = codec.read_table(str(path), name).to_pandas()
+        run, players = (p.split("=", 1)[1] for p in path.parts[-3:-1])
+        parts.append(df.assign(run=run, players=int(players)))
+    return pd.concat(parts, ignore_index=True)
 
 
 def _games(root: Path, key: tuple[str, str, str]) -> pd.DataFrame:
