@@ -433,14 +433,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-_DUCKDB_TRACEBACK = ". Detail: Python exception:"
-
-
 def _one_line(exc: BaseException) -> str:
-    """An exception's message on one line (its lines joined), without the traceback DuckDB
-    appends to a Python error raised while it reads (a lake file that does not decode)."""
-    text = str(exc).split(_DUCKDB_TRACEBACK, 1)[0]
-    lines = [s.strip() for s in text.splitlines() if s.strip()]
+    """An exception's message on one line (its lines joined)."""
+    lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
     return printable(" ".join(lines)) if lines else type(exc).__name__
 
 
