@@ -230,13 +230,16 @@ def test_a_file_that_does_not_decode_is_refused_by_name(
     clean_t_good: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """verify, sql, replay and watch refuse the damaged file in one line naming it and what is
-    wrong; the report (from the rollups, which the damage does not touch) is the clean lake's,
+    """verify fails naming the shard, the file and what is wrong; sql, replay and watch refuse
+    the damaged file in one line naming it and what is wrong; the report (from the rollups, which the damage does not touch) is the clean lake's,
     and the other run answers."""
     root, bad, game, column, says = undecodable
     data = ["--data", str(root)]
-    assert main(["warehouse", "verify", *data]) == 2
-    one_line(capsys.readouterr().err, str(bad), says)
+    assert main(["warehouse", "verify", *data]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  manifests_readable" in out, out
+    (named,) = [line for line in out.splitlines() if str(bad) in line]
+    assert "run=t shard=0:" in named and says in named and "damaged" in named, named
     # a query that reads the damaged column of every game of the run
     query = f"SELECT count(DISTINCT {column}) FROM stg_{bad.parts[-4]}"
     assert main(["sql", query, "--run", "t", *data]) == 2
