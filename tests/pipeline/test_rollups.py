@@ -9,7 +9,6 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import pytest
 
 from pipeline.lake import TABLE_ORDER
@@ -17,8 +16,9 @@ from pipeline.rollups import rollup_table
 from pipeline.schema import ROLLUPS
 from pipeline.shard import simulate_shard
 from tests.pipeline.helpers import shard_task
+from tests.warehouse.lakes import write_table
 from warehouse.build import build
-from warehouse.db import scratch
+from warehouse.db import attach, scratch
 from warehouse.lake import snapshot
 
 BASE = shard_task()
@@ -61,8 +61,7 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[int, dict
                 / f"players={task.n_players}"
                 / f"shard-{task.shard:05d}.parquet"
             )
-            path.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(tables[name], path)
+            write_table(tables[name], path)  # stored as a shard task stores it
     return root, written
 
 
@@ -73,7 +72,8 @@ def test_the_compiled_pass_equals_the_sql_definition(
     exactly as the shard task wrote it, for every grouping and field size."""
     root, written = lake
     con = scratch()
-    build(con, snapshot(str(root)), layers=("staging", "intermediate"))
+    snap = snapshot(str(root))
+    build(con, snap, layers=("staging", "intermediate"), lake_table=attach(con, snap))
     every = con.sql("SELECT * FROM int_rollups_from_tables").to_arrow_table()
     for task in TASKS:
         rebuilt = every.filter(pc.field("shard") == task.shard)
