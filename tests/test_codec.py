@@ -354,6 +354,9 @@ def with_column(stored: pa.Table, name: str, values: list) -> pa.Table:
 
 
 def with_meta(stored: pa.Table, **changes: bytes | None) -> dict[bytes, bytes]:
+    """The stored table's metadata changed as given (None: dropped), its CRC-32 recomputed
+    unless `crc32` is among the changes: a file written so, whose checksum agrees, reaches the
+    checks of its values."""
     meta = dict(stored.schema.metadata)
     for key, value in changes.items():
         k = f"flip7.{key}".encode()
@@ -361,6 +364,8 @@ def with_meta(stored: pa.Table, **changes: bytes | None) -> dict[bytes, bytes]:
             meta.pop(k, None)
         else:
             meta[k] = value
+    if "crc32" not in changes:
+        meta[codec.CHECK] = codec.checksum(meta)
     return meta
 
 
@@ -397,20 +402,26 @@ def test_an_index_past_the_codebook_is_refused(stored_pair, tmp_path) -> None:
     meta = with_meta(events, codebook=book[:-8])
     n = len(book) // 8 - 1
     assert_refused("events", events, meta, f"index {n} is past the codebook's {n} codes", tmp_path)
-    # a wider index than the book: one byte more per code than the file wrote
+    # a wider index than the book takes: 2-byte indices said of a book of 1-byte ones would
+    # read pairs of real indices as made-up ones
     wide = with_column(events, "codes", [b"\x00\x00\xff\x7f"] * events.num_rows)
-    assert_refused("events", wide, with_meta(events, width=b"2"), "past the codebook", tmp_path)
+    says = "take 1-byte indices, not the 2 the file says"
+    assert_refused("events", wide, with_meta(events, width=b"2"), says, tmp_path)
+    # an index past a book that does take 2-byte ones
+    big = with_meta(events, width=b"2", codebook=np.arange(300, dtype="<i8").tobytes())
+    assert_refused("events", wide, big, "index 32767 is past the codebook's 300", tmp_path)
 
 
 def test_a_blob_not_of_whole_values_is_refused(stored_pair, tmp_path) -> None:
     events, rounds = stored_pair
-    two = with_meta(events, width=b"2")
+    # codebooks that take the widths said (a narrower one is refused for that first)
+    two = with_meta(events, width=b"2", codebook=np.arange(300, dtype="<i8").tobytes())
     odd = with_column(events, "codes", [b"\x00\x00\x00"] + [b""] * (events.num_rows - 1))
     assert_refused("events", odd, two, "'codes' value is not a whole number of 2-byte", tmp_path)
     # whole in total, not per row
     split = with_column(events, "codes", [b"\x00", b"\x00"] + [b""] * (events.num_rows - 2))
     assert_refused("events", split, two, "not a whole number of 2-byte", tmp_path)
-    four = with_meta(events, width=b"4")
+    four = with_meta(events, width=b"4", codebook=np.arange(70_000, dtype="<i8").tobytes())
     assert_refused(
         "events", with_column(events, "codes", [b"\x00" * 6] * 4), four, "4-byte", tmp_path
     )
@@ -488,6 +499,31 @@ def test_missing_metadata_is_refused(stored_pair, table, drop, key, tmp_path) ->
         codec.decode(table, stored, None)
     with pytest.raises(ValueError, match="in its metadata: not a stored file"):
         codec.decode(table, stored, {})
+
+
+@pytest.mark.parametrize(
+    ("table", "key"),
+    [("events", "codebook"), ("events", "width"), ("rounds", "policies"), ("events", "crc32")],
+)
+def test_metadata_changed_in_place_fails_its_checksum(stored_pair, table, key, tmp_path) -> None:
+    """Parquet checks that a footer parses, not its values: a codebook, width or list of policy
+    names changed without its CRC-32 (or the CRC-32 itself changed) is refused as damaged,
+    however plausible the values it would decode to."""
+    stored = dict(zip(TABLES, stored_pair, strict=True))[table]
+    meta = dict(stored.schema.metadata)
+    k = f"flip7.{key}".encode()
+    if key == "codebook":  # two codes swapped: a whole codebook, every index inside it
+        book = bytearray(meta[k])
+        book[:8], book[8:16] = book[8:16], book[:8]
+        meta[k] = bytes(book)
+    elif key == "width":
+        meta[k] = b"4"
+    elif key == "policies":
+        meta[k] = meta[k].replace(b'"ev"', b'"ec"')  # still a JSON list of names
+    else:
+        meta[k] = b"1" + meta[k]
+    assert meta != dict(stored.schema.metadata)
+    assert_refused(table, stored, meta, "do not match their CRC-32: the file is damaged", tmp_path)
 
 
 def test_columns_that_need_no_metadata_decode_without_it(stored_pair) -> None:
@@ -630,6 +666,7 @@ def test_the_warehouse_names_a_damaged_file(tmp_path: Path, table: str, view: st
     stored = pq.read_table(path)
     key = codec.CODEBOOK if table == "events" else codec.POLICIES
     meta = {**stored.schema.metadata, key: stored.schema.metadata[key][:-1]}
+    meta[codec.CHECK] = codec.checksum(meta)  # past the checksum, to the values' own checks
     codec.write_table(stored.replace_schema_metadata(meta), path)
     con = connect(tmp_path)
     try:
