@@ -50,6 +50,10 @@ PIECES = {
         "import time; from pipeline.rollups import warm; c = time.process_time(); warm(); "
         "i = type('I', (), {'cpu_seconds': time.process_time() - c})"
     ),
+    "codebook": (
+        "import time; from pipeline.codebook import warm; c = time.process_time(); warm(); "
+        "i = type('I', (), {'cpu_seconds': time.process_time() - c})"
+    ),
     "solver": (
         "import time; from flip7.solver.solve import kernels, warm_up; kernels(); "
         "c = time.process_time(); warm_up(); "
