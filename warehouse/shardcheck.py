@@ -245,6 +245,8 @@ def _canonical(t: pa.Table) -> pa.Table:
 
 def same_rollups(rebuilt: pa.Table, stored: pa.Table) -> bool:
     """Whether two rollups of a shard hold the same rows (in any order), every column."""
+    if rebuilt.equals(stored):  # as the writer wrote it, rows in its order: 0.02 ms, not 1.8
+        return True
     if rebuilt.num_rows != stored.num_rows or set(rebuilt.column_names) != set(stored.column_names):
         return False
     a, b = _canonical(rebuilt), _canonical(stored)
