@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -56,18 +57,11 @@ def test_a_truncated_file_leaves_out_its_run_only(
 def test_the_dashboard_names_the_file_and_shows_the_other_runs(
     lake: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from streamlit.testing.v1 import AppTest
-
     from dashboard import data
-    from tests.dashboard.test_app import APP
 
     root, bad = lake
-    monkeypatch.setenv("FLIP7_DATA", str(root))
-    monkeypatch.setenv("FLIP7_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(data, "PREPARE_IN_BACKGROUND", False)
-    data.reload()
     try:
-        at = AppTest.from_file(APP, default_timeout=60).run()
+        at = _app(root, tmp_path, monkeypatch)
         assert not at.exception, at.exception[0].value
         (caption,) = [c.value for c in at.caption if "run t:" in c.value]
         assert str(bad) in caption and "left out" in caption
@@ -264,18 +258,11 @@ def test_the_dashboard_replay_names_a_file_that_does_not_decode(
 ) -> None:
     """The dashboard's replay of a game whose rows do not decode says so naming the file (no
     exception, no made-up game); a game of the other run still replays."""
-    from streamlit.testing.v1 import AppTest
-
     from dashboard import data
-    from tests.dashboard.test_app import APP
 
     root, bad, game, _, says = undecodable
-    monkeypatch.setenv("FLIP7_DATA", str(root))
-    monkeypatch.setenv("FLIP7_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(data, "PREPARE_IN_BACKGROUND", False)
-    data.reload()
     try:
-        at = AppTest.from_file(APP, default_timeout=60).run()
+        at = _app(root, tmp_path, monkeypatch)
         at.switch_page("views/replay.py").run()
         at.sidebar.selectbox(key="run").select("t").run()
         at.number_input(key="rp_id:t").set_value(game).run()
@@ -288,3 +275,18 @@ def test_the_dashboard_replay_names_a_file_that_does_not_decode(
         assert at.subheader[0].value.startswith("Round 1 · card 0 of ")
     finally:
         data.reload()
+
+
+def _app(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The dashboard over `root` (a mart cache of its own, marts built in the foreground), run
+    once in Streamlit's AppTest; the caller reloads the data module when done."""
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import data
+    from tests.dashboard.test_app import APP
+
+    monkeypatch.setenv("FLIP7_DATA", str(root))
+    monkeypatch.setenv("FLIP7_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(data, "PREPARE_IN_BACKGROUND", False)
+    data.reload()
+    return AppTest.from_file(APP, default_timeout=60).run()

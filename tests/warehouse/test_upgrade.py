@@ -60,6 +60,18 @@ def version(root: Path, run: str = "t2") -> int:
     return int(manifest["schema_version"])
 
 
+def _bump(path: Path, column: str, row: int) -> pa.Table:
+    """Add one to a column's value in one row of a (pre-v7) file, rewritten in place; the
+    table as read before."""
+    table = pq.read_table(path)
+    values = table.column(column).to_numpy().copy()
+    values[row] += 1
+    i = table.schema.get_field_index(column)
+    field = table.schema.field(i)
+    pq.write_table(table.set_column(i, field, pa.array(values, field.type)), path)
+    return table
+
+
 def t2_file(root: Path, table: str) -> Path:
     """Run t2's one file of `table`."""
     (path,) = root.glob(f"{table}/run=t2/*/*.parquet")
@@ -269,11 +281,7 @@ def test_upgrade_refuses_a_rounds_total_that_is_not_the_running_sum(old: Path) -
     not their running sum, the upgrade refuses the run naming the game, round and seat, and
     leaves the files and the manifest as they were."""
     rounds = t2_file(old, "rounds")
-    table = pq.read_table(rounds)
-    total = table.column("total").to_numpy().copy()
-    total[7] += 1
-    i = table.schema.get_field_index("total")
-    pq.write_table(table.set_column(i, table.schema.field(i), pa.array(total, pa.int32())), rounds)
+    table = _bump(rounds, "total", 7)
     before = {p: p.read_bytes() for p in old.rglob("*") if p.is_file()}
     game, rnd, seat = (int(table.column(c)[7].as_py()) for c in ("game", "round", "seat"))
     with pytest.raises(
@@ -329,11 +337,7 @@ def test_upgrade_refuses_round_scores_the_rounds_table_does_not_hold(old: Path) 
     if version(old) >= 5:
         pytest.skip("the events of a v5 or v6 run hold no round score")
     rounds = t2_file(old, "rounds")
-    table = pq.read_table(rounds)
-    score = table.column("score").to_numpy().copy()
-    score[5] += 1
-    i = table.schema.get_field_index("score")
-    pq.write_table(table.set_column(i, table.schema.field(i), pa.array(score, pa.int16())), rounds)
+    table = _bump(rounds, "score", 5)
     events = t2_file(old, "events")
     before = events.read_bytes()
     game, rnd, seat = (int(table.column(c)[5].as_py()) for c in ("game", "round", "seat"))
