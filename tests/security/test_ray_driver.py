@@ -72,9 +72,15 @@ def raylets_of(name: str) -> set[int]:
     return found
 
 
+#: The shards of start_driver's run: at a second each, minutes of work on two workers, so that a
+#: signal sent once the test has found Ray's processes (tens of seconds on a loaded machine)
+#: always arrives mid-run; each test stops the run long before.
+SHARDS = 100
+
+
 def start_driver(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
-    """A 400-game run in a subprocess of its own session, returned once Ray is up."""
-    spec = write_spec(tmp_path / "s.toml", games=400, shard_size=20)
+    """A run of SHARDS shards in a subprocess of its own session, returned once Ray is up."""
+    spec = write_spec(tmp_path / "s.toml", games=20 * SHARDS, shard_size=20)
     root = tmp_path / "lake"
     return start_run(spec, root, "1", new_session=True), root
 
@@ -153,9 +159,9 @@ def test_ctrl_c_keeps_every_shard_and_says_how_to_resume(tmp_path: Path) -> None
         manifest = Lake.open(str(root)).load_manifest("t")
         assert manifest["status"] == "failed" and manifest["error"] == "interrupted"
         kept = len(manifest["shards"])
-        assert 0 < kept < 20
+        assert 0 < kept < SHARDS
         assert (
-            f"interrupted: {kept:,} of 20 shards committed and kept; finish the run with: "
+            f"interrupted: {kept:,} of {SHARDS} shards committed and kept; finish the run with: "
             f"flip7 tournament run {tmp_path / 's.toml'} --resume --data {root}" in err
         ), err
         assert "Check failed" not in err and "StackTrace" not in err, err
