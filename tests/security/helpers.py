@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -64,6 +65,9 @@ def start_run(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=new_session,
+        # Ctrl-C's default action, as from a terminal: an ignored SIGINT survives exec, and a
+        # test run in the background (or a test before this one) may have left it ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     manifest = root / "runs" / "t" / "manifest.json"
     deadline = time.monotonic() + 120
