@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Callable, Mapping
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -497,19 +498,29 @@ def _policy_names(raw: bytes) -> list[str]:
     return names
 
 
-def decode_events(
-    stored: pa.Table | pa.RecordBatch, meta: Metadata
-) -> dict[str, Callable[[], pa.Array]]:
-    """Each logical events column, as a function that decodes it (only those asked for run)."""
+class StoredEvents:
+    """One file's stored events as numpy arrays, each checked on first use (a ValueError naming
+    what does not fit): what `decode` turns into logical columns, and what verify's compiled
+    pass reads without decoding (warehouse.shardcheck)."""
 
-    def game() -> pa.Array:
-        return _column(stored, "game")
+    def __init__(self, stored: pa.Table | pa.RecordBatch, meta: Metadata) -> None:
+        self.stored, self.meta = stored, meta
 
-    def rounds() -> pa.Array:
-        offsets, values = _values("rounds", *_binary(stored, "rounds"), "<i2")
-        return _list(offsets, values.astype(np.int16), EVENTS.field("rounds").type)
+    @cached_property
+    def game(self) -> pa.Array:
+        return _column(self.stored, "game")
 
-    def codes() -> pa.Array:
+    @cached_property
+    def rounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(each game's element offsets, from 0, into the round lengths; the lengths, int16)."""
+        offsets, values = _values("rounds", *_binary(self.stored, "rounds"), "<i2")
+        return offsets, values.astype(np.int16)
+
+    @cached_property
+    def indices(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(each game's element offsets, from 0, into the indices; each stored code's index into
+        the codebook, unsigned, as stored; the codebook, int64)."""
+        meta = self.meta
         _check(meta)
         raw = _meta(meta, WIDTH)
         width = int(raw) if raw in (b"1", b"2", b"4") else 0
@@ -524,95 +535,115 @@ def decode_events(
                 f"the codebook's {book.size} codes take {_width(book.size)}-byte indices, "
                 f"not the {width} the file says"
             )
-        offsets, index = _values("codes", *_binary(stored, "codes"), _WIDTHS[width])
+        offsets, index = _values("codes", *_binary(self.stored, "codes"), _WIDTHS[width])
         if index.size and int(index.max()) >= book.size:
             raise ValueError(
                 f"a stored code's index {int(index.max())} is past the codebook's {book.size} codes"
             )
-        return _list(offsets, book[index], EVENTS.field("codes").type)
+        return offsets, index, book.astype(np.int64)
+
+    def codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(each game's offsets into the codes; the stored codes, int64)."""
+        offsets, index, book = self.indices
+        return offsets, book[index]
+
+
+def decode_events(
+    stored: pa.Table | pa.RecordBatch, meta: Metadata
+) -> dict[str, Callable[[], pa.Array]]:
+    """Each logical events column, as a function that decodes it (only those asked for run)."""
+    parts = StoredEvents(stored, meta)
+
+    def game() -> pa.Array:
+        return parts.game
+
+    def rounds() -> pa.Array:
+        return _list(*parts.rounds, EVENTS.field("rounds").type)
+
+    def codes() -> pa.Array:
+        return _list(*parts.codes(), EVENTS.field("codes").type)
 
     return {"game": game, "rounds": rounds, "codes": codes}
 
 
-def decode_rounds(
-    stored: pa.Table | pa.RecordBatch, meta: Metadata
-) -> dict[str, Callable[[], pa.Array]]:
-    """Each logical rounds column, as a function that decodes it (only those asked for run)."""
-    cache: dict[str, np.ndarray] = {}
+class StoredRounds:
+    """One file's stored rounds as numpy arrays, each checked on first use (a ValueError naming
+    what does not fit), and each logical column as numpy (`column`): what `decode` wraps as
+    Arrow, and what verify's compiled pass reads without decoding (warehouse.shardcheck)."""
 
-    def shape() -> tuple[np.ndarray, np.ndarray, int]:
+    def __init__(self, stored: pa.Table | pa.RecordBatch, meta: Metadata) -> None:
+        self.stored, self.meta = stored, meta
+
+    @cached_property
+    def shape(self) -> tuple[np.ndarray, np.ndarray, int]:
         """(each game's round count, each round row's game index, seats): a round row is one
         round of one game, a row per seat once decoded."""
-        if "rounds" not in cache:
-            seat_off, _ = _binary(stored, "seats")
-            dealer_off, _ = _binary(stored, "dealers")
-            seats = np.diff(seat_off)
-            n = int(seats[0]) if seats.size else 1
-            if np.any(seats != n):
-                raise ValueError(
-                    "the stored rounds' games do not all have the same number of seats "
-                    f"({int(seats.min())} to {int(seats.max())})"
-                )
-            if n < 1:
-                raise ValueError("a stored rounds game has no seats")
-            cache["rounds"] = np.diff(dealer_off)
-            cache["game_of"] = np.repeat(np.arange(seats.size), cache["rounds"])
-            cache["n"] = np.array(n)
-        return cache["rounds"], cache["game_of"], int(cache["n"])
+        seat_off, _ = _binary(self.stored, "seats")
+        dealer_off, _ = _binary(self.stored, "dealers")
+        seats = np.diff(seat_off)
+        n = int(seats[0]) if seats.size else 1
+        if np.any(seats != n):
+            raise ValueError(
+                "the stored rounds' games do not all have the same number of seats "
+                f"({int(seats.min())} to {int(seats.max())})"
+            )
+        if n < 1:
+            raise ValueError("a stored rounds game has no seats")
+        rounds = np.diff(dealer_off)
+        return rounds, np.repeat(np.arange(seats.size), rounds), n
 
-    def cells() -> np.ndarray:
-        if "cells" not in cache:
-            rounds, _, n = shape()
-            offsets, values = _values("cells", *_binary(stored, "cells"), "<i4")
-            if not np.array_equal(np.diff(offsets), rounds * n):
-                raise ValueError("a stored rounds row's cells are not one per seat per round")
-            cache["cells"] = values
-        return cache["cells"]
+    @cached_property
+    def cells(self) -> np.ndarray:
+        """Each (round, seat)'s cell, int32, in game, round, seat order."""
+        rounds, _, n = self.shape
+        offsets, values = _values("cells", *_binary(self.stored, "cells"), "<i4")
+        if not np.array_equal(np.diff(offsets), rounds * n):
+            raise ValueError("a stored rounds row's cells are not one per seat per round")
+        return values
 
-    def game() -> pa.Array:
-        rounds, _, n = shape()
-        return arrow.array(
-            np.repeat(_np(_column(stored, "game"), np.int64), rounds * n), pa.int64()
-        )
-
-    def rnd() -> pa.Array:
-        rounds, game_of, n = shape()
-        first = np.zeros(rounds.size, dtype=np.int64)
-        np.cumsum(rounds[:-1], out=first[1:])
-        number = (np.arange(game_of.size) - first[game_of] + 1).astype(np.int16)
-        return arrow.array(np.repeat(number, n), pa.int16())
-
-    def seat() -> pa.Array:
-        _, game_of, n = shape()
-        return arrow.array(np.tile(np.arange(n, dtype=np.int8), game_of.size), pa.int8())
-
-    def policy() -> pa.Array:
-        _, game_of, n = shape()
-        _check(meta)
-        names = _policy_names(_meta(meta, POLICIES))
-        _, seats = _binary(stored, "seats")
+    @cached_property
+    def seats(self) -> tuple[np.ndarray, list[str]]:
+        """(each game's seats' policy indices, games x seats, uint8; the policy names)."""
+        _, _, n = self.shape
+        _check(self.meta)
+        names = _policy_names(_meta(self.meta, POLICIES))
+        _, seats = _binary(self.stored, "seats")
         if seats.size and int(seats.max()) >= len(names):
             raise ValueError(
                 f"a stored seat's policy {int(seats.max())} is past the {len(names)} names"
             )
-        index = seats.reshape(-1, n)[game_of].reshape(-1).astype(np.int32)
-        return arrow.dictionary(index, names)
+        return seats.reshape(-1, n), names
 
-    def dealer() -> pa.Array:
-        _, _, n = shape()
-        _, dealers = _binary(stored, "dealers")
-        return arrow.array(np.repeat(dealers.view(np.int8), n), pa.int8())
+    @cached_property
+    def dealers(self) -> np.ndarray:
+        """Each round's dealer seat, int8, in game, round order."""
+        self.shape  # noqa: B018 (the seats and dealers checked first)
+        return _binary(self.stored, "dealers")[1].view(np.int8)
 
-    def field(shift: int, mask: int, kind: pa.DataType) -> Callable[[], pa.Array]:
-        def get() -> pa.Array:
-            value = (cells() >> shift) & mask if mask else cells() >> shift
-            return arrow.array(value.astype(_dtype(kind), copy=False), kind)
+    def column(self, name: str) -> np.ndarray:
+        """A logical rounds column (ROUNDS) as numpy; `policy` as indices into `seats`' names."""
+        rounds, game_of, n = self.shape
+        if name == "game":
+            return np.repeat(_np(_column(self.stored, "game"), np.int64), rounds * n)
+        if name == "round":
+            first = np.zeros(rounds.size, dtype=np.int64)
+            np.cumsum(rounds[:-1], out=first[1:])
+            return np.repeat((np.arange(game_of.size) - first[game_of] + 1).astype(np.int16), n)
+        if name == "seat":
+            return np.tile(np.arange(n, dtype=np.int8), game_of.size)
+        if name == "policy":
+            return self.seats[0][game_of].reshape(-1).astype(np.int32)
+        if name == "dealer":
+            return np.repeat(self.dealers, n)
+        if name == "total":
+            return self._totals()
+        shift, mask = _CELL_FIELDS[name]
+        value = (self.cells >> shift) & mask if mask else self.cells >> shift
+        return value.astype(_dtype(ROUNDS.field(name).type), copy=False)
 
-        return get
-
-    def total() -> pa.Array:
-        rounds, _, n = shape()
-        by_round = (cells() >> 4).reshape(-1, n)
+    def _totals(self) -> np.ndarray:
+        rounds, _, n = self.shape
+        by_round = (self.cells >> 4).reshape(-1, n)
         cum = np.cumsum(by_round, axis=0, dtype=np.int64)
         last = np.cumsum(rounds) - 1  # each game's last round row
         before = np.zeros((rounds.size, n), dtype=np.int64)
@@ -620,20 +651,30 @@ def decode_rounds(
             prev = last[:-1]
             before[1:] = np.where(prev[:, None] >= 0, cum[np.maximum(prev, 0)], 0)
         totals = cum - np.repeat(before, rounds, axis=0)
-        return arrow.array(totals.reshape(-1).astype(np.int32), pa.int32())
+        return totals.reshape(-1).astype(np.int32)
 
-    return {
-        "game": game,
-        "round": rnd,
-        "seat": seat,
-        "policy": policy,
-        "dealer": dealer,
-        "score": field(4, 0, pa.int16()),
-        "total": total,
-        "busted": field(3, 1, pa.bool_()),
-        "flip7": field(2, 1, pa.bool_()),
-        "status": field(0, 3, pa.int8()),
-    }
+
+#: The logical rounds columns kept in a cell: (shift, mask; 0 for no mask).
+_CELL_FIELDS = {"score": (4, 0), "busted": (3, 1), "flip7": (2, 1), "status": (0, 3)}
+
+
+def decode_rounds(
+    stored: pa.Table | pa.RecordBatch, meta: Metadata
+) -> dict[str, Callable[[], pa.Array]]:
+    """Each logical rounds column, as a function that decodes it (only those asked for run)."""
+    parts = StoredRounds(stored, meta)
+
+    def get(name: str) -> Callable[[], pa.Array]:
+        kind = ROUNDS.field(name).type
+
+        def one() -> pa.Array:
+            if name == "policy":
+                return arrow.dictionary(parts.column(name), parts.seats[1])
+            return arrow.array(parts.column(name), kind)
+
+        return one
+
+    return {name: get(name) for name in ROUNDS.names}
 
 
 def _dtype(kind: pa.DataType) -> type:

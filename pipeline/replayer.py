@@ -29,6 +29,7 @@ from flip7.kernel.columns import shard_columns
 from flip7.policies import REGISTRY, PolicySpecError, needs_a_person, parse_policies
 from flip7.rules import parse_ruleset
 from flip7.variants import parse_variant
+from lakecontract import codec
 from pipeline.replay import check_deck
 from pipeline.schema import rows_table, stored_codes, unpack_codes
 from pipeline.shard import flat_events
@@ -120,10 +121,11 @@ def _fields(code: np.int64) -> tuple[int, ...]:
     return tuple(int(unpacked[k][0]) for k in FIELDS)
 
 
-def shard_rollups(games: pa.Table, rounds: pa.Table, players: int) -> pa.Table:
-    """A shard's rollup recomputed from its games and rounds tables by the compiled pass the
-    shard tasks write it with (pipeline.rollups.rollup_table): verify compares it with the
-    stored one (warehouse.shardcheck), and leaves the shards where the two differ to its SQL."""
+def shard_rollups(games: pa.Table, rounds: pa.Table | codec.StoredRounds, players: int) -> pa.Table:
+    """A shard's rollup recomputed from its games and rounds tables (the rounds also as stored)
+    by the compiled pass the shard tasks write it with (pipeline.rollups.rollup_table): verify
+    compares it with the stored one (warehouse.shardcheck), and leaves the shards where the two
+    differ to its SQL."""
     from pipeline.rollups import rollup_table
 
     return rollup_table(games, rounds, players)

@@ -38,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from flip7.kernel.load import call
-from lakecontract import arrow
+from lakecontract import arrow, codec
 from pipeline.schema import ROLLUPS
 
 ALL = "*"  # the policy of a row that pools every policy of the cell
@@ -100,16 +100,23 @@ SHARD_CONSTANTS = (
 )
 
 
-def rollup_table(games: pa.Table, rounds: pa.Table, players: int) -> pa.Table:
-    """The rollup of one shard from its `games` and `rounds` tables (pipeline.schema), whose
-    rows are in the order the shard writes them: by game then seat, by game, round and seat."""
+def rollup_table(games: pa.Table, rounds: pa.Table | codec.StoredRounds, players: int) -> pa.Table:
+    """The rollup of one shard from its `games` and `rounds` tables (pipeline.schema; the rounds
+    also as a file stores them, lakecontract.codec.StoredRounds, read without decoding them to
+    Arrow), whose rows are in the order the shard writes them: by game then seat, by game,
+    round and seat."""
     names, g_pol = arrow.dictionary_codes(games["policy"])
-    r_names, r_pol = arrow.dictionary_codes(rounds["policy"])
+    if isinstance(rounds, codec.StoredRounds):
+        r_names = rounds.seats[1]
+        r = {k: rounds.column(k) for k in ROUND_COLUMNS}
+        r_pol = r.pop("policy")
+    else:
+        r_names, r_pol = arrow.dictionary_codes(rounds["policy"])
+        r = {k: arrow.numpy(rounds[k]) for k in ROUND_COLUMNS if k != "policy"}
     if r_names != names:  # the rounds' dictionary onto the games' (the same policies)
         lookup = np.asarray([names.index(s) for s in r_names], dtype=np.int32)
         r_pol = lookup[r_pol] if len(r_pol) else r_pol
     g = {k: arrow.numpy(games[k]) for k in GAME_COLUMNS if k != "policy"}
-    r = {k: arrow.numpy(rounds[k]) for k in ROUND_COLUMNS if k != "policy"}
     shard = {out: games[col][0].as_py() if games.num_rows else None for col, out in SHARD_CONSTANTS}
     return rollup_of_columns({**g, "policy": g_pol}, {**r, "policy": r_pol}, names, players, shard)
 

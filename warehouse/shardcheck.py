@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
 from lakecontract import codec
@@ -108,57 +109,64 @@ def _codes(col: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
     return [str(x) for x in arr.dictionary.to_pylist()], _numpy(arr.indices)
 
 
-def _list(col: pa.ChunkedArray, dtype: type) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, values) of a non-null list column."""
-    arr = col.combine_chunks()
-    if arr.null_count or arr.values.null_count:
-        raise ValueError("nulls")
-    return _numpy(arr.offsets), np.asarray(arr.values.to_numpy(), dtype=dtype)
-
-
-def read(fs: pafs.FileSystem, files: dict[str, str]) -> dict[str, pa.Table]:
+def read(fs: pafs.FileSystem, files: dict[str, str]) -> dict[str, Any]:
     """A shard's four files, read whole, each on this thread (verify reads shards in parallel:
-    pyarrow's own threads for one small file measured 2.7x the CPU), events and rounds decoded
-    (lakecontract.codec)."""
-    out = {}
+    pyarrow's own threads for one small file measured 2.7x the CPU): the games and rollups as
+    tables, the events and rounds as their stored arrays (codec.StoredEvents, StoredRounds),
+    checked as the pass reads them. A file of the older list form is put in the stored form
+    first (an events or rounds table that cannot be raises a ValueError: SQL's to judge)."""
+    out: dict[str, Any] = {}
     for table in ("games", "rounds", "events", "rollups"):
         with fs.open_input_file(files[table]) as f:
-            out[table] = codec.read_table(f, table)
+            rows = pq.ParquetFile(f).read(use_threads=False)
+        if table in codec.STORED:
+            if not codec.is_stored(rows.schema, table):
+                rows = codec.encode(table, rows)
+            parts = codec.StoredEvents if table == "events" else codec.StoredRounds
+            out[table] = parts(rows, rows.schema.metadata)
+        else:
+            out[table] = rows
     return out
 
 
 def check(
-    tables: dict[str, pa.Table],
+    tables: dict[str, Any],
     players: int,
-    rollups: Callable[[pa.Table, pa.Table, int], pa.Table] | None,
+    rollups: Callable[[pa.Table, codec.StoredRounds, int], pa.Table] | None,
 ) -> Outcome:
-    """Check one shard's tables (see the module docstring)."""
-    games, rounds, events = tables["games"], tables["rounds"], tables["events"]
+    """Check one shard's files as `read` gives them (see the module docstring)."""
+    games = tables["games"]
+    rounds: codec.StoredRounds = tables["rounds"]
+    events: codec.StoredEvents = tables["events"]
     try:
         variants, _ = _codes(games["variant"])
         if any(v.startswith("vengeance") for v in variants):
             return Outcome(False, "With a Vengeance games: rebuilt by the SQL tests")
         names, g_pol = _codes(games["policy"])
-        r_names, r_pol = _codes(rounds["policy"])
+        seats, r_names = rounds.seats
         lookup = np.asarray([names.index(s) if s in names else -1 for s in r_names], np.int64)
-        r_pol = lookup[r_pol] if len(r_pol) else r_pol
-        r_off, r_len = _list(events["rounds"], np.int64)
-        c_off, codes = _list(events["codes"], np.int64)
+        r_pol = lookup[seats.reshape(-1)] if seats.size else np.zeros(0, np.int64)
+        r_count, _, r_n = rounds.shape
+        r_off, r_len = events.rounds
+        c_off, index, book = events.indices
         why = _pass()(
             int(players),
             _numpy(games["game"]),
             _numpy(games["seat"], None),
             g_pol,
             *_stored(games, "rounds", "total", "rank", "winner", "capped", "events"),
-            _numpy(rounds["game"]),
-            *_stored(rounds, "round", "seat"),
+            _numpy(rounds.stored.column("game")),
+            int(r_n),
             r_pol,
-            *_stored(rounds, "dealer", "score", "total", "busted", "flip7", "status"),
-            _numpy(events["game"]),
+            r_count.astype(np.int64),
+            rounds.dealers,
+            rounds.cells,
+            _numpy(events.game),
             r_off,
             r_len,
             c_off,
-            codes,
+            index,
+            *_codebook(book),
             NUMBER_SUMS,
         )
     except Exception as exc:  # noqa: BLE001 (columns not as written, of another type: SQL's to judge)
@@ -172,6 +180,29 @@ def check(
     except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
         return Outcome(False, f"rollup not recomputed: {exc}", rollups=False)
     return Outcome(same, "" if same else "the rollup differs from the recomputed one", same)
+
+
+def _codebook(book: np.ndarray) -> tuple[np.ndarray, ...]:
+    """What the pass needs of each codebook entry, worked out once per file rather than once
+    per event: whether it is a HIT folded into its event, whether it is a HIT (skipped), its
+    player + 1 (0: nobody), the kind and card bits it sets, the points it adds (a +N card
+    2 * card - 26, a +N modifier event its value), whether it is a GAME_END, and its value."""
+    hit = np.int64(1) << HIT_SHIFT
+    folded = book >= hit
+    c = np.where(folded, book & (hit - 1), book)
+    kind, card, value = c & 31, ((c >> 11) & 63) - 1, c >> 23
+    bits = (np.int64(1) << kind) | (np.int64(1) << ((card & 31) + 24))
+    extra = np.where((kind == 1) & (card >= 14) & (card <= 18), 2 * card - 26, 0)
+    extra = np.where(kind == 13, value, extra)
+    return (
+        folded.astype(np.int64),
+        kind == 2,
+        (c >> 5) & 63,
+        bits.astype(np.int64),
+        extra.astype(np.int64),
+        kind == 18,
+        value.astype(np.int64),
+    )
 
 
 def sample_games(
@@ -191,8 +222,8 @@ def sample_games(
         g = int(g_game[i])
         seats.setdefault(g, []).append((int(seat[i]), names[pol[i]]))
         cells.setdefault(g, int(cell[i]))
-    e_game = _numpy(events["game"])
-    c_off, codes = _list(events["codes"], np.int64)
+    e_game = _numpy(events.game)
+    c_off, codes = events.codes()
     logged: dict[int, list[np.ndarray]] = {}
     rows_e = np.flatnonzero((e_game >= first) & (e_game <= last))
     if len(rows_e):
@@ -287,31 +318,37 @@ def _shard_pass(  # type: ignore[no-untyped-def]  # noqa: C901
     g_capped,
     g_events,
     r_game,
-    r_round,
-    r_seat,
+    r_n,
     r_pol,
-    r_dealer,
-    r_score,
-    r_total,
-    r_busted,
-    r_flip7,
-    r_status,
+    r_count,
+    r_dealers,
+    r_cells,
     e_game,
     r_off,
     r_len,
     c_off,
-    codes,
+    index,
+    b_folded,
+    b_hit,
+    b_player,
+    b_bits,
+    b_extra,
+    b_game_end,
+    b_value,
     number_sums,
 ):
-    """0 if every condition of the module docstring holds for the shard, else a REASONS code."""
+    """0 if every condition of the module docstring holds for the shard, else a REASONS code.
+    The rounds come as stored (a row per game: its seats' policies, mapped onto the games'
+    names, -1 for another; its round count; a dealer per round; a cell per round and seat),
+    the events as their codebook indices with what each codebook entry means (_codebook)."""
     rows = len(g_game)
     if n <= 0 or rows % n != 0:
         return 1
     k = rows // n
     if len(e_game) != k:
         return 5
-    hit = np.int64(1) << 55
-    mask = hit - 1
+    if r_n != n or len(r_game) != k:
+        return 8
     bits = np.zeros(n + 1, np.int64)  # per player (index player + 1) of one round
     extra = np.zeros(n + 1, np.int64)
     gev = np.zeros(n + 1, np.int64)
@@ -320,8 +357,7 @@ def _shard_pass(  # type: ignore[no-untyped-def]  # noqa: C901
     rebuilt_total = np.zeros(n, np.int64)
     won = np.zeros(n, np.bool_)
     running = np.zeros(n, np.int64)
-    r = 0
-    nr = len(r_game)
+    rd0 = 0  # the game's first round in the rounds file (dealers; cells at rd0 * n)
     for i in range(k):
         base = i * n
         game = g_game[base]
@@ -357,55 +393,46 @@ def _shard_pass(  # type: ignore[no-untyped-def]  # noqa: C901
             total_len += r_len[q]
         if total_len != hi - lo:
             return 6
-        folded = 0
-        for q in range(lo, hi):
-            if codes[q] >= hit:
-                folded += 1
-        if (hi - lo) + folded + (b - a) * n != g_events[base]:
-            return 7
         if b - a != R or R <= 0:
             return 13
-        # the rounds rows: rounds 1..R x seats 0..n-1
-        if r + R * n > nr:
+        # the rounds row: this game's, rounds 1..R, its seats' policies the games table's
+        if r_game[i] != game or r_count[i] != R:
             return 8
         for s in range(n):
+            if r_pol[base + s] != g_pol[base + s]:
+                return 10
             rebuilt_total[s] = 0
             won[s] = False
             running[s] = 0
         game_ends = 0
         game_end_value = 0
         round_caps = 0
+        folded = 0
         at = lo
-        for rd in range(1, R + 1):
+        for rd in range(R):
             for p in range(n + 1):
                 bits[p] = 0
                 extra[p] = 0
                 gev[p] = 0
                 has_gev[p] = False
                 seen[p] = False
-            stop = at + r_len[a + rd - 1]
+            stop = at + r_len[a + rd]
             while at < stop:
-                e = codes[at]
+                e = index[at]
                 at += 1
-                c = e & mask if e >= hit else e
-                kind = c & 31
-                if kind == 2:
+                folded += b_folded[e]
+                if b_hit[e]:
                     continue
-                player = ((c >> 5) & 63) - 1
-                if player < -1 or player >= n:
+                p = b_player[e]
+                if p > n:
                     return 11
-                card = ((c >> 11) & 63) - 1
-                value = c >> 23
-                p = player + 1
                 seen[p] = True
-                bits[p] |= (np.int64(1) << kind) | (np.int64(1) << ((card & 31) + 24))
-                if kind == 1 and card >= 14 and card <= 18:
-                    extra[p] += 2 * card - 26
-                elif kind == 13:
-                    extra[p] += value
-                elif kind == 18:
-                    if not has_gev[p] or value > gev[p]:
-                        gev[p] = value
+                bits[p] |= b_bits[e]
+                extra[p] += b_extra[e]
+                if b_game_end[e]:
+                    v = b_value[e]
+                    if not has_gev[p] or v > gev[p]:
+                        gev[p] = v
                     has_gev[p] = True
             # nobody's events: ROUND_END once, ROUND_CAP counted
             kinds0 = bits[0] & 16777215
@@ -414,15 +441,14 @@ def _shard_pass(  # type: ignore[no-untyped-def]  # noqa: C901
             if kinds0 & (1 << 17) != 0:
                 round_caps += 1
             starts = 0
+            dealer = r_dealers[rd0 + rd]
             for s in range(n):
-                j = r + s
-                if r_game[j] != game or r_round[j] != rd or r_seat[j] != s:
-                    return 8
-                if r_pol[j] != g_pol[base + s]:
-                    return 10
-                running[s] += r_score[j]
-                if r_total[j] != running[s]:
-                    return 9
+                cell = r_cells[(rd0 + rd) * n + s]
+                r_score = cell >> 4
+                r_busted = (cell >> 3) & 1
+                r_flip7 = (cell >> 2) & 1
+                r_status = cell & 3
+                running[s] += r_score
                 p = s + 1
                 score = 0
                 busted = False
@@ -455,29 +481,31 @@ def _shard_pass(  # type: ignore[no-untyped-def]  # noqa: C901
                         starts += 1
                     rebuilt_total[s] += score
                 table_empty = (
-                    r_score[j] == 0
-                    and r_busted[j] == 0
-                    and r_flip7[j] == 0
-                    and r_status[j] == 0
-                    and r_dealer[j] != s
+                    r_score == 0
+                    and r_busted == 0
+                    and r_flip7 == 0
+                    and r_status == 0
+                    and dealer != s
                 )
                 rebuilt_empty = (
                     score == 0 and not busted and not flip7 and status == 0 and not dealt
                 )
                 if not (table_empty and rebuilt_empty):
                     if (
-                        r_score[j] != score
-                        or (r_busted[j] != 0) != busted
-                        or (r_flip7[j] != 0) != flip7
-                        or r_status[j] != status
-                        or (r_dealer[j] == s) != dealt
+                        r_score != score
+                        or (r_busted != 0) != busted
+                        or (r_flip7 != 0) != flip7
+                        or r_status != status
+                        or (dealer == s) != dealt
                     ):
                         return 12
             if starts != 1:
                 return 13
-            r += n
+        rd0 += R
         if at != hi:
             return 6
+        if (hi - lo) + folded + R * n != g_events[base]:
+            return 7
         if game_ends != 1 or not won[winner] or game_end_value != g_total[base + winner]:
             return 14
         for s in range(n):
@@ -485,12 +513,14 @@ def _shard_pass(  # type: ignore[no-untyped-def]  # noqa: C901
                 return 15
         if (g_capped[base] != 0) != (round_caps > 0):
             return 16
-    if r != nr:
+    if rd0 != len(r_dealers):
         return 8
     return 0
 
 
-def rollup_pass(replayer: Any) -> Callable[[pa.Table, pa.Table, int], pa.Table] | None:
+def rollup_pass(
+    replayer: Any,
+) -> Callable[[pa.Table, codec.StoredRounds, int], pa.Table] | None:
     """The pipeline's compiled rollup of a shard, where the replayer offers it."""
     fn = getattr(replayer, "shard_rollups", None)
     return fn if callable(fn) else None

@@ -4,6 +4,11 @@ damage; without a compiled rollup the SQL still checks every shard's rollup."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from flip7.events import CODE_SHIFTS, EventKind
@@ -14,6 +19,7 @@ from warehouse.lake import snapshot
 from warehouse.verify import Verification
 
 from .lakes import Lake, read_table, shard_path
+from .test_upgrade import FIXTURES
 from .test_verify import edit, edit_event, failed, rounds_of
 
 
@@ -63,6 +69,12 @@ def _first_game_end(path: object) -> int:
     return int(((flat["code"] & 31) == EventKind.GAME_END).argmax())
 
 
+def _first_event(path: object, kind: EventKind) -> int:
+    """The row (unpack_events order) of the first event of `kind` in an events file."""
+    flat = event_codes(read_table(path), rounds_of(path))  # type: ignore[arg-type]
+    return int(((flat["code"] & 31) == kind).argmax())
+
+
 DAMAGE = [
     ("rounds", "score", 5, 3),
     ("rounds", "dealer", 6, 1),  # a round's dealer (stored once per round: row 6 is seat 0's)
@@ -72,7 +84,18 @@ DAMAGE = [
     ("games", "events", 2, 1),
     ("rollups", "yn", 3, 1),
     ("events", "game_end", 0, 1),
+    # the pass reads each codebook entry's meaning once per file: entries other than GAME_END
+    ("events", "draw_player", 0, 1 << CODE_SHIFTS[1]),  # a drawn card, in another hand
+    ("events", "stay_player", 0, 1 << CODE_SHIFTS[1]),  # a STAY, another seat's
+    ("events", "bust_player", 0, 1 << CODE_SHIFTS[1]),
+    ("events", "round_end_kind", 0, int(EventKind.ROUND_CAP) - int(EventKind.ROUND_END)),
 ]
+KINDS = {
+    "draw_player": EventKind.DRAW,
+    "stay_player": EventKind.STAY,
+    "bust_player": EventKind.BUST,
+    "round_end_kind": EventKind.ROUND_END,
+}
 
 
 @pytest.mark.parametrize(("table", "column", "row", "delta"), DAMAGE)
@@ -83,8 +106,10 @@ def test_damage_gets_the_sql_account(
     examples) is the one the SQL tests alone give."""
     task = lake_copy.tasks["t1"][2]
     path = shard_path(lake_copy.root, table, task)
-    if table == "events":
+    if column == "game_end":
         edit_event(path, _first_game_end(path), delta << CODE_SHIFTS[4])
+    elif table == "events":
+        edit_event(path, _first_event(path, KINDS[column]), delta)
     else:
         edit(path, column, row, delta)
     snap = snapshot(lake_copy.root)
@@ -95,6 +120,46 @@ def test_damage_gets_the_sql_account(
         verify(lake_copy.root, "t1", replay=0),
         verify(lake_copy.root, "t1", replay=0, compiled=False),
     )
+    assert not both[1].ok
+    assert account(both[0]) == account(both[1])
+
+
+def test_the_compiled_pass_reads_the_list_form(tmp_path: Path) -> None:
+    """A lake of the older list form (schema v6, not upgraded) is checked by the same pass: its
+    events and rounds are put in the stored form first. Classic shards are cleared, rollups
+    and all; the Vengeance shards go to SQL; verify passes either way, as with SQL alone."""
+    root = tmp_path / "data"
+    shutil.copytree(FIXTURES / "lake-v6", root)
+    snap = snapshot(str(root))
+    cleared = {}
+    for shard in snap.shards:
+        tables = shardcheck.read(snap.fs, shard.files)
+        outcome = shardcheck.check(tables, shard.players, pipeline_replayer.shard_rollups)
+        cleared[shard.run, shard.shard] = outcome.clear
+        if shard.run == "t2":
+            assert outcome == shardcheck.Outcome(True, "", True), (shard, outcome)
+    assert cleared and not any(ok for (run, _), ok in cleared.items() if run == "v1")
+    assert account(verify(str(root), replay=0)) == account(
+        verify(str(root), replay=0, compiled=False)
+    )
+
+
+def test_a_list_form_shard_that_cannot_be_stored_goes_to_sql(tmp_path: Path) -> None:
+    """A list-form rounds file whose totals are not running sums cannot be put in the stored
+    form: the pass does not clear it (not read), and verify's account is the SQL's."""
+    root = tmp_path / "data"
+    shutil.copytree(FIXTURES / "lake-v6", root)
+    snap = snapshot(str(root))
+    shard = next(s for s in snap.shards if s.run == "t2")
+    path = Path(shard.files["rounds"])
+    table = pq.read_table(path)
+    total = table["total"].to_numpy().copy()
+    total[5] += 1
+    i = table.schema.get_field_index("total")
+    pq.write_table(table.set_column(i, table.schema.field(i), pa.array(total, pa.int32())), path)
+    with pytest.raises(ValueError, match="running sum"):
+        shardcheck.read(snap.fs, shard.files)
+    both = verify(str(root), "t2", replay=0), verify(str(root), "t2", replay=0, compiled=False)
     assert not both[1].ok
     assert account(both[0]) == account(both[1])
 
