@@ -5,7 +5,10 @@ from the event log equals the compact tables, every game is whole, every rounds 
 games table's policy, the rollup equals the one rebuilt from the tables). Run in SQL over every
 event they cost several times the CPU that wrote the games. This module makes the same checks,
 stricter, in one compiled pass per shard over its files read once with pyarrow (numba,
-`cache=True`; a few microseconds a game):
+`cache=True`; a few microseconds a game). It reads the events and rounds as stored
+(lakecontract.codec.StoredEvents, StoredRounds), never decoded to rows: each code as its
+codebook index, what each codebook entry means worked out once per file (`_codebook`), each
+round's cells unpacked in the pass; a file of the older list form is put in that form first.
 
 - the games rows are one per seat 0..n-1, by game then seat, with one winner, ranks that follow
   the totals, and `rounds`, `events` and `capped` repeated on every seat;
