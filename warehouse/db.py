@@ -482,7 +482,8 @@ class StoredDataset(LakeDataset):
     its schema is the logical one, and a scan reads the stored columns the asked-for ones are
     decoded from, file by file, and decodes each batch with its file's metadata. A filter is
     pushed to the files where it names only stored columns (the partitions, `game`) and applied
-    again to the decoded rows (where it names a decoded column, there alone)."""
+    again to the decoded rows (where it names a decoded column, there alone): a scan decodes the
+    columns asked for and those the filter names, no other."""
 
     table: str = ""
     stored_schema: pa.Schema = pa.schema([])
@@ -503,7 +504,8 @@ class _DecodingScanner:
         wanted = list(data.schema.names) if names is None else list(names)  # type: ignore[arg-type]
         expr = options.pop("filter", None)
         # A filter may name columns the projection leaves out: decode them all to apply it.
-        logical = [c for c in (data.schema.names if expr is not None else wanted) if c not in PARTS]
+        decoded = _filtered_by(expr, data.schema, wanted)
+        logical = [c for c in decoded if c not in PARTS]
         # No column at all (count(*)): the game ids still give each batch its rows.
         logical = logical or ["game"]
         read = [*PARTS, *codec.stored_columns(data.table, logical)]
@@ -541,6 +543,26 @@ class _DecodingScanner:
 
 #: The partition columns every dataset of the lake adds (hive directories, the file's shard).
 PARTS = ("run", "players", "shard")
+
+
+def _filtered_by(expr: ds.Expression | None, schema: pa.Schema, columns: list[str]) -> list[str]:
+    """`columns` and those of `schema` that a filter names besides: a scan decodes those alone,
+    not every column, to apply it. A column is named if the filter does not bind without it."""
+    if expr is None:
+        return columns
+
+    def binds(names: list[str]) -> bool:
+        kept = pa.schema([schema.field(c) for c in dict.fromkeys([*PARTS, *names])])
+        try:
+            kept.empty_table().filter(expr)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            return False
+        return True
+
+    every = [c for c in schema.names if c not in PARTS]
+    named = [c for c in every if c not in columns and not binds([x for x in every if x != c])]
+    wanted = [*columns, *named]
+    return wanted if binds(wanted) else list(schema.names)
 
 
 def arrow_table(snap: Snapshot, table: str) -> pa.Table | None:
