@@ -517,9 +517,8 @@ class StoredEvents:
         return offsets, values.astype(np.int16)
 
     @cached_property
-    def indices(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(each game's element offsets, from 0, into the indices; each stored code's index into
-        the codebook, unsigned, as stored; the codebook, int64)."""
+    def book(self) -> tuple[np.ndarray, int]:
+        """(the codebook, int64; the bytes an index takes), checked against the CRC-32."""
         meta = self.meta
         _check(meta)
         raw = _meta(meta, WIDTH)
@@ -535,12 +534,29 @@ class StoredEvents:
                 f"the codebook's {book.size} codes take {_width(book.size)}-byte indices, "
                 f"not the {width} the file says"
             )
+        return book.astype(np.int64), width
+
+    @cached_property
+    def indices(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(each game's element offsets, from 0, into the indices; each stored code's index into
+        the codebook, unsigned, as stored; the codebook, int64)."""
+        book, width = self.book
         offsets, index = _values("codes", *_binary(self.stored, "codes"), _WIDTHS[width])
         if index.size and int(index.max()) >= book.size:
             raise ValueError(
                 f"a stored code's index {int(index.max())} is past the codebook's {book.size} codes"
             )
-        return offsets, index, book.astype(np.int64)
+        return offsets, index, book
+
+    def check(self) -> None:
+        """Check the file's metadata and every stored column read (a ValueError otherwise), so
+        that a damaged file is refused whichever of its columns a query decodes."""
+        self.book  # noqa: B018
+        read = self.stored.schema.names
+        if "rounds" in read:
+            self.rounds  # noqa: B018
+        if "codes" in read:
+            self.indices  # noqa: B018
 
     def codes(self) -> tuple[np.ndarray, np.ndarray]:
         """(each game's offsets into the codes; the stored codes, int64)."""
@@ -551,8 +567,10 @@ class StoredEvents:
 def decode_events(
     stored: pa.Table | pa.RecordBatch, meta: Metadata
 ) -> dict[str, Callable[[], pa.Array]]:
-    """Each logical events column, as a function that decodes it (only those asked for run)."""
+    """Each logical events column, as a function that decodes it (only those asked for run);
+    the file's metadata and the stored columns read are checked first."""
     parts = StoredEvents(stored, meta)
+    parts.check()
 
     def game() -> pa.Array:
         return parts.game
@@ -620,6 +638,14 @@ class StoredRounds:
         self.shape  # noqa: B018 (the seats and dealers checked first)
         return _binary(self.stored, "dealers")[1].view(np.int8)
 
+    def check(self) -> None:
+        """Check the file's metadata and every stored column read (a ValueError otherwise), so
+        that a damaged file is refused whichever of its columns a query decodes."""
+        self.seats  # noqa: B018 (the shape, the policy names and the seats)
+        self.dealers  # noqa: B018
+        if "cells" in self.stored.schema.names:
+            self.cells  # noqa: B018
+
     def column(self, name: str) -> np.ndarray:
         """A logical rounds column (ROUNDS) as numpy; `policy` as indices into `seats`' names."""
         rounds, game_of, n = self.shape
@@ -661,8 +687,10 @@ _CELL_FIELDS = {"score": (4, 0), "busted": (3, 1), "flip7": (2, 1), "status": (0
 def decode_rounds(
     stored: pa.Table | pa.RecordBatch, meta: Metadata
 ) -> dict[str, Callable[[], pa.Array]]:
-    """Each logical rounds column, as a function that decodes it (only those asked for run)."""
+    """Each logical rounds column, as a function that decodes it (only those asked for run);
+    the file's metadata and the stored columns read are checked first."""
     parts = StoredRounds(stored, meta)
+    parts.check()
 
     def get(name: str) -> Callable[[], pa.Array]:
         kind = ROUNDS.field(name).type

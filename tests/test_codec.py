@@ -526,17 +526,27 @@ def test_metadata_changed_in_place_fails_its_checksum(stored_pair, table, key, t
     assert_refused(table, stored, meta, "do not match their CRC-32: the file is damaged", tmp_path)
 
 
-def test_columns_that_need_no_metadata_decode_without_it(stored_pair) -> None:
-    """Only what a column is decoded from is read: a file's games and round lengths, or its
-    rounds' scores, need no codebook or policy names."""
+def test_a_file_is_checked_whichever_columns_are_decoded(stored_pair) -> None:
+    """A query that decodes only a file's games and round lengths, or its rounds' scores,
+    still has the file's metadata and every stored column it reads checked: a file without its
+    codebook or policy names, or with a seat past the names, is refused by name, not read in
+    part (the columns decoded are still only those asked for)."""
     events, rounds = stored_pair
     full = decoded("events", events)
-    got = codec.decode("events", events, None, ["game", "rounds"])
+    got = codec.decode("events", events, events.schema.metadata, ["game", "rounds"])
     assert got.equals(full.select(["game", "rounds"]))
+    with pytest.raises(ValueError, match="no 'flip7.crc32' in its metadata"):
+        codec.decode("events", events, None, ["game", "rounds"])
     columns = ["game", "round", "seat", "dealer", "score", "total", "status"]
-    assert codec.decode("rounds", rounds, None, columns).equals(
+    assert codec.decode("rounds", rounds, rounds.schema.metadata, columns).equals(
         decoded("rounds", rounds).select(columns)
     )
+    with pytest.raises(ValueError, match="no 'flip7.crc32' in its metadata"):
+        codec.decode("rounds", rounds, None, columns)
+    meta = {**rounds.schema.metadata, codec.POLICIES: b'["ev"]'}
+    meta[codec.CHECK] = codec.checksum(meta)
+    with pytest.raises(ValueError, match="past the 1 names"):
+        codec.decode("rounds", rounds, meta, ["game", "score"])
 
 
 def test_nulls_and_wrong_types_in_stored_columns_are_refused(stored_pair) -> None:
