@@ -12,6 +12,8 @@ For each lake (a root holding run RUN):
   thread) and peak RSS from wait4.
 
 Prints both, their ratio (target: at most 1) and verify's peak RSS (target: under 1 GB).
+With --phases, verify alone, with the CPU each of its phases spent (the compiled pass, the
+lake-wide SQL tests, the seeds, the replay).
 Alternate the two with --rounds for medians. Run:
 `python benchmarks/verify_cost.py /tmp/flip7-bench/pairs/200000 /tmp/flip7-bench/pairs/2000000`
 """
@@ -64,6 +66,29 @@ print("RESULT", json.dumps({"ok": v.ok, "games": v.games, "replayed": v.replayed
                   "failed": {c.name: c.failed for c in v.checks if c.failed}}))
 """
 
+#: verify with its phases timed (CPU of the whole process, every thread, while each ran).
+PHASES = r"""
+import importlib, json, sys, time
+V = importlib.import_module("warehouse.verify")
+spent = {}
+def timed(name, label):
+    f = getattr(V, name)
+    def g(*a, **k):
+        c0 = time.process_time()
+        try:
+            return f(*a, **k)
+        finally:
+            spent[label] = spent.get(label, 0.0) + time.process_time() - c0
+    setattr(V, name, g)
+for name, label in (("failing_rows", "lake-wide SQL tests"), ("pick", "seeds"),
+                    ("_compiled_pass", "compiled pass"), ("replay_picked", "replay")):
+    timed(name, label)
+c0 = time.process_time()
+v = V.verify(sys.argv[1], sys.argv[2])
+spent["all (after imports)"] = time.process_time() - c0
+print("RESULT", json.dumps(spent))
+"""
+
 
 def measured(code: str, *args: str) -> tuple[dict[str, object], float, float, float]:
     """(the JSON it printed, CPU seconds, wall seconds, peak RSS in MB) of a fresh process,
@@ -96,7 +121,17 @@ def main() -> int:
     parser.add_argument("--run", default="bench")
     parser.add_argument("--writer-shards", type=int, default=4, help="warm shard tasks timed")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--phases", action="store_true", help="only time verify's phases (CPU-s), per lake"
+    )
     args = parser.parse_args()
+    if args.phases:
+        for lake in args.lakes:
+            for _ in range(args.rounds):
+                spent, cpu, wall, rss = measured(PHASES, str(lake), args.run)
+                parts = ", ".join(f"{k} {float(t):.2f}" for k, t in spent.items())  # type: ignore[arg-type]
+                print(f"{lake}: {parts}; process {cpu:.1f} CPU-s, {wall:.1f} s wall, {rss:.0f} MB")
+        return 0
     rows = []
     for lake in args.lakes:
         writer, verifier = [], []

@@ -426,9 +426,10 @@ def decode(
     if table not in STORED:
         return stored if isinstance(stored, pa.Table) else pa.Table.from_batches([stored])
     names = list(LOGICAL[table].names) if columns is None else columns
-    got = decode_events(stored, meta) if table == "events" else decode_rounds(stored, meta)
+    parts = (StoredEvents if table == "events" else StoredRounds)(stored, meta)
+    parts.check()  # the metadata and every stored column read, whichever are decoded
     fields = [LOGICAL[table].field(c) for c in names]
-    return pa.Table.from_arrays([got[c]() for c in names], schema=pa.schema(fields))
+    return pa.Table.from_arrays([parts.logical(c) for c in names], schema=pa.schema(fields))
 
 
 def _binary(stored: pa.Table | pa.RecordBatch, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -563,25 +564,12 @@ class StoredEvents:
         offsets, index, book = self.indices
         return offsets, book[index]
 
-
-def decode_events(
-    stored: pa.Table | pa.RecordBatch, meta: Metadata
-) -> dict[str, Callable[[], pa.Array]]:
-    """Each logical events column, as a function that decodes it (only those asked for run);
-    the file's metadata and the stored columns read are checked first."""
-    parts = StoredEvents(stored, meta)
-    parts.check()
-
-    def game() -> pa.Array:
-        return parts.game
-
-    def rounds() -> pa.Array:
-        return _list(*parts.rounds, EVENTS.field("rounds").type)
-
-    def codes() -> pa.Array:
-        return _list(*parts.codes(), EVENTS.field("codes").type)
-
-    return {"game": game, "rounds": rounds, "codes": codes}
+    def logical(self, name: str) -> pa.Array:
+        """A logical events column (EVENTS) as Arrow."""
+        if name == "game":
+            return self.game
+        parts = self.rounds if name == "rounds" else self.codes()
+        return _list(*parts, EVENTS.field(name).type)
 
 
 class StoredRounds:
@@ -667,6 +655,12 @@ class StoredRounds:
         value = (self.cells >> shift) & mask if mask else self.cells >> shift
         return value.astype(_dtype(ROUNDS.field(name).type), copy=False)
 
+    def logical(self, name: str) -> pa.Array:
+        """A logical rounds column (ROUNDS) as Arrow."""
+        if name == "policy":
+            return arrow.dictionary(self.column(name), self.seats[1])
+        return arrow.array(self.column(name), ROUNDS.field(name).type)
+
     def _totals(self) -> np.ndarray:
         rounds, _, n = self.shape
         by_round = (self.cells >> 4).reshape(-1, n)
@@ -682,27 +676,6 @@ class StoredRounds:
 
 #: The logical rounds columns kept in a cell: (shift, mask; 0 for no mask).
 _CELL_FIELDS = {"score": (4, 0), "busted": (3, 1), "flip7": (2, 1), "status": (0, 3)}
-
-
-def decode_rounds(
-    stored: pa.Table | pa.RecordBatch, meta: Metadata
-) -> dict[str, Callable[[], pa.Array]]:
-    """Each logical rounds column, as a function that decodes it (only those asked for run);
-    the file's metadata and the stored columns read are checked first."""
-    parts = StoredRounds(stored, meta)
-    parts.check()
-
-    def get(name: str) -> Callable[[], pa.Array]:
-        kind = ROUNDS.field(name).type
-
-        def one() -> pa.Array:
-            if name == "policy":
-                return arrow.dictionary(parts.column(name), parts.seats[1])
-            return arrow.array(parts.column(name), kind)
-
-        return one
-
-    return {name: get(name) for name in ROUNDS.names}
 
 
 def _dtype(kind: pa.DataType) -> type:
